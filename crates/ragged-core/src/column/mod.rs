@@ -1,0 +1,113 @@
+//! Columns in Arrow layout: values + offsets (+ validity), generic over a [`Location`].
+//!
+//! - [`PrimitiveColumn`]: fixed-width numbers.
+//! - [`BooleanColumn`]: bit-packed booleans (as Arrow, so conversion stays zero-copy).
+//! - [`StringColumn`]: UTF-8 bytes + i32 or i64 offsets (`Utf8` / `LargeUtf8`).
+//! - [`ListColumn`]: offsets + any child [`Column`] (`List` / `LargeList`).
+//!
+//! Host columns are built with checked constructors that validate every invariant
+//! once and report the first offending index; `unsafe` unchecked constructors exist
+//! for trusted producers (the backends' own outputs).
+
+mod boolean;
+mod list;
+mod primitive;
+mod string;
+pub(crate) mod validate;
+
+pub use boolean::BooleanColumn;
+pub use list::ListColumn;
+pub use primitive::PrimitiveColumn;
+pub use string::StringColumn;
+pub use validate::{validate_offsets, validate_utf8};
+
+use crate::location::{Host, Location, ValidityBitmap};
+use crate::{Error, Result};
+
+/// Any column, for the children of list columns and for IO.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+#[allow(missing_docs)] // variants are named after their element types
+pub enum Column<L: Location = Host> {
+    Int8(PrimitiveColumn<i8, L>),
+    Int16(PrimitiveColumn<i16, L>),
+    Int32(PrimitiveColumn<i32, L>),
+    Int64(PrimitiveColumn<i64, L>),
+    UInt8(PrimitiveColumn<u8, L>),
+    UInt16(PrimitiveColumn<u16, L>),
+    UInt32(PrimitiveColumn<u32, L>),
+    UInt64(PrimitiveColumn<u64, L>),
+    Float32(PrimitiveColumn<f32, L>),
+    Float64(PrimitiveColumn<f64, L>),
+    Boolean(BooleanColumn<L>),
+    Utf8(StringColumn<i32, L>),
+    LargeUtf8(StringColumn<i64, L>),
+    List(ListColumn<i32, L>),
+    LargeList(ListColumn<i64, L>),
+}
+
+impl<L: Location> Column<L> {
+    /// Number of rows.
+    pub fn len(&self) -> usize {
+        match self {
+            Column::Int8(c) => c.len(),
+            Column::Int16(c) => c.len(),
+            Column::Int32(c) => c.len(),
+            Column::Int64(c) => c.len(),
+            Column::UInt8(c) => c.len(),
+            Column::UInt16(c) => c.len(),
+            Column::UInt32(c) => c.len(),
+            Column::UInt64(c) => c.len(),
+            Column::Float32(c) => c.len(),
+            Column::Float64(c) => c.len(),
+            Column::Boolean(c) => c.len(),
+            Column::Utf8(c) => c.len(),
+            Column::LargeUtf8(c) => c.len(),
+            Column::List(c) => c.len(),
+            Column::LargeList(c) => c.len(),
+        }
+    }
+
+    /// Whether the column has no row.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// A short type name for messages: `int32`, `utf8`, `list<float64>`, …
+    pub fn type_name(&self) -> String {
+        match self {
+            Column::Int8(_) => "int8".into(),
+            Column::Int16(_) => "int16".into(),
+            Column::Int32(_) => "int32".into(),
+            Column::Int64(_) => "int64".into(),
+            Column::UInt8(_) => "uint8".into(),
+            Column::UInt16(_) => "uint16".into(),
+            Column::UInt32(_) => "uint32".into(),
+            Column::UInt64(_) => "uint64".into(),
+            Column::Float32(_) => "float32".into(),
+            Column::Float64(_) => "float64".into(),
+            Column::Boolean(_) => "bool".into(),
+            Column::Utf8(_) => "utf8".into(),
+            Column::LargeUtf8(_) => "large_utf8".into(),
+            Column::List(c) => format!("list<{}>", c.child().type_name()),
+            Column::LargeList(c) => format!("large_list<{}>", c.child().type_name()),
+        }
+    }
+}
+
+/// Check that an optional validity bitmap covers exactly `len` rows.
+pub(crate) fn check_validity_len<B: ValidityBitmap>(
+    op: &'static str,
+    validity: Option<&B>,
+    len: usize,
+) -> Result<()> {
+    match validity {
+        Some(v) if v.len() != len => Err(Error::LengthMismatch {
+            op,
+            what: "validity",
+            expected: len,
+            actual: v.len(),
+        }),
+        _ => Ok(()),
+    }
+}

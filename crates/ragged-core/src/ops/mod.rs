@@ -1,0 +1,25 @@
+//! The backend contracts: [`Memory`] (buffers, transfers, synchronization) and one
+//! trait per op family. [`Backend`] is all of them together.
+//!
+//! Required ops have no default method, so adding an op to a family is a compile
+//! error in every backend until each implements it. Ops take the backend explicitly
+//! (`&B`): it carries the stream, module cache and memory pool, so there is no global
+//! state. Text (lines) and sequence families join with their issues.
+
+mod lists;
+mod memory;
+mod primitives;
+mod strings;
+
+pub use lists::ListOps;
+pub use memory::Memory;
+pub use primitives::Primitives;
+pub use strings::StringOps;
+
+/// A complete backend: memory and transfers plus every op family.
+///
+/// Generic code is written against `B: Backend` and instantiated once per backend
+/// (`run::<CpuBackend>`, `run::<CudaBackend>`).
+pub trait Backend: Memory + Primitives + StringOps + ListOps {}
+
+impl<B: Memory + Primitives + StringOps + ListOps> Backend for B {}

@@ -1,0 +1,125 @@
+//! Element and offset types: what a column can hold, and how offsets are indexed.
+
+use arrow_array::types as at;
+use arrow_array::{ArrowPrimitiveType, OffsetSizeTrait};
+use arrow_buffer::ArrowNativeType;
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// A fixed-width element type of a [`crate::PrimitiveColumn`]: i8…i64, u8…u64, f32, f64.
+///
+/// Sealed: the set matches the kernels instantiated by the CUDA backend.
+pub trait Native:
+    ArrowNativeType + PartialOrd + Copy + Send + Sync + std::fmt::Debug + sealed::Sealed + 'static
+{
+    /// The arrow-rs primitive type with this native type.
+    type Arrow: ArrowPrimitiveType<Native = Self>;
+    /// The type sums accumulate in: i64 for signed integers, u64 for unsigned, the type
+    /// itself for floats. A sum that does not fit is [`crate::Error::Overflow`].
+    type Sum: Native;
+    /// The short name used in kernel entry points and messages: `i32`, `f64`, …
+    const NAME: &'static str;
+    /// Whether this is a floating-point type.
+    const IS_FLOAT: bool;
+    /// Add `value` to the accumulator `acc`, or `None` on integer overflow.
+    fn checked_accumulate(acc: Self::Sum, value: Self) -> Option<Self::Sum>;
+    /// The additive identity of the accumulator.
+    fn sum_zero() -> Self::Sum;
+    /// Add two partial sums, or `None` on integer overflow.
+    fn checked_add_sums(a: Self::Sum, b: Self::Sum) -> Option<Self::Sum>;
+}
+
+macro_rules! native_int {
+    ($t:ty, $arrow:ty, $sum:ty, $name:literal) => {
+        impl sealed::Sealed for $t {}
+        impl Native for $t {
+            type Arrow = $arrow;
+            type Sum = $sum;
+            const NAME: &'static str = $name;
+            const IS_FLOAT: bool = false;
+            #[inline]
+            fn checked_accumulate(acc: $sum, value: $t) -> Option<$sum> {
+                acc.checked_add(<$sum>::from(value))
+            }
+            #[inline]
+            fn sum_zero() -> $sum {
+                0
+            }
+            #[inline]
+            fn checked_add_sums(a: $sum, b: $sum) -> Option<$sum> {
+                a.checked_add(b)
+            }
+        }
+    };
+}
+native_int!(i8, at::Int8Type, i64, "i8");
+native_int!(i16, at::Int16Type, i64, "i16");
+native_int!(i32, at::Int32Type, i64, "i32");
+native_int!(i64, at::Int64Type, i64, "i64");
+native_int!(u8, at::UInt8Type, u64, "u8");
+native_int!(u16, at::UInt16Type, u64, "u16");
+native_int!(u32, at::UInt32Type, u64, "u32");
+native_int!(u64, at::UInt64Type, u64, "u64");
+
+macro_rules! native_float {
+    ($t:ty, $arrow:ty, $name:literal) => {
+        impl sealed::Sealed for $t {}
+        impl Native for $t {
+            type Arrow = $arrow;
+            type Sum = $t;
+            const NAME: &'static str = $name;
+            const IS_FLOAT: bool = true;
+            #[inline]
+            fn checked_accumulate(acc: $t, value: $t) -> Option<$t> {
+                Some(acc + value)
+            }
+            #[inline]
+            fn sum_zero() -> $t {
+                0.0
+            }
+            #[inline]
+            fn checked_add_sums(a: $t, b: $t) -> Option<$t> {
+                Some(a + b)
+            }
+        }
+    };
+}
+native_float!(f32, at::Float32Type, "f32");
+native_float!(f64, at::Float64Type, "f64");
+
+/// The integer type of an offsets buffer: `i32` (Arrow `Utf8`, `List`) or `i64`
+/// (`LargeUtf8`, `LargeList`).
+pub trait OffsetSize: OffsetSizeTrait + Native + Ord {
+    /// `i32` or `i64`, as used in kernel entry points.
+    const OFFSET_NAME: &'static str;
+    /// The offset as an `i64` (lossless for both widths).
+    fn as_i64(self) -> i64;
+    /// The offset for `value`, or `None` when it does not fit.
+    fn from_i64(value: i64) -> Option<Self>;
+}
+
+impl OffsetSize for i32 {
+    const OFFSET_NAME: &'static str = "i32";
+    #[inline]
+    fn as_i64(self) -> i64 {
+        i64::from(self)
+    }
+    #[inline]
+    fn from_i64(value: i64) -> Option<Self> {
+        i32::try_from(value).ok()
+    }
+}
+
+impl OffsetSize for i64 {
+    const OFFSET_NAME: &'static str = "i64";
+    #[inline]
+    fn as_i64(self) -> i64 {
+        self
+    }
+    #[inline]
+    fn from_i64(value: i64) -> Option<Self> {
+        Some(value)
+    }
+}
