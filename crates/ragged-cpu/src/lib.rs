@@ -17,7 +17,7 @@ mod lists;
 mod primitives;
 mod strings;
 
-use ragged_core::{Host, Native, NullBuffer, Result, ScalarBuffer};
+use ragged_core::{Host, Native, NullBuffer, OffsetSize, Result, ScalarBuffer};
 
 /// Rows (or elements) per rayon task: large enough to amortize scheduling, small
 /// enough to balance across cores.
@@ -57,6 +57,14 @@ impl ragged_core::Memory for CpuBackend {
 
     fn download_bitmap(&self, bits: &NullBuffer) -> Result<NullBuffer> {
         Ok(bits.clone())
+    }
+
+    fn validate_offsets<O: OffsetSize>(
+        &self,
+        offsets: &ScalarBuffer<O>,
+        values_len: usize,
+    ) -> Result<()> {
+        ragged_core::column::validate_offsets(offsets, values_len)
     }
 
     fn synchronize(&self) -> Result<()> {

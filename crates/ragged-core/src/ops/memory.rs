@@ -52,6 +52,19 @@ pub trait Memory: Send + Sync {
     /// As [`Memory::download`].
     fn download_bitmap(&self, bits: &<Self::Loc as Location>::Bitmap) -> Result<NullBuffer>;
 
+    /// Check an offsets buffer in this backend's memory against the Arrow invariants,
+    /// exactly as [`crate::column::validate_offsets`] does on the host: the same error
+    /// kind at the same lowest index. On the GPU this runs as a kernel reporting through
+    /// the device error word.
+    ///
+    /// # Errors
+    /// [`crate::Error::InvalidOffsets`] naming the lowest offending index.
+    fn validate_offsets<O: OffsetSize>(
+        &self,
+        offsets: &<Self::Loc as Location>::Buffer<O>,
+        values_len: usize,
+    ) -> Result<()>;
+
     /// Wait until all work queued on this backend has finished.
     ///
     /// # Errors
