@@ -1,0 +1,56 @@
+// ragged.cuh: the common device header every kernel module includes.
+//
+// - fixed-width integer names (NVRTC has no <cstdint> by default),
+// - the device error word: kernels report an input error at index i with code c by
+//   atomicMin on a 64-bit word holding (i << 8) | c, so the lowest failing index wins
+//   and the host turns it into the same structured error the CPU backend returns,
+// - validity bitmap access (Arrow LSB bit order),
+// - instantiation macros that give every entry point the name <op>_<phase>_<suffix>.
+#pragma once
+
+typedef signed char int8_t;
+typedef short int16_t;
+typedef int int32_t;
+typedef long long int64_t;
+typedef unsigned char uint8_t;
+typedef unsigned short uint16_t;
+typedef unsigned int uint32_t;
+typedef unsigned long long uint64_t;
+
+namespace ragged {
+
+// ---- device error word ------------------------------------------------------------
+
+/// The "no error" value of an error word (the host initializes words to this).
+constexpr uint64_t NO_ERROR = ~0ull;
+
+/// Report an input error at `index` with `code` (1..255). Lowest index wins; at equal
+/// index the lowest code wins. Codes are defined per op on the host side.
+__device__ __forceinline__ void report_error(uint64_t* word, uint64_t index, uint32_t code) {
+    atomicMin(reinterpret_cast<unsigned long long*>(word),
+              static_cast<unsigned long long>((index << 8) | (code & 0xffu)));
+}
+
+// ---- validity ---------------------------------------------------------------------
+
+/// Whether slot `i` is valid in a bitmap starting at bit `bit_offset` (null bitmap
+/// pointer means every slot is valid).
+__device__ __forceinline__ bool is_valid(const uint8_t* bits, uint64_t bit_offset, uint64_t i) {
+    if (bits == nullptr) return true;
+    const uint64_t b = bit_offset + i;
+    return (bits[b >> 3] >> (b & 7)) & 1;
+}
+
+// ---- grid helpers -----------------------------------------------------------------
+
+/// Global thread index as 64 bits (grids may cover more than 2^32 elements).
+__device__ __forceinline__ uint64_t global_thread() {
+    return static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+}
+
+/// Total threads in the grid, for grid-stride loops.
+__device__ __forceinline__ uint64_t grid_threads() {
+    return static_cast<uint64_t>(gridDim.x) * blockDim.x;
+}
+
+}  // namespace ragged

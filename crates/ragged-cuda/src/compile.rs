@@ -1,0 +1,282 @@
+//! Kernel modules: the registry of CUDA C++ sources, NVRTC compilation to CUBIN for
+//! the device's exact architecture, and the on-disk cache.
+//!
+//! Every `.cu` file under `kernels/` is one module, embedded with `include_str!`.
+//! Quoted includes of our own headers (`#include "common/ragged.cuh"`) are expanded
+//! here, with `#line` markers, so NVRTC's messages name our files and lines; angle
+//! includes (`<cub/...>`) are resolved by NVRTC from the toolkit's CCCL headers.
+//!
+//! Cache: `$RAGGED_KERNEL_CACHE`, else `$XDG_CACHE_HOME/ragged/kernels`, else
+//! `~/.cache/ragged/kernels`. The key hashes the expanded source, the options, the NVRTC
+//! version and the architecture. Entries carry a length and checksum header and are
+//! written to a temporary file and renamed; a corrupt entry is recompiled, never fatal.
+
+use std::ffi::{CStr, CString};
+use std::path::{Path, PathBuf};
+
+use ragged_core::{Error, Result};
+
+use crate::toolkit::Toolkit;
+
+/// One kernel module: a `.cu` file under `kernels/`.
+#[derive(Clone, Copy, Debug)]
+pub struct ModuleSource {
+    /// The path under `kernels/` without the extension, e.g. `primitives/reduce`.
+    pub name: &'static str,
+    /// The CUDA C++ source.
+    pub source: &'static str,
+}
+
+macro_rules! module {
+    ($name:literal) => {
+        ModuleSource {
+            name: $name,
+            source: include_str!(concat!("../kernels/", $name, ".cu")),
+        }
+    };
+}
+
+/// Offsets validation on the device (`Memory::validate_offsets`).
+pub const VALIDATE_OFFSETS: ModuleSource = module!("common/validate_offsets");
+/// `reduce_sum` and the other reductions.
+pub const PRIMITIVES_REDUCE: ModuleSource = module!("primitives/reduce");
+/// `length` and `length_bytes` of strings.
+pub const STRINGS_LENGTH: ModuleSource = module!("strings/length");
+/// `counts` of lists.
+pub const LISTS_COUNTS: ModuleSource = module!("lists/counts");
+
+/// Every registered module (compiled by `ragged kernels warmup` and the compile check).
+pub const MODULES: &[ModuleSource] =
+    &[VALIDATE_OFFSETS, PRIMITIVES_REDUCE, STRINGS_LENGTH, LISTS_COUNTS];
+
+/// Our headers, by include name.
+const HEADERS: &[(&str, &str)] =
+    &[("common/ragged.cuh", include_str!("../kernels/common/ragged.cuh"))];
+
+/// The module's source with our quoted includes expanded (each header once) and
+/// `#line` markers naming `kernels/<file>`.
+///
+/// # Errors
+/// [`Error::KernelCompile`] when a quoted include names no registered header.
+pub fn expand_includes(module: &ModuleSource) -> Result<String> {
+    let mut out = String::new();
+    let mut seen = Vec::new();
+    expand_into(&format!("{}.cu", module.name), module.source, &mut out, &mut seen, module)?;
+    Ok(out)
+}
+
+fn expand_into(
+    file: &str,
+    source: &str,
+    out: &mut String,
+    seen: &mut Vec<&'static str>,
+    module: &ModuleSource,
+) -> Result<()> {
+    out.push_str(&format!("#line 1 \"kernels/{file}\"\n"));
+    for (number, line) in source.lines().enumerate() {
+        let trimmed = line.trim_start();
+        if trimmed.starts_with("#pragma once") {
+            out.push('\n');
+            continue;
+        }
+        let quoted = trimmed
+            .strip_prefix("#include")
+            .map(str::trim)
+            .and_then(|rest| rest.strip_prefix('"'))
+            .and_then(|rest| rest.split('"').next());
+        match quoted {
+            Some(name) => {
+                let Some((header_name, header)) = HEADERS.iter().find(|(n, _)| *n == name) else {
+                    return Err(Error::KernelCompile {
+                        module: module.name.into(),
+                        log: format!("kernels/{file}:{}: unknown header \"{name}\"", number + 1),
+                    });
+                };
+                if !seen.contains(header_name) {
+                    seen.push(header_name);
+                    expand_into(header_name, header, out, seen, module)?;
+                }
+                out.push_str(&format!("#line {} \"kernels/{file}\"\n", number + 2));
+            }
+            None => {
+                out.push_str(line);
+                out.push('\n');
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The NVRTC options for an architecture (`sm_XY`).
+pub fn compile_options(toolkit: &Toolkit, arch: (i32, i32)) -> Vec<String> {
+    let mut options = vec![
+        format!("--gpu-architecture=sm_{}{}", arch.0, arch.1),
+        "-std=c++17".to_string(),
+        "--device-int128".to_string(),
+        "-default-device".to_string(),
+        "-DCCCL_DISABLE_BF16_SUPPORT".to_string(),
+        "-DCCCL_DISABLE_FP16_SUPPORT".to_string(),
+    ];
+    for dir in &toolkit.include_dirs {
+        options.push(format!("-I{}", dir.display()));
+    }
+    options
+}
+
+/// Compile a module to CUBIN for `arch` with NVRTC.
+///
+/// # Errors
+/// [`Error::KernelCompile`] with NVRTC's log (naming `kernels/<file>:<line>`).
+pub fn compile_cubin(module: &ModuleSource, toolkit: &Toolkit, arch: (i32, i32)) -> Result<Vec<u8>> {
+    let source = expand_includes(module)?;
+    let options = compile_options(toolkit, arch);
+    let fail = |log: String| Error::KernelCompile { module: module.name.into(), log };
+    match std::panic::catch_unwind(|| nvrtc_compile(module.name, &source, &options)) {
+        Ok(result) => result.map_err(fail),
+        Err(_) => Err(fail("NVRTC panicked".into())),
+    }
+}
+
+fn nvrtc_compile(name: &str, source: &str, options: &[String]) -> std::result::Result<Vec<u8>, String> {
+    use cudarc::nvrtc::sys;
+    let src = CString::new(source).map_err(|_| "source contains NUL".to_string())?;
+    let file = CString::new(format!("{name}.cu")).map_err(|_| "bad module name".to_string())?;
+    let opts: Vec<CString> =
+        options.iter().filter_map(|o| CString::new(o.as_str()).ok()).collect();
+    let opt_ptrs: Vec<*const std::ffi::c_char> = opts.iter().map(|o| o.as_ptr()).collect();
+    let mut prog: sys::nvrtcProgram = std::ptr::null_mut();
+    // SAFETY: src and file are NUL-terminated and outlive the call; no headers passed.
+    let rc = unsafe {
+        sys::nvrtcCreateProgram(&mut prog, src.as_ptr(), file.as_ptr(), 0, std::ptr::null(), std::ptr::null())
+    };
+    if rc != sys::nvrtcResult::NVRTC_SUCCESS {
+        return Err(format!("nvrtcCreateProgram failed: {rc:?}"));
+    }
+    // SAFETY: prog is a live program; opt_ptrs point into `opts`, alive for the call.
+    let rc = unsafe { sys::nvrtcCompileProgram(prog, opt_ptrs.len() as i32, opt_ptrs.as_ptr()) };
+    let result = if rc == sys::nvrtcResult::NVRTC_SUCCESS {
+        let mut size = 0usize;
+        // SAFETY: prog compiled successfully; writes one size.
+        let rc = unsafe { sys::nvrtcGetCUBINSize(prog, &mut size) };
+        let mut cubin = vec![0u8; size];
+        // SAFETY: the buffer holds `size` bytes as NVRTC reported.
+        let rc2 = unsafe { sys::nvrtcGetCUBIN(prog, cubin.as_mut_ptr().cast()) };
+        if rc == sys::nvrtcResult::NVRTC_SUCCESS && rc2 == sys::nvrtcResult::NVRTC_SUCCESS && size > 0 {
+            Ok(cubin)
+        } else {
+            Err(format!("NVRTC produced no CUBIN ({rc:?}, {rc2:?}); is the architecture a real sm_XY?"))
+        }
+    } else {
+        Err(program_log(prog))
+    };
+    // SAFETY: prog is live and destroyed exactly once.
+    unsafe { sys::nvrtcDestroyProgram(&mut prog) };
+    result
+}
+
+fn program_log(prog: cudarc::nvrtc::sys::nvrtcProgram) -> String {
+    use cudarc::nvrtc::sys;
+    let mut size = 0usize;
+    // SAFETY: prog is live; writes one size.
+    unsafe { sys::nvrtcGetProgramLogSize(prog, &mut size) };
+    let mut log = vec![0u8; size.max(1)];
+    // SAFETY: the buffer holds `size` bytes.
+    unsafe { sys::nvrtcGetProgramLog(prog, log.as_mut_ptr().cast()) };
+    CStr::from_bytes_until_nul(&log)
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|_| String::from_utf8_lossy(&log).into_owned())
+}
+
+// ---- disk cache ---------------------------------------------------------------------
+
+const CACHE_MAGIC: &[u8; 12] = b"RAGGEDCUBIN1";
+
+/// The kernel cache directory (it may not exist yet).
+pub fn cache_dir() -> Option<PathBuf> {
+    if let Some(dir) = std::env::var_os("RAGGED_KERNEL_CACHE").filter(|v| !v.is_empty()) {
+        return Some(PathBuf::from(dir));
+    }
+    if let Some(dir) = std::env::var_os("XDG_CACHE_HOME").filter(|v| !v.is_empty()) {
+        return Some(PathBuf::from(dir).join("ragged").join("kernels"));
+    }
+    std::env::var_os("HOME")
+        .filter(|v| !v.is_empty())
+        .map(|home| PathBuf::from(home).join(".cache").join("ragged").join("kernels"))
+}
+
+/// 64-bit FNV-1a, seeded; two seeds make the 128-bit cache key.
+fn fnv1a(seed: u64, parts: &[&[u8]]) -> u64 {
+    let mut h = 0xcbf2_9ce4_8422_2325u64 ^ seed;
+    for part in parts {
+        for &b in *part {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+        h ^= 0xff;
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+/// The cache file of a module for these options, NVRTC version and architecture.
+pub fn cache_path(dir: &Path, module: &ModuleSource, source: &str, options: &[String], nvrtc: (i32, i32), arch: (i32, i32)) -> PathBuf {
+    let meta = format!("{options:?}|nvrtc {}.{}|sm_{}{}", nvrtc.0, nvrtc.1, arch.0, arch.1);
+    let parts: [&[u8]; 2] = [source.as_bytes(), meta.as_bytes()];
+    let key = format!("{:016x}{:016x}", fnv1a(1, &parts), fnv1a(2, &parts));
+    dir.join(format!("{}-sm{}{}-{key}.cubin", module.name.replace('/', "-"), arch.0, arch.1))
+}
+
+/// Read a cache entry; `None` when missing or corrupt (length or checksum mismatch).
+pub fn cache_read(path: &Path) -> Option<Vec<u8>> {
+    let bytes = std::fs::read(path).ok()?;
+    let header = CACHE_MAGIC.len() + 16;
+    if bytes.len() < header || &bytes[..CACHE_MAGIC.len()] != CACHE_MAGIC {
+        return None;
+    }
+    let len = u64::from_le_bytes(bytes[12..20].try_into().ok()?) as usize;
+    let sum = u64::from_le_bytes(bytes[20..28].try_into().ok()?);
+    let payload = &bytes[header..];
+    (payload.len() == len && fnv1a(0, &[payload]) == sum).then(|| payload.to_vec())
+}
+
+/// Write a cache entry atomically (temporary file + rename). Failures are ignored: the
+/// cache is an optimization.
+pub fn cache_write(path: &Path, cubin: &[u8]) {
+    let Some(dir) = path.parent() else { return };
+    if std::fs::create_dir_all(dir).is_err() {
+        return;
+    }
+    let tmp = dir.join(format!(
+        ".{}.{}.tmp",
+        path.file_name().and_then(|n| n.to_str()).unwrap_or("entry"),
+        std::process::id()
+    ));
+    let mut bytes = Vec::with_capacity(cubin.len() + 28);
+    bytes.extend_from_slice(CACHE_MAGIC);
+    bytes.extend_from_slice(&(cubin.len() as u64).to_le_bytes());
+    bytes.extend_from_slice(&fnv1a(0, &[cubin]).to_le_bytes());
+    bytes.extend_from_slice(cubin);
+    if std::fs::write(&tmp, &bytes).is_ok() && std::fs::rename(&tmp, path).is_ok() {
+        return;
+    }
+    let _ = std::fs::remove_file(&tmp);
+}
+
+/// Compile a module, or take it from the disk cache. Returns the CUBIN and whether it
+/// came from the cache.
+///
+/// # Errors
+/// [`Error::KernelCompile`].
+pub fn cubin_cached(module: &ModuleSource, toolkit: &Toolkit, arch: (i32, i32)) -> Result<(Vec<u8>, bool)> {
+    let source = expand_includes(module)?;
+    let options = compile_options(toolkit, arch);
+    let path = cache_dir().map(|d| cache_path(&d, module, &source, &options, toolkit.nvrtc_version, arch));
+    if let Some(cubin) = path.as_deref().and_then(cache_read) {
+        return Ok((cubin, true));
+    }
+    let cubin = compile_cubin(module, toolkit, arch)?;
+    if let Some(path) = &path {
+        cache_write(path, &cubin);
+    }
+    Ok((cubin, false))
+}

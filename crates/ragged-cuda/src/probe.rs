@@ -1,0 +1,213 @@
+//! Deciding whether CUDA is usable, before cudarc is touched.
+//!
+//! cudarc's dynamic loading panics when libcuda is missing or is a stub. The probe
+//! opens the same library cudarc would open (same candidate names, same order), calls
+//! `cuInit` and reads the devices through its own symbols, with panics caught. Only
+//! when it reports [`CudaStatus::Available`] does the backend touch cudarc's driver API.
+
+use std::ffi::{c_char, c_int, c_uint};
+use std::sync::OnceLock;
+
+/// One CUDA device as the probe saw it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeviceInfo {
+    /// The device ordinal (`cuda:N`).
+    pub ordinal: usize,
+    /// The device's name, e.g. `NVIDIA H100 80GB HBM3`.
+    pub name: String,
+    /// Compute capability (major, minor), e.g. (9, 0).
+    pub compute_capability: (i32, i32),
+    /// Total device memory in bytes.
+    pub total_memory: usize,
+    /// Number of streaming multiprocessors.
+    pub multiprocessors: i32,
+}
+
+/// Whether CUDA can be used in this process, and why not.
+#[derive(Clone, Debug)]
+pub enum CudaStatus {
+    /// A driver and at least one device were found.
+    Available {
+        /// The library the driver was loaded from.
+        library: String,
+        /// Driver version as `major.minor` (e.g. `13.0`).
+        driver_version: String,
+        /// The devices.
+        devices: Vec<DeviceInfo>,
+    },
+    /// CUDA cannot be used; `reason` says why in one line.
+    Unavailable {
+        /// Why: no driver library, a stub library, `cuInit` failed, no device, …
+        reason: String,
+    },
+}
+
+impl CudaStatus {
+    /// The devices, empty when unavailable.
+    pub fn devices(&self) -> &[DeviceInfo] {
+        match self {
+            CudaStatus::Available { devices, .. } => devices,
+            CudaStatus::Unavailable { .. } => &[],
+        }
+    }
+
+    /// Why CUDA is unavailable, `None` when it is available.
+    pub fn unavailable_reason(&self) -> Option<&str> {
+        match self {
+            CudaStatus::Available { .. } => None,
+            CudaStatus::Unavailable { reason } => Some(reason),
+        }
+    }
+}
+
+/// Probe CUDA once per process (later calls return the cached answer).
+///
+/// Never panics: a panic inside the probe is caught and reported as unavailable.
+///
+/// # Example
+/// ```
+/// match ragged_cuda::cuda_status() {
+///     ragged_cuda::CudaStatus::Available { devices, .. } => println!("{} device(s)", devices.len()),
+///     ragged_cuda::CudaStatus::Unavailable { reason } => println!("CUDA unavailable: {reason}"),
+/// }
+/// ```
+pub fn cuda_status() -> &'static CudaStatus {
+    static STATUS: OnceLock<CudaStatus> = OnceLock::new();
+    STATUS.get_or_init(|| {
+        if let Ok(value) = std::env::var("RAGGED_DISABLE_CUDA") {
+            if !value.is_empty() && value != "0" {
+                return CudaStatus::Unavailable {
+                    reason: "disabled by RAGGED_DISABLE_CUDA".into(),
+                };
+            }
+        }
+        match std::panic::catch_unwind(probe) {
+            Ok(Ok(status)) => status,
+            Ok(Err(reason)) => CudaStatus::Unavailable { reason },
+            Err(_) => CudaStatus::Unavailable {
+                reason: "the CUDA driver library panicked while being probed".into(),
+            },
+        }
+    })
+}
+
+type CuInit = unsafe extern "C" fn(c_uint) -> c_int;
+type CuIntOut = unsafe extern "C" fn(*mut c_int) -> c_int;
+type CuDeviceGet = unsafe extern "C" fn(*mut c_int, c_int) -> c_int;
+type CuDeviceGetName = unsafe extern "C" fn(*mut c_char, c_int, c_int) -> c_int;
+type CuDeviceTotalMem = unsafe extern "C" fn(*mut usize, c_int) -> c_int;
+type CuDeviceGetAttribute = unsafe extern "C" fn(*mut c_int, c_int, c_int) -> c_int;
+type CuGetErrorName = unsafe extern "C" fn(c_int, *mut *const c_char) -> c_int;
+
+const ATTR_MULTIPROCESSOR_COUNT: c_int = 16;
+const ATTR_COMPUTE_CAPABILITY_MAJOR: c_int = 75;
+const ATTR_COMPUTE_CAPABILITY_MINOR: c_int = 76;
+
+fn probe() -> Result<CudaStatus, String> {
+    // The same candidates, in the same order, as cudarc's loader.
+    let candidates = cudarc::get_lib_name_candidates("cuda");
+    let mut opened = None;
+    for name in &candidates {
+        // SAFETY: loading the CUDA driver library runs its initializers, which is what
+        // cudarc would do next anyway; no Rust invariants depend on them.
+        if let Ok(lib) = unsafe { libloading::Library::new(name) } {
+            opened = Some((name.clone(), lib));
+            break;
+        }
+    }
+    let Some((library, lib)) = opened else {
+        return Err("no NVIDIA driver found (libcuda.so could not be loaded)".into());
+    };
+    // SAFETY: the symbol types match the CUDA driver API's C declarations (cuda.h).
+    let symbols = unsafe {
+        (
+            lib.get::<CuInit>(b"cuInit\0"),
+            lib.get::<CuIntOut>(b"cuDriverGetVersion\0"),
+            lib.get::<CuIntOut>(b"cuDeviceGetCount\0"),
+            lib.get::<CuDeviceGet>(b"cuDeviceGet\0"),
+            lib.get::<CuDeviceGetName>(b"cuDeviceGetName\0"),
+            lib.get::<CuDeviceTotalMem>(b"cuDeviceTotalMem_v2\0"),
+            lib.get::<CuDeviceGetAttribute>(b"cuDeviceGetAttribute\0"),
+            lib.get::<CuGetErrorName>(b"cuGetErrorName\0"),
+        )
+    };
+    let (Ok(init), Ok(version), Ok(count), Ok(get), Ok(name), Ok(total), Ok(attr), Ok(err_name)) =
+        symbols
+    else {
+        return Err(format!("{library} is incomplete (missing driver API symbols): a stub or broken driver library"));
+    };
+    let describe = |code: c_int| -> String {
+        let mut ptr: *const c_char = std::ptr::null();
+        // SAFETY: cuGetErrorName writes a pointer to a static string or leaves it null.
+        let named = unsafe { err_name(code, &mut ptr) } == 0 && !ptr.is_null();
+        if named {
+            // SAFETY: the driver returned a NUL-terminated static string.
+            let s = unsafe { std::ffi::CStr::from_ptr(ptr) };
+            format!("{} ({code})", s.to_string_lossy())
+        } else {
+            format!("error {code}")
+        }
+    };
+    // SAFETY: cuInit takes flags 0 and has no other preconditions.
+    let rc = unsafe { init(0) };
+    if rc != 0 {
+        let hint = if rc == 34 { ": the library is the toolkit's stub, not a driver" } else { "" };
+        return Err(format!("cuInit failed with {}{hint}", describe(rc)));
+    }
+    let mut v: c_int = 0;
+    // SAFETY: writes one int.
+    let rc = unsafe { version(&mut v) };
+    if rc != 0 {
+        return Err(format!("cuDriverGetVersion failed with {}", describe(rc)));
+    }
+    let driver_version = format!("{}.{}", v / 1000, (v % 1000) / 10);
+    let mut n: c_int = 0;
+    // SAFETY: writes one int.
+    let rc = unsafe { count(&mut n) };
+    if rc != 0 {
+        return Err(format!("cuDeviceGetCount failed with {}", describe(rc)));
+    }
+    if n <= 0 {
+        return Err(format!("the NVIDIA driver {driver_version} reports no CUDA device"));
+    }
+    let mut devices = Vec::new();
+    for ordinal in 0..n {
+        let mut dev: c_int = 0;
+        // SAFETY: ordinal < count; writes one device handle.
+        let rc = unsafe { get(&mut dev, ordinal) };
+        if rc != 0 {
+            return Err(format!("cuDeviceGet({ordinal}) failed with {}", describe(rc)));
+        }
+        let mut buf = [0 as c_char; 256];
+        // SAFETY: the buffer holds 256 bytes and the driver writes at most that many.
+        let rc = unsafe { name(buf.as_mut_ptr(), 256, dev) };
+        let device_name = if rc == 0 {
+            // SAFETY: the driver NUL-terminates the name within the buffer.
+            unsafe { std::ffi::CStr::from_ptr(buf.as_ptr()) }.to_string_lossy().into_owned()
+        } else {
+            format!("device {ordinal}")
+        };
+        let mut bytes: usize = 0;
+        // SAFETY: writes one size_t.
+        unsafe { total(&mut bytes, dev) };
+        let read_attr = |a: c_int| {
+            let mut value: c_int = 0;
+            // SAFETY: writes one int for a valid attribute and device.
+            unsafe { attr(&mut value, a, dev) };
+            value
+        };
+        devices.push(DeviceInfo {
+            ordinal: ordinal as usize,
+            name: device_name,
+            compute_capability: (
+                read_attr(ATTR_COMPUTE_CAPABILITY_MAJOR),
+                read_attr(ATTR_COMPUTE_CAPABILITY_MINOR),
+            ),
+            total_memory: bytes,
+            multiprocessors: read_attr(ATTR_MULTIPROCESSOR_COUNT),
+        });
+    }
+    // Keep the library loaded for the life of the process (cudarc uses it next).
+    std::mem::forget(lib);
+    Ok(CudaStatus::Available { library, driver_version, devices })
+}
