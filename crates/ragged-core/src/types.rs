@@ -23,45 +23,75 @@ pub trait Native:
     const NAME: &'static str;
     /// Whether this is a floating-point type.
     const IS_FLOAT: bool;
-    /// Add `value` to the accumulator `acc`, or `None` on integer overflow.
-    fn checked_accumulate(acc: Self::Sum, value: Self) -> Option<Self::Sum>;
+    /// The type partial sums are kept in so that no partial sum can overflow: `i128`
+    /// for signed integers, `u128` for unsigned, the type itself for floats. Only the
+    /// total is checked against [`Native::Sum`], so the result does not depend on the
+    /// order of summation (which differs between backends).
+    type Wide: Copy + Send + Sync + std::fmt::Debug + 'static;
+    /// The additive identity of [`Native::Wide`].
+    fn wide_zero() -> Self::Wide;
+    /// `acc + value` in [`Native::Wide`].
+    fn wide_add(acc: Self::Wide, value: Self) -> Self::Wide;
+    /// `a + b` in [`Native::Wide`].
+    fn wide_merge(a: Self::Wide, b: Self::Wide) -> Self::Wide;
+    /// The total as [`Native::Sum`], or `None` when it does not fit.
+    fn wide_total(wide: Self::Wide) -> Option<Self::Sum>;
     /// The additive identity of the accumulator.
     fn sum_zero() -> Self::Sum;
-    /// Add two partial sums, or `None` on integer overflow.
-    fn checked_add_sums(a: Self::Sum, b: Self::Sum) -> Option<Self::Sum>;
+    /// The accumulator from a 16-byte little-endian wide total as device backends
+    /// produce it (an `i128` for signed integers, a `u128` for unsigned, the float in
+    /// the low bytes for floats), or `None` when it does not fit [`Native::Sum`].
+    fn sum_from_wide(wide: [u8; 16]) -> Option<Self::Sum>;
 }
 
 macro_rules! native_int {
-    ($t:ty, $arrow:ty, $sum:ty, $name:literal) => {
+    ($t:ty, $arrow:ty, $sum:ty, $wide:ty, $name:literal) => {
         impl sealed::Sealed for $t {}
         impl Native for $t {
             type Arrow = $arrow;
             type Sum = $sum;
             const NAME: &'static str = $name;
             const IS_FLOAT: bool = false;
+            type Wide = $wide;
             #[inline]
-            fn checked_accumulate(acc: $sum, value: $t) -> Option<$sum> {
-                acc.checked_add(<$sum>::from(value))
+            fn wide_zero() -> $wide {
+                0
+            }
+            #[inline]
+            fn wide_add(acc: $wide, value: $t) -> $wide {
+                acc.wrapping_add(<$wide>::from(value))
+            }
+            #[inline]
+            fn wide_merge(a: $wide, b: $wide) -> $wide {
+                a.wrapping_add(b)
+            }
+            #[inline]
+            fn wide_total(wide: $wide) -> Option<$sum> {
+                <$sum>::try_from(wide).ok()
             }
             #[inline]
             fn sum_zero() -> $sum {
                 0
             }
             #[inline]
-            fn checked_add_sums(a: $sum, b: $sum) -> Option<$sum> {
-                a.checked_add(b)
+            fn sum_from_wide(wide: [u8; 16]) -> Option<$sum> {
+                if <$sum>::MIN == 0 {
+                    <$sum>::try_from(u128::from_le_bytes(wide)).ok()
+                } else {
+                    <$sum>::try_from(i128::from_le_bytes(wide)).ok()
+                }
             }
         }
     };
 }
-native_int!(i8, at::Int8Type, i64, "i8");
-native_int!(i16, at::Int16Type, i64, "i16");
-native_int!(i32, at::Int32Type, i64, "i32");
-native_int!(i64, at::Int64Type, i64, "i64");
-native_int!(u8, at::UInt8Type, u64, "u8");
-native_int!(u16, at::UInt16Type, u64, "u16");
-native_int!(u32, at::UInt32Type, u64, "u32");
-native_int!(u64, at::UInt64Type, u64, "u64");
+native_int!(i8, at::Int8Type, i64, i128, "i8");
+native_int!(i16, at::Int16Type, i64, i128, "i16");
+native_int!(i32, at::Int32Type, i64, i128, "i32");
+native_int!(i64, at::Int64Type, i64, i128, "i64");
+native_int!(u8, at::UInt8Type, u64, u128, "u8");
+native_int!(u16, at::UInt16Type, u64, u128, "u16");
+native_int!(u32, at::UInt32Type, u64, u128, "u32");
+native_int!(u64, at::UInt64Type, u64, u128, "u64");
 
 macro_rules! native_float {
     ($t:ty, $arrow:ty, $name:literal) => {
@@ -71,17 +101,33 @@ macro_rules! native_float {
             type Sum = $t;
             const NAME: &'static str = $name;
             const IS_FLOAT: bool = true;
+            type Wide = $t;
             #[inline]
-            fn checked_accumulate(acc: $t, value: $t) -> Option<$t> {
-                Some(acc + value)
+            fn wide_zero() -> $t {
+                0.0
+            }
+            #[inline]
+            fn wide_add(acc: $t, value: $t) -> $t {
+                acc + value
+            }
+            #[inline]
+            fn wide_merge(a: $t, b: $t) -> $t {
+                a + b
+            }
+            #[inline]
+            fn wide_total(wide: $t) -> Option<$t> {
+                Some(wide)
             }
             #[inline]
             fn sum_zero() -> $t {
                 0.0
             }
             #[inline]
-            fn checked_add_sums(a: $t, b: $t) -> Option<$t> {
-                Some(a + b)
+            fn sum_from_wide(wide: [u8; 16]) -> Option<$t> {
+                const N: usize = std::mem::size_of::<$t>();
+                let mut bytes = [0u8; N];
+                bytes.copy_from_slice(&wide[..N]);
+                Some(<$t>::from_le_bytes(bytes))
             }
         }
     };

@@ -1,9 +1,31 @@
 //! # ragged-cuda
 //!
-//! The CUDA backend of ragged.
+//! The CUDA backend of ragged: device columns ([`Device`] location), a stream-ordered
+//! memory pool with a memory limit, pinned transfers, kernels in CUDA C++ compiled at
+//! run time by NVRTC for the device's exact architecture (cached on disk), and the
+//! device error word.
+//!
+//! Nothing here touches the CUDA driver before [`cuda_status`] has confirmed it is
+//! usable, so every program links and runs on machines without a GPU.
+//!
+//! Layout: `probe.rs` (is CUDA usable), `toolkit.rs` (NVRTC + CCCL headers),
+//! `compile.rs` (module registry, NVRTC, disk cache), `memory.rs` (pool, buffers),
+//! `backend.rs` (the backend, transfers, timing), `launch.rs` (the only raw launches),
+//! `error_word.rs`, and one file per op under `<family>/`, mirroring `kernels/`.
 
+mod backend;
+mod common;
 pub mod compile;
+mod error_word;
+mod launch;
+mod lists;
+mod memory;
+mod primitives;
 pub mod probe;
+mod strings;
 pub mod toolkit;
+mod transfer;
 
+pub use backend::{parse_size, CudaBackend, CudaOptions, MemoryStats};
+pub use memory::{Device, DeviceBitmap, DeviceBuffer, PinnedBuffer};
 pub use probe::{cuda_status, CudaStatus, DeviceInfo};

@@ -3,6 +3,8 @@
 //! with `RAGGED_REQUIRE_NVRTC=1` (set by `.ci/run` after installing them) a missing
 //! toolkit fails the test instead.
 
+#![allow(clippy::panic, clippy::expect_used, clippy::unwrap_used)] // test code
+
 use ragged_cuda::compile::{compile_cubin, expand_includes, MODULES};
 
 #[test]

@@ -84,6 +84,7 @@ impl<O: OffsetSize, L: Location> ListColumn<O, L> {
     }
 
     /// The parts: offsets, child, validity.
+    #[allow(clippy::type_complexity)] // the three Arrow buffers, named in the docs
     pub fn into_parts(self) -> (L::Buffer<O>, Arc<Column<L>>, Option<L::Bitmap>) {
         (self.offsets, self.child, self.validity)
     }

@@ -81,6 +81,7 @@ impl<O: OffsetSize, L: Location> StringColumn<O, L> {
     }
 
     /// The buffers: offsets, values, validity.
+    #[allow(clippy::type_complexity)] // the three Arrow buffers, named in the docs
     pub fn into_parts(self) -> (L::Buffer<O>, L::Buffer<u8>, Option<L::Bitmap>) {
         (self.offsets, self.values, self.validity)
     }

@@ -2,7 +2,8 @@
 //!
 //! Mapping: the values are cut into chunks of [`CHUNK`] elements; rayon sums each chunk
 //! (skipping nulls through the validity bitmap) and the chunk sums are combined.
-//! Integer sums are checked, so overflow of the accumulator is an error, not a wrap.
+//! Integer partial sums are kept in 128 bits and only the total is checked against the
+//! accumulator type, so overflow is an error, never a wrap, whatever the order.
 
 use rayon::prelude::*;
 
@@ -14,31 +15,21 @@ use crate::CHUNK;
 pub(crate) fn reduce_sum<T: Native>(col: &PrimitiveColumn<T>) -> Result<T::Sum> {
     let values: &[T] = col.values();
     let validity = col.validity();
-    let chunk_sum = |(chunk_index, chunk): (usize, &[T])| -> Option<T::Sum> {
+    let chunk_sum = |(chunk_index, chunk): (usize, &[T])| -> T::Wide {
         let base = chunk_index * CHUNK;
-        let mut acc = T::sum_zero();
         match validity {
-            None => {
-                for &v in chunk {
-                    acc = T::checked_accumulate(acc, v)?;
+            None => chunk.iter().fold(T::wide_zero(), |acc, &v| T::wide_add(acc, v)),
+            Some(valid) => chunk.iter().enumerate().fold(T::wide_zero(), |acc, (i, &v)| {
+                if valid.is_valid(base + i) {
+                    T::wide_add(acc, v)
+                } else {
+                    acc
                 }
-            }
-            Some(valid) => {
-                for (i, &v) in chunk.iter().enumerate() {
-                    if valid.is_valid(base + i) {
-                        acc = T::checked_accumulate(acc, v)?;
-                    }
-                }
-            }
+            }),
         }
-        Some(acc)
     };
-    let total = values
-        .par_chunks(CHUNK)
-        .enumerate()
-        .map(chunk_sum)
-        .try_reduce(T::sum_zero, T::checked_add_sums);
-    total.ok_or_else(|| Error::Overflow {
+    let total = values.par_chunks(CHUNK).enumerate().map(chunk_sum).reduce(T::wide_zero, T::wide_merge);
+    T::wide_total(total).ok_or_else(|| Error::Overflow {
         op: "reduce_sum",
         message: format!(
             "the sum of {} values does not fit {}",

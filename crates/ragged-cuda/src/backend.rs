@@ -1,0 +1,575 @@
+//! [`CudaBackend`]: one device, one stream, one memory pool, one module cache.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use cudarc::driver::{result, sys, CudaContext};
+use ragged_core::{Error, Native, NullBuffer, Result, ScalarBuffer};
+
+use crate::compile::{cubin_cached, ModuleSource, MODULES};
+use crate::launch::{Function, Module};
+use crate::memory::{driver_error, DeviceBitmap, DeviceBuffer, PinnedBuffer, Pool};
+use crate::probe::{cuda_status, CudaStatus, DeviceInfo};
+use crate::toolkit::{toolkit, Toolkit};
+
+/// Options of a [`CudaBackend`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CudaOptions {
+    /// The most device memory the backend may allocate, in bytes (`None`: the device's
+    /// memory). Allocations beyond it fail with [`Error::OutOfMemory`].
+    pub memory_limit: Option<usize>,
+    /// Disable the stream-ordered memory pool (plain `cuMemAlloc`/`cuMemFree`), for
+    /// compute-sanitizer runs.
+    pub no_pool: bool,
+}
+
+impl CudaOptions {
+    /// Options from the environment: `RAGGED_MEMORY_LIMIT` (a size such as `2GiB`) and
+    /// `RAGGED_POOL=off`.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] when `RAGGED_MEMORY_LIMIT` is not a size.
+    pub fn from_env() -> Result<Self> {
+        let memory_limit = match std::env::var("RAGGED_MEMORY_LIMIT") {
+            Ok(v) if !v.trim().is_empty() => Some(parse_size(&v)?),
+            _ => None,
+        };
+        let no_pool = std::env::var("RAGGED_POOL").is_ok_and(|v| v.eq_ignore_ascii_case("off"));
+        Ok(Self { memory_limit, no_pool })
+    }
+}
+
+/// Parse a byte size: `1024`, `512KiB`, `64MiB`, `2GiB`, `1.5GB`, `100M` (binary units
+/// for `K`/`M`/`G`/`T` with or without `iB`; decimal for `KB`/`MB`/`GB`/`TB`).
+///
+/// # Errors
+/// [`Error::InvalidArgument`] for anything else.
+///
+/// # Example
+/// ```
+/// assert_eq!(ragged_cuda::parse_size("2GiB").unwrap(), 2 << 30);
+/// assert_eq!(ragged_cuda::parse_size("1.5KB").unwrap(), 1500);
+/// ```
+pub fn parse_size(text: &str) -> Result<usize> {
+    let t = text.trim();
+    let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
+    let (number, unit) = t.split_at(split);
+    let bad = || Error::invalid_argument("memory limit", format!("'{text}' is not a size such as 2GiB"));
+    let value: f64 = number.parse().map_err(|_| bad())?;
+    let scale: f64 = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1.0,
+        "k" | "kib" => 1024.0,
+        "m" | "mib" => 1024.0 * 1024.0,
+        "g" | "gib" => 1024.0 * 1024.0 * 1024.0,
+        "t" | "tib" => 1024.0f64.powi(4),
+        "kb" => 1e3,
+        "mb" => 1e6,
+        "gb" => 1e9,
+        "tb" => 1e12,
+        _ => return Err(bad()),
+    };
+    let bytes = value * scale;
+    if !bytes.is_finite() || bytes < 0.0 || bytes > usize::MAX as f64 {
+        return Err(bad());
+    }
+    Ok(bytes as usize)
+}
+
+/// Memory figures of a backend.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MemoryStats {
+    /// Bytes allocated now.
+    pub used: usize,
+    /// The most bytes allocated at once.
+    pub peak: usize,
+    /// The limit.
+    pub limit: usize,
+    /// Bytes the pool holds from the driver (allocated plus cached), when pooled.
+    pub reserved: Option<u64>,
+    /// Whether the stream-ordered pool is in use.
+    pub pooled: bool,
+}
+
+/// Bytes per pinned staging chunk for pageable transfers.
+const STAGING_CHUNK: usize = 32 << 20;
+/// Transfers up to this size go straight from pageable memory (the driver stages them).
+const DIRECT_LIMIT: usize = 1 << 20;
+
+/// Two pinned chunks and their completion events: copies into one overlap the DMA of
+/// the other.
+struct Staging {
+    chunks: [PinnedBuffer; 2],
+    events: [Event; 2],
+    pending: [bool; 2],
+}
+
+/// A CUDA event without timing, for completion tracking.
+struct Event(sys::CUevent);
+
+// SAFETY: an event handle may be recorded and waited on from any thread.
+unsafe impl Send for Event {}
+
+impl Event {
+    fn new(timing: bool) -> Result<Self> {
+        let flags = if timing {
+            sys::CUevent_flags::CU_EVENT_DEFAULT
+        } else {
+            sys::CUevent_flags::CU_EVENT_DISABLE_TIMING
+        };
+        result::event::create(flags).map(Event).map_err(|e| driver_error("create event", e))
+    }
+    fn record(&self, stream: sys::CUstream) -> Result<()> {
+        // SAFETY: event and stream are alive.
+        unsafe { result::event::record(self.0, stream) }.map_err(|e| driver_error("record event", e))
+    }
+    fn wait(&self) -> Result<()> {
+        // SAFETY: the event is alive.
+        unsafe { result::event::synchronize(self.0) }.map_err(|e| driver_error("wait for event", e))
+    }
+}
+
+impl Drop for Event {
+    fn drop(&mut self) {
+        // SAFETY: destroyed once; the driver defers destruction until it completes.
+        let _ = unsafe { result::event::destroy(self.0) };
+    }
+}
+
+struct Inner {
+    // Field order matters for drop: modules and staging go before the pool and context.
+    modules: Mutex<HashMap<&'static str, Arc<Module>>>,
+    functions: Mutex<HashMap<String, Function>>,
+    staging: Mutex<Option<Staging>>,
+    pool: Arc<Pool>,
+    ctx: Arc<CudaContext>,
+    info: DeviceInfo,
+    driver_version: String,
+    toolkit: &'static Toolkit,
+}
+
+/// The CUDA backend: device columns, NVRTC-compiled kernels, a stream-ordered memory
+/// pool. Cheap to clone (shared state).
+///
+/// # Example
+/// ```no_run
+/// use ragged_core::{Memory, Primitives, PrimitiveColumn};
+/// use ragged_cuda::{CudaBackend, CudaOptions};
+/// let gpu = CudaBackend::new(0, CudaOptions::default())?;
+/// let col = gpu.to_device_primitive(&PrimitiveColumn::from_vec(vec![1i32, 2, 3]))?;
+/// assert_eq!(gpu.reduce_sum(&col)?, 6);
+/// # Ok::<(), ragged_core::Error>(())
+/// ```
+#[derive(Clone)]
+pub struct CudaBackend {
+    inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for CudaBackend {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "CudaBackend(cuda:{} {})", self.inner.info.ordinal, self.inner.info.name)
+    }
+}
+
+impl CudaBackend {
+    /// Open device `ordinal`.
+    ///
+    /// # Errors
+    /// [`Error::DeviceUnavailable`] when CUDA, the device, NVRTC or the CCCL headers
+    /// are missing; [`Error::Device`] when the driver fails.
+    pub fn new(ordinal: usize, options: CudaOptions) -> Result<Self> {
+        let (info, driver_version) = match cuda_status() {
+            CudaStatus::Unavailable { reason } => {
+                return Err(Error::DeviceUnavailable { reason: reason.clone() })
+            }
+            CudaStatus::Available { devices, driver_version, .. } => match devices.get(ordinal) {
+                Some(d) => (d.clone(), driver_version.clone()),
+                None => {
+                    return Err(Error::DeviceUnavailable {
+                        reason: format!("no device cuda:{ordinal} ({} found)", devices.len()),
+                    })
+                }
+            },
+        };
+        let toolkit = toolkit().map_err(|reason| Error::DeviceUnavailable { reason })?;
+        let ctx = std::panic::catch_unwind(|| CudaContext::new(ordinal))
+            .map_err(|_| Error::DeviceUnavailable { reason: "the CUDA driver panicked".into() })?
+            .map_err(|e| driver_error("create context", e))?;
+        let limit = options.memory_limit.unwrap_or(info.total_memory).min(info.total_memory.max(1));
+        let pool = Arc::new(Pool::new(Arc::clone(&ctx), ordinal, limit, !options.no_pool)?);
+        Ok(Self {
+            inner: Arc::new(Inner {
+                modules: Mutex::new(HashMap::new()),
+                functions: Mutex::new(HashMap::new()),
+                staging: Mutex::new(None),
+                pool,
+                ctx,
+                info,
+                driver_version,
+                toolkit,
+            }),
+        })
+    }
+
+    /// The device.
+    pub fn info(&self) -> &DeviceInfo {
+        &self.inner.info
+    }
+
+    /// The driver version (`major.minor`).
+    pub fn driver_version(&self) -> &str {
+        &self.inner.driver_version
+    }
+
+    /// The toolkit pieces in use (NVRTC, include directories).
+    pub fn toolkit(&self) -> &Toolkit {
+        self.inner.toolkit
+    }
+
+    /// Memory figures.
+    pub fn memory_stats(&self) -> MemoryStats {
+        let pool = &self.inner.pool;
+        MemoryStats {
+            used: pool.used(),
+            peak: pool.peak(),
+            limit: pool.limit(),
+            reserved: pool.reserved(),
+            pooled: pool.pooled(),
+        }
+    }
+
+    pub(crate) fn stream(&self) -> sys::CUstream {
+        self.inner.pool.stream
+    }
+
+    pub(crate) fn bind(&self) -> Result<()> {
+        self.inner.ctx.bind_to_thread().map_err(|e| driver_error("bind context", e))
+    }
+
+    /// Allocate `len` uninitialized elements on the device.
+    ///
+    /// # Errors
+    /// [`Error::OutOfMemory`] beyond the memory limit or the device's memory.
+    pub fn alloc<T>(&self, len: usize) -> Result<DeviceBuffer<T>> {
+        DeviceBuffer::allocate(&self.inner.pool, len)
+    }
+
+    /// The device architecture NVRTC compiles for.
+    pub fn arch(&self) -> (i32, i32) {
+        self.inner.info.compute_capability
+    }
+
+    /// Load (compiling or reading the disk cache) a module; returns whether it came
+    /// from the cache.
+    fn load_module(&self, module: &ModuleSource) -> Result<(Arc<Module>, bool)> {
+        let mut modules = self.inner.modules.lock().map_err(|_| poisoned())?;
+        if let Some(m) = modules.get(module.name) {
+            return Ok((Arc::clone(m), true));
+        }
+        self.bind()?;
+        let (cubin, cached) = cubin_cached(module, self.inner.toolkit, self.arch())?;
+        let loaded = match Module::load(&cubin) {
+            Ok(m) => m,
+            Err(_) if cached => {
+                // A cache entry the driver rejects is recompiled, not fatal.
+                let cubin = crate::compile::compile_cubin(module, self.inner.toolkit, self.arch())?;
+                if let Some(dir) = crate::compile::cache_dir() {
+                    let source = crate::compile::expand_includes(module)?;
+                    let options = crate::compile::compile_options(self.inner.toolkit, self.arch());
+                    let path = crate::compile::cache_path(&dir, module, &source, &options, self.inner.toolkit.nvrtc_version, self.arch());
+                    crate::compile::cache_write(&path, &cubin);
+                }
+                Module::load(&cubin).map_err(|e| driver_error("load module", e))?
+            }
+            Err(e) => return Err(driver_error("load module", e)),
+        };
+        let loaded = Arc::new(loaded);
+        modules.insert(module.name, Arc::clone(&loaded));
+        Ok((loaded, cached))
+    }
+
+    /// The entry point `name` of `module`, loading the module on first use.
+    pub(crate) fn function(&self, module: &ModuleSource, name: &str) -> Result<Function> {
+        if let Some(f) = self.inner.functions.lock().map_err(|_| poisoned())?.get(name) {
+            return Ok(*f);
+        }
+        let (loaded, _) = self.load_module(module)?;
+        let f = loaded.function(name)?;
+        self.inner.functions.lock().map_err(|_| poisoned())?.insert(name.to_string(), f);
+        Ok(f)
+    }
+
+    /// Compile (or load from the disk cache) every registered module. Returns, per
+    /// module, its name, whether it came from the disk cache, and the seconds taken.
+    ///
+    /// # Errors
+    /// [`Error::KernelCompile`] for a module that does not compile.
+    pub fn warmup(&self) -> Result<Vec<(&'static str, bool, f64)>> {
+        MODULES
+            .iter()
+            .map(|m| {
+                let started = std::time::Instant::now();
+                let (_, cached) = self.load_module(m)?;
+                Ok((m.name, cached, started.elapsed().as_secs_f64()))
+            })
+            .collect()
+    }
+
+    /// Copy host bytes into device memory at `dst`, through pinned staging chunks for
+    /// large copies. Returns when the source may be reused.
+    fn copy_to_device(&self, dst: u64, src: &[u8]) -> Result<()> {
+        if src.is_empty() {
+            return Ok(());
+        }
+        self.bind()?;
+        let stream = self.stream();
+        if src.len() <= DIRECT_LIMIT {
+            // SAFETY: dst holds at least src.len() bytes (allocated by the caller for
+            // this copy); a pageable source is staged by the driver before this returns.
+            return unsafe { result::memcpy_htod_async(dst, src, stream) }
+                .map_err(|e| driver_error("copy to device", e));
+        }
+        let mut guard = self.inner.staging.lock().map_err(|_| poisoned())?;
+        let staging = self.staging(&mut guard)?;
+        for (k, chunk) in src.chunks(STAGING_CHUNK).enumerate() {
+            let s = k % 2;
+            if staging.pending[s] {
+                staging.events[s].wait()?;
+            }
+            let pinned = &mut staging.chunks[s].as_mut_slice()[..chunk.len()];
+            parallel_copy(pinned, chunk);
+            let offset = (k * STAGING_CHUNK) as u64;
+            // SAFETY: the pinned chunk holds chunk.len() bytes and is not touched again
+            // until its event completes; dst + offset has room for them.
+            unsafe { result::memcpy_htod_async(dst + offset, &*pinned, stream) }
+                .map_err(|e| driver_error("copy to device", e))?;
+            staging.events[s].record(stream)?;
+            staging.pending[s] = true;
+        }
+        Ok(())
+    }
+
+    /// Copy device bytes at `src` into host memory, through pinned staging chunks for
+    /// large copies. Waits for all queued work.
+    fn copy_to_host(&self, dst: &mut [u8], src: u64) -> Result<()> {
+        if dst.is_empty() {
+            return self.synchronize_stream();
+        }
+        self.bind()?;
+        let stream = self.stream();
+        if dst.len() <= DIRECT_LIMIT {
+            // SAFETY: src holds dst.len() bytes; the stream is synchronized before dst is
+            // read.
+            unsafe { result::memcpy_dtoh_async(dst, src, stream) }
+                .map_err(|e| driver_error("copy to host", e))?;
+            return self.synchronize_stream();
+        }
+        let mut guard = self.inner.staging.lock().map_err(|_| poisoned())?;
+        let staging = self.staging(&mut guard)?;
+        for s in 0..2 {
+            if staging.pending[s] {
+                staging.events[s].wait()?;
+                staging.pending[s] = false;
+            }
+        }
+        let chunks: Vec<&mut [u8]> = dst.chunks_mut(STAGING_CHUNK).collect();
+        let count = chunks.len();
+        let mut targets: Vec<Option<&mut [u8]>> = chunks.into_iter().map(Some).collect();
+        let issue = |k: usize, staging: &mut Staging, len: usize| -> Result<()> {
+            let s = k % 2;
+            let pinned = &mut staging.chunks[s].as_mut_slice()[..len];
+            // SAFETY: src + offset holds len bytes; the pinned chunk is read only after
+            // its event completes.
+            unsafe { result::memcpy_dtoh_async(pinned, src + (k * STAGING_CHUNK) as u64, stream) }
+                .map_err(|e| driver_error("copy to host", e))?;
+            staging.events[s].record(stream)
+        };
+        let len_of = |k: usize, total: usize| STAGING_CHUNK.min(total - k * STAGING_CHUNK);
+        let total = dst_len(&targets);
+        for k in 0..count.min(2) {
+            issue(k, staging, len_of(k, total))?;
+        }
+        for (k, slot) in targets.iter_mut().enumerate() {
+            let s = k % 2;
+            staging.events[s].wait()?;
+            if let Some(target) = slot.take() {
+                parallel_copy(target, &staging.chunks[s].as_slice()[..target.len()]);
+            }
+            if k + 2 < count {
+                issue(k + 2, staging, len_of(k + 2, total))?;
+            }
+        }
+        Ok(())
+    }
+
+    fn staging<'a>(&self, guard: &'a mut Option<Staging>) -> Result<&'a mut Staging> {
+        if guard.is_none() {
+            *guard = Some(Staging {
+                chunks: [
+                    PinnedBuffer::new(&self.inner.ctx, STAGING_CHUNK)?,
+                    PinnedBuffer::new(&self.inner.ctx, STAGING_CHUNK)?,
+                ],
+                events: [Event::new(false)?, Event::new(false)?],
+                pending: [false, false],
+            });
+        }
+        guard.as_mut().ok_or_else(poisoned)
+    }
+
+    fn synchronize_stream(&self) -> Result<()> {
+        self.bind()?;
+        // SAFETY: the stream is alive.
+        unsafe { result::stream::synchronize(self.stream()) }.map_err(|e| driver_error("synchronize", e))
+    }
+
+    /// Read element 0 of a device buffer (waits for queued work).
+    pub(crate) fn read_scalar<T: Copy + Default>(&self, buffer: &DeviceBuffer<T>) -> Result<T> {
+        let mut value = [T::default()];
+        // SAFETY: the buffer holds at least one T; T is plain data (integers/floats).
+        let bytes = unsafe {
+            std::slice::from_raw_parts_mut(value.as_mut_ptr().cast::<u8>(), std::mem::size_of::<T>())
+        };
+        if buffer.is_empty() {
+            return Err(Error::invalid_argument("read_scalar", "empty buffer"));
+        }
+        self.copy_to_host(bytes, buffer.device_ptr())?;
+        Ok(value[0])
+    }
+
+    /// Allocate pinned host memory of `bytes` (for full-speed transfers).
+    ///
+    /// # Errors
+    /// [`Error::Device`] when the driver cannot pin that much.
+    pub fn alloc_pinned(&self, bytes: usize) -> Result<PinnedBuffer> {
+        PinnedBuffer::new(&self.inner.ctx, bytes)
+    }
+
+    /// Copy a pinned host buffer to a new device buffer by direct DMA (no staging).
+    ///
+    /// # Errors
+    /// [`Error::OutOfMemory`], [`Error::Device`].
+    pub fn upload_pinned(&self, src: &PinnedBuffer) -> Result<DeviceBuffer<u8>> {
+        let dst = self.alloc::<u8>(src.len())?;
+        if !src.is_empty() {
+            self.bind()?;
+            // SAFETY: dst holds src.len() bytes; src is pinned and outlives the copy,
+            // which completes before return.
+            unsafe { result::memcpy_htod_async(dst.device_ptr(), src.as_slice(), self.stream()) }
+                .map_err(|e| driver_error("copy to device", e))?;
+        }
+        self.synchronize_stream()?;
+        Ok(dst)
+    }
+
+    /// Copy a device buffer into a pinned host buffer of the same size by direct DMA.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] on a size mismatch; [`Error::Device`].
+    pub fn download_pinned(&self, src: &DeviceBuffer<u8>, dst: &mut PinnedBuffer) -> Result<()> {
+        if src.len() != dst.len() {
+            return Err(Error::LengthMismatch { op: "download_pinned", what: "pinned buffer", expected: src.len(), actual: dst.len() });
+        }
+        if !src.is_empty() {
+            self.bind()?;
+            // SAFETY: both hold src.len() bytes; synchronized before return.
+            unsafe { result::memcpy_dtoh_async(dst.as_mut_slice(), src.device_ptr(), self.stream()) }
+                .map_err(|e| driver_error("copy to host", e))?;
+        }
+        self.synchronize_stream()
+    }
+
+    /// Copy a device buffer into a new one (device-to-device).
+    ///
+    /// # Errors
+    /// [`Error::OutOfMemory`], [`Error::Device`].
+    pub fn copy_buffer<T>(&self, src: &DeviceBuffer<T>) -> Result<DeviceBuffer<T>> {
+        let dst = self.alloc::<T>(src.len())?;
+        if !src.is_empty() {
+            self.bind()?;
+            // SAFETY: both hold src.num_bytes() bytes; ordered on the stream.
+            unsafe { result::memcpy_dtod_async(dst.device_ptr(), src.device_ptr(), src.num_bytes(), self.stream()) }
+                .map_err(|e| driver_error("copy on device", e))?;
+        }
+        Ok(dst)
+    }
+
+    /// Time `work` on the device with CUDA events: the seconds between an event
+    /// recorded before and one recorded after the work it queues.
+    ///
+    /// # Errors
+    /// Whatever `work` returns, and [`Error::Device`].
+    pub fn time<R>(&self, work: impl FnOnce() -> Result<R>) -> Result<(R, f64)> {
+        self.bind()?;
+        let start = Event::new(true)?;
+        let stop = Event::new(true)?;
+        start.record(self.stream())?;
+        let value = work()?;
+        stop.record(self.stream())?;
+        stop.wait()?;
+        // SAFETY: both events were recorded and have completed.
+        let ms = unsafe { result::event::elapsed(start.0, stop.0) }.map_err(|e| driver_error("elapsed time", e))?;
+        Ok((value, f64::from(ms) / 1e3))
+    }
+
+    /// Upload a slice of plain values to a new device buffer.
+    pub(crate) fn upload_slice<T: Native>(&self, data: &[T]) -> Result<DeviceBuffer<T>> {
+        let dst = self.alloc::<T>(data.len())?;
+        // SAFETY: T is a plain number type; viewing its bytes is sound.
+        let bytes = unsafe { std::slice::from_raw_parts(data.as_ptr().cast::<u8>(), std::mem::size_of_val(data)) };
+        self.copy_to_device(dst.device_ptr(), bytes)?;
+        Ok(dst)
+    }
+
+    /// Download a device buffer into a host vector.
+    pub(crate) fn download_vec<T: Native>(&self, data: &DeviceBuffer<T>) -> Result<Vec<T>> {
+        let mut out = vec![T::default(); data.len()];
+        // SAFETY: T is a plain number type; every byte pattern the device writes is a
+        // valid T.
+        let bytes = unsafe { std::slice::from_raw_parts_mut(out.as_mut_ptr().cast::<u8>(), data.num_bytes()) };
+        self.copy_to_host(bytes, data.device_ptr())?;
+        Ok(out)
+    }
+
+    /// Upload a host validity bitmap (normalized to bit offset 0).
+    pub(crate) fn upload_validity(&self, bits: &NullBuffer) -> Result<DeviceBitmap> {
+        let packed = bits.inner().sliced();
+        let device = self.upload_slice::<u8>(packed.as_slice())?;
+        Ok(DeviceBitmap { bits: device, bit_offset: 0, len: bits.len(), null_count: bits.null_count() })
+    }
+
+    /// Download a device bitmap into a host validity bitmap.
+    pub(crate) fn download_validity(&self, bits: &DeviceBitmap) -> Result<NullBuffer> {
+        let bytes = self.download_vec::<u8>(&bits.bits)?;
+        let needed = (bits.bit_offset + bits.len).div_ceil(8);
+        if bytes.len() < needed {
+            return Err(Error::Device { op: "download bitmap", message: "bitmap shorter than its length".into() });
+        }
+        let buffer = arrow_buffer::Buffer::from_vec(bytes);
+        let boolean = arrow_buffer::BooleanBuffer::new(buffer, bits.bit_offset, bits.len);
+        Ok(NullBuffer::new(boolean))
+    }
+
+    /// Wrap a host buffer upload for the Memory trait.
+    pub(crate) fn upload_scalar_buffer<T: Native>(&self, data: &ScalarBuffer<T>) -> Result<DeviceBuffer<T>> {
+        self.upload_slice(data)
+    }
+
+    /// Wait for all queued work.
+    pub(crate) fn sync(&self) -> Result<()> {
+        self.synchronize_stream()
+    }
+}
+
+fn dst_len(targets: &[Option<&mut [u8]>]) -> usize {
+    targets.iter().map(|t| t.as_ref().map_or(0, |t| t.len())).sum()
+}
+
+/// Copy with several threads: one thread's memcpy is far below PCIe bandwidth.
+fn parallel_copy(dst: &mut [u8], src: &[u8]) {
+    use rayon::prelude::*;
+    const PIECE: usize = 2 << 20;
+    dst.par_chunks_mut(PIECE).zip(src.par_chunks(PIECE)).for_each(|(d, s)| d.copy_from_slice(s));
+}
+
+fn poisoned() -> Error {
+    Error::Device { op: "lock", message: "a thread panicked while holding backend state".into() }
+}

@@ -1,0 +1,3 @@
+//! Checks shared by every family.
+
+pub(crate) mod validate_offsets;

@@ -1,0 +1,89 @@
+//! The launch layer: the only place kernels are launched, loaded modules are looked up,
+//! and grids are sized.
+
+use std::ffi::{c_void, CString};
+
+use cudarc::driver::{result, sys};
+use ragged_core::{Error, Result};
+
+use crate::memory::driver_error;
+
+/// Threads per block for the element-wise kernels of ragged.
+pub(crate) const BLOCK: u32 = 256;
+
+/// Resident blocks per multiprocessor the grids aim for (2048 threads / 256).
+const BLOCKS_PER_SM: u64 = 8;
+
+/// A kernel entry point of a loaded module.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Function(pub(crate) sys::CUfunction);
+
+// SAFETY: a CUfunction handle is immutable and valid from any thread while its module
+// is loaded; modules stay loaded for the backend's lifetime.
+unsafe impl Send for Function {}
+// SAFETY: as above.
+unsafe impl Sync for Function {}
+
+/// A loaded CUDA module.
+pub(crate) struct Module(pub(crate) sys::CUmodule);
+
+// SAFETY: a CUmodule handle may be used from any thread with its context current.
+unsafe impl Send for Module {}
+// SAFETY: as above.
+unsafe impl Sync for Module {}
+
+impl Module {
+    /// Load a CUBIN image.
+    pub(crate) fn load(cubin: &[u8]) -> std::result::Result<Self, result::DriverError> {
+        // SAFETY: cuModuleLoadData copies the image; `cubin` is a complete ELF CUBIN from
+        // NVRTC or a checksummed cache entry, alive for the call.
+        unsafe { result::module::load_data(cubin.as_ptr().cast()) }.map(Module)
+    }
+
+    /// Look up an entry point.
+    pub(crate) fn function(&self, name: &str) -> Result<Function> {
+        let c_name = CString::new(name)
+            .map_err(|_| Error::invalid_argument("kernel lookup", format!("bad name {name:?}")))?;
+        // SAFETY: the module is loaded and c_name is NUL-terminated.
+        unsafe { result::module::get_function(self.0, c_name) }
+            .map(Function)
+            .map_err(|e| driver_error("kernel lookup", e))
+    }
+}
+
+/// The number of blocks of [`BLOCK`] threads for `work_items` items processed in a
+/// grid-stride loop: enough to cover the work, at most what fills the chip.
+pub(crate) fn grid_for(work_items: u64, multiprocessors: i32) -> u32 {
+    let needed = work_items.div_ceil(u64::from(BLOCK)).max(1);
+    let fill = (multiprocessors.max(1) as u64) * BLOCKS_PER_SM;
+    needed.min(fill) as u32
+}
+
+/// Launch `function` with `grid` × `block` threads on `stream`.
+///
+/// # Safety
+/// `params` holds one pointer per kernel parameter, in order, each pointing to a value
+/// of exactly the parameter's type (device pointers as `u64`), alive for the call; the
+/// device buffers behind them are large enough for what the kernel reads and writes,
+/// and stay alive until the stream reaches the kernel (callers keep them until their
+/// results are read or the allocation's stream-ordered free comes after the kernel).
+pub(crate) unsafe fn launch(
+    function: Function,
+    grid: u32,
+    block: u32,
+    shared_bytes: u32,
+    stream: sys::CUstream,
+    params: &mut [*mut c_void],
+) -> Result<()> {
+    // SAFETY: forwarded from this function's contract.
+    unsafe { result::launch_kernel(function.0, (grid, 1, 1), (block, 1, 1), shared_bytes, stream, params) }
+        .map_err(|e| driver_error("kernel launch", e))
+}
+
+/// Build a kernel parameter array from local variables: `params![a, b, c]`.
+macro_rules! params {
+    ($($arg:expr),* $(,)?) => {
+        [$((&$arg) as *const _ as *mut ::std::ffi::c_void),*]
+    };
+}
+pub(crate) use params;

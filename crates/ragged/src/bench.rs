@@ -1,0 +1,319 @@
+//! The benchmark harness behind `ragged bench`.
+//!
+//! Method (DESIGN.md §5): each case counts the bytes it must move (inputs read once,
+//! outputs written once), runs a few warm-up iterations, then times many runs and
+//! keeps the median — with CUDA events on the GPU, a monotonic clock on the CPU. The
+//! ceiling is measured in the same run: a device-to-device copy on the GPU, a
+//! parallel host memcpy on the CPU, both counting bytes read plus bytes written. Every
+//! figure is reported as GB/s and as a fraction of that copy rate (`x_copy`).
+//! Bandwidth cases use inputs of at least 256 MB, larger than any L2 cache; data is
+//! random, never zeros.
+
+use std::time::Instant;
+
+use ragged_core::{
+    Backend, Column, ListColumn, Memory, PrimitiveColumn, Result, ScalarBuffer, StringColumn,
+
+};
+use ragged_cpu::CpuBackend;
+use ragged_cuda::CudaBackend;
+use serde::Serialize;
+
+use crate::device::AnyBackend;
+
+/// One measured case.
+#[derive(Clone, Debug, Serialize)]
+pub struct BenchRecord {
+    /// The case name, e.g. `reduce_sum/i32`.
+    pub case: String,
+    /// `cpu` or `cuda`.
+    pub backend: String,
+    /// The device description.
+    pub device: String,
+    /// Elements (rows, values or bytes, as the case defines).
+    pub elements: u64,
+    /// Bytes counted as moved (read once + written once).
+    pub bytes: u64,
+    /// Median seconds per run.
+    pub seconds: f64,
+    /// `bytes / seconds / 1e9`.
+    pub gb_per_s: f64,
+    /// Fraction of the copy rate measured in the same run.
+    pub x_copy: f64,
+}
+
+/// What to run.
+#[derive(Clone, Debug)]
+pub struct BenchOptions {
+    /// Run only this suite (`runtime`, `primitives`, `strings`, `lists`); all when `None`.
+    pub suite: Option<String>,
+    /// Smaller sizes and fewer runs (for smoke tests on small machines).
+    pub quick: bool,
+}
+
+/// The suites known to the harness.
+pub const SUITES: &[&str] = &["runtime", "primitives", "strings", "lists"];
+
+/// Timing and ceiling measurement, per backend.
+pub trait BenchBackend: Backend {
+    /// `cpu` or `cuda`.
+    fn kind(&self) -> &'static str;
+    /// Seconds taken by the work `run` queues (device events on the GPU; wall clock on
+    /// the CPU). `run` must leave no work pending that it does not time.
+    fn time_run(&self, run: &mut dyn FnMut() -> Result<()>) -> Result<f64>;
+    /// Seconds for one copy of `bytes` bytes within this backend's memory.
+    fn copy_seconds(&self, bytes: usize, runs: usize) -> Result<f64>;
+    /// The CUDA backend, for cases that exist only there (pinned transfers).
+    fn as_cuda(&self) -> Option<&CudaBackend> {
+        None
+    }
+}
+
+impl BenchBackend for CpuBackend {
+    fn kind(&self) -> &'static str {
+        "cpu"
+    }
+    fn time_run(&self, run: &mut dyn FnMut() -> Result<()>) -> Result<f64> {
+        let started = Instant::now();
+        run()?;
+        Ok(started.elapsed().as_secs_f64())
+    }
+    fn copy_seconds(&self, bytes: usize, runs: usize) -> Result<f64> {
+        use rayon::prelude::*;
+        let src: Vec<u8> = (0..bytes).map(|i| (i.wrapping_mul(2654435761) >> 13) as u8).collect();
+        let mut dst = vec![0u8; bytes];
+        let mut times = Vec::new();
+        for _ in 0..runs + 2 {
+            let started = Instant::now();
+            dst.par_chunks_mut(1 << 20).zip(src.par_chunks(1 << 20)).for_each(|(d, s)| d.copy_from_slice(s));
+            times.push(started.elapsed().as_secs_f64());
+        }
+        std::hint::black_box(&dst);
+        Ok(median(&mut times[2..].to_vec()))
+    }
+}
+
+impl BenchBackend for CudaBackend {
+    fn kind(&self) -> &'static str {
+        "cuda"
+    }
+    fn as_cuda(&self) -> Option<&CudaBackend> {
+        Some(self)
+    }
+    fn time_run(&self, run: &mut dyn FnMut() -> Result<()>) -> Result<f64> {
+        Ok(self.time(run)?.1)
+    }
+    fn copy_seconds(&self, bytes: usize, runs: usize) -> Result<f64> {
+        let src = self.upload(&ScalarBuffer::from(random_bytes(bytes)))?;
+        let mut times = Vec::new();
+        for _ in 0..runs + 2 {
+            let (_, t) = self.time(|| self.copy_buffer(&src).map(drop))?;
+            times.push(t);
+        }
+        Ok(median(&mut times[2..].to_vec()))
+    }
+}
+
+/// Run the selected suites on `backend`.
+///
+/// # Errors
+/// Any op or device error.
+pub fn run(backend: &AnyBackend, options: &BenchOptions, on_record: &mut dyn FnMut(&BenchRecord)) -> Result<Vec<BenchRecord>> {
+    crate::with_backend!(backend, |b| run_on(b, options, on_record))
+}
+
+struct Harness<'a, B: BenchBackend> {
+    backend: &'a B,
+    device: String,
+    copy_gb_per_s: f64,
+    runs: usize,
+    records: Vec<BenchRecord>,
+    on_record: &'a mut dyn FnMut(&BenchRecord),
+}
+
+impl<B: BenchBackend> Harness<'_, B> {
+    fn case(&mut self, case: &str, elements: u64, bytes: u64, mut run: impl FnMut() -> Result<()>) -> Result<()> {
+        for _ in 0..2 {
+            self.backend.time_run(&mut run)?;
+        }
+        let mut times = Vec::with_capacity(self.runs);
+        let budget = Instant::now();
+        for i in 0..self.runs {
+            times.push(self.backend.time_run(&mut run)?);
+            if i >= 4 && budget.elapsed().as_secs_f64() > 3.0 {
+                break;
+            }
+        }
+        let seconds = median(&mut times);
+        self.record(case, elements, bytes, seconds);
+        Ok(())
+    }
+
+    fn record(&mut self, case: &str, elements: u64, bytes: u64, seconds: f64) {
+        let gb_per_s = bytes as f64 / seconds.max(1e-12) / 1e9;
+        let record = BenchRecord {
+            case: case.to_string(),
+            backend: self.backend.kind().to_string(),
+            device: self.device.clone(),
+            elements,
+            bytes,
+            seconds,
+            gb_per_s,
+            x_copy: gb_per_s / self.copy_gb_per_s,
+        };
+        (self.on_record)(&record);
+        self.records.push(record);
+    }
+}
+
+fn run_on<B: BenchBackend>(b: &B, options: &BenchOptions, on_record: &mut dyn FnMut(&BenchRecord)) -> Result<Vec<BenchRecord>> {
+    let wants = |suite: &str| options.suite.as_deref().is_none_or(|s| s == suite);
+    let big: usize = if options.quick { 1 << 22 } else { 1 << 28 };
+    let copy_bytes = if options.quick { 16 << 20 } else { 512 << 20 };
+    let copy_seconds = b.copy_seconds(copy_bytes, if options.quick { 5 } else { 20 })?;
+    let copy_gb_per_s = 2.0 * copy_bytes as f64 / copy_seconds / 1e9;
+    let mut h = Harness {
+        backend: b,
+        device: b.describe(),
+        copy_gb_per_s,
+        runs: if options.quick { 5 } else { 30 },
+        records: Vec::new(),
+        on_record,
+    };
+    h.record("copy", copy_bytes as u64, 2 * copy_bytes as u64, copy_seconds);
+    if wants("runtime") {
+        let bytes = if options.quick { 16 << 20 } else { 1 << 30 };
+        let host = ScalarBuffer::from(random_bytes(bytes));
+        h.case("upload/pageable", bytes as u64, bytes as u64, || {
+            b.upload(&host)?;
+            b.synchronize()
+        })?;
+        let device = b.upload(&host)?;
+        h.case("download/pageable", bytes as u64, bytes as u64, || b.download(&device).map(drop))?;
+        drop(device);
+        runtime_pinned(&mut h, bytes)?;
+    }
+    if wants("primitives") {
+        for &n in &[1usize << 10, 1 << 20, 1 << 24, big] {
+            let values: Vec<i32> = random_bytes(n * 4).chunks_exact(4).map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3] & 0x0f])).collect();
+            let col = b.to_device_primitive(&PrimitiveColumn::from_vec(values))?;
+            h.case(&format!("reduce_sum/i32/{}", size_label(n)), n as u64, (n * 4) as u64, || b.reduce_sum(&col).map(drop))?;
+            let values: Vec<f32> = (0..n).map(|i| ((i * 7919) % 1000) as f32 * 0.001).collect();
+            let col = b.to_device_primitive(&PrimitiveColumn::from_vec(values))?;
+            h.case(&format!("reduce_sum/f32/{}", size_label(n)), n as u64, (n * 4) as u64, || b.reduce_sum(&col).map(drop))?;
+        }
+    }
+    if wants("strings") {
+        let rows = if options.quick { 1 << 16 } else { 1 << 24 };
+        let host = names_column(rows);
+        let bytes_in = (host.total_bytes() + 4 * (rows + 1)) as u64;
+        let col = b.to_device_strings(&host)?;
+        h.case(&format!("strings/length/{}", size_label(rows)), rows as u64, bytes_in + 4 * rows as u64, || b.length(&col).map(drop))?;
+        h.case(&format!("strings/length_bytes/{}", size_label(rows)), rows as u64, 8 * rows as u64, || b.length_bytes(&col).map(drop))?;
+    }
+    if wants("lists") {
+        let rows = if options.quick { 1 << 16 } else { 1 << 26 };
+        let offsets: Vec<i32> = (0..=rows as i32).map(|i| i * 4).collect();
+        let child = Column::Int32(PrimitiveColumn::from_vec(vec![1; rows * 4]));
+        let host = ListColumn::try_new(ScalarBuffer::from(offsets), child, None)?;
+        let col = b.to_device_list(&host)?;
+        h.case(&format!("lists/counts/{}", size_label(rows)), rows as u64, 8 * rows as u64, || b.counts(&col).map(drop))?;
+    }
+    Ok(h.records)
+}
+
+/// Pinned transfers exist only on CUDA; the CPU backend has none to measure.
+fn runtime_pinned<B: BenchBackend>(h: &mut Harness<'_, B>, bytes: usize) -> Result<()> {
+    let Some(cuda) = h.backend.as_cuda() else { return Ok(()) };
+    let mut pinned = cuda.alloc_pinned(bytes)?;
+    pinned.as_mut_slice().copy_from_slice(&random_bytes(bytes));
+    let cuda = cuda.clone();
+    h.case("upload/pinned", bytes as u64, bytes as u64, || cuda.upload_pinned(&pinned).map(drop))?;
+    let device = cuda.upload_pinned(&pinned)?;
+    h.case("download/pinned", bytes as u64, bytes as u64, || cuda.download_pinned(&device, &mut pinned))?;
+    Ok(())
+}
+
+/// "First Last" names, ASCII letters, capitalized (the strings bench shape).
+fn names_column(rows: usize) -> StringColumn<i32> {
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let word = |min: u64, span: u64, next: &mut dyn FnMut() -> u64| {
+        let len = min + next() % span;
+        (0..len)
+            .map(|i| {
+                let c = (b'a' + (next() % 26) as u8) as char;
+                if i == 0 { c.to_ascii_uppercase() } else { c }
+            })
+            .collect::<String>()
+    };
+    let rows: Vec<Option<String>> = (0..rows)
+        .map(|_| {
+            let first = word(3, 8, &mut next);
+            let last = word(3, 10, &mut next);
+            Some(format!("{first} {last}"))
+        })
+        .collect();
+    StringColumn::from_options(rows)
+}
+
+fn random_bytes(n: usize) -> Vec<u8> {
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let mut out = Vec::with_capacity(n + 8);
+    while out.len() < n {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        out.extend_from_slice(&state.to_le_bytes());
+    }
+    out.truncate(n);
+    out
+}
+
+fn size_label(n: usize) -> String {
+    if n.is_power_of_two() {
+        format!("2^{}", n.trailing_zeros())
+    } else {
+        n.to_string()
+    }
+}
+
+fn median(times: &mut [f64]) -> f64 {
+    times.sort_by(|a, b| a.total_cmp(b));
+    times.get(times.len() / 2).copied().unwrap_or(f64::NAN)
+}
+
+/// Format records as the table `ragged bench` prints.
+pub fn table(records: &[BenchRecord]) -> String {
+    let mut out = format!(
+        "{:<28} {:>6} {:>14} {:>12} {:>10} {:>8}\n",
+        "case", "dev", "elements", "time", "GB/s", "x copy"
+    );
+    for r in records {
+        out.push_str(&format!(
+            "{:<28} {:>6} {:>14} {:>12} {:>10.1} {:>8.3}\n",
+            r.case,
+            r.backend,
+            r.elements,
+            format_seconds(r.seconds),
+            r.gb_per_s,
+            r.x_copy
+        ));
+    }
+    out
+}
+
+fn format_seconds(s: f64) -> String {
+    if s < 1e-3 {
+        format!("{:.1} us", s * 1e6)
+    } else if s < 1.0 {
+        format!("{:.3} ms", s * 1e3)
+    } else {
+        format!("{s:.3} s")
+    }
+}

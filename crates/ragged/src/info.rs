@@ -1,0 +1,90 @@
+//! What `ragged info` reports: version, backends, devices (or why none), toolkit and
+//! kernel cache.
+
+use std::fmt::Write as _;
+
+use ragged_cuda::{cuda_status, CudaBackend, CudaOptions, CudaStatus};
+
+/// A report of the system as ragged sees it.
+#[derive(Clone, Debug)]
+pub struct SystemInfo {
+    /// ragged's version.
+    pub version: &'static str,
+    /// The human-readable report.
+    pub text: String,
+    /// Whether a CUDA device is usable.
+    pub cuda_usable: bool,
+}
+
+/// Gather the report. Never fails: every problem becomes a line of the report.
+///
+/// `options` are used to open device 0 (memory limit, pool) so that the pool size
+/// reported is the one commands would get.
+pub fn system_info(options: &CudaOptions) -> SystemInfo {
+    let mut text = String::new();
+    let version = env!("CARGO_PKG_VERSION");
+    let _ = writeln!(text, "ragged {version}");
+    let _ = writeln!(text, "backends compiled in: cpu, cuda");
+    let _ = writeln!(text, "cpu: {} threads", rayon_threads());
+    let cache = ragged_cuda::compile::cache_dir()
+        .map_or_else(|| "(none: set XDG_CACHE_HOME or HOME)".to_string(), |p| p.display().to_string());
+    let mut cuda_usable = false;
+    match cuda_status() {
+        CudaStatus::Unavailable { reason } => {
+            let _ = writeln!(text, "cuda: unavailable: {reason}");
+            let _ = writeln!(text, "only the CPU backend is available");
+        }
+        CudaStatus::Available { library, driver_version, devices } => {
+            let _ = writeln!(text, "cuda: driver {driver_version} ({library})");
+            for d in devices {
+                let _ = writeln!(
+                    text,
+                    "  cuda:{} {} (sm_{}{}, {} SMs, {:.1} GiB)",
+                    d.ordinal,
+                    d.name,
+                    d.compute_capability.0,
+                    d.compute_capability.1,
+                    d.multiprocessors,
+                    d.total_memory as f64 / (1u64 << 30) as f64
+                );
+            }
+            match ragged_cuda::toolkit::toolkit() {
+                Ok(t) => {
+                    let _ = writeln!(
+                        text,
+                        "nvrtc: {}.{} ({})",
+                        t.nvrtc_version.0, t.nvrtc_version.1, t.nvrtc_library
+                    );
+                    let includes: Vec<String> = t.include_dirs.iter().map(|p| p.display().to_string()).collect();
+                    let _ = writeln!(text, "cccl include: {}", includes.join(":"));
+                }
+                Err(reason) => {
+                    let _ = writeln!(text, "nvrtc: unavailable: {reason}");
+                }
+            }
+            match CudaBackend::new(0, options.clone()) {
+                Ok(b) => {
+                    cuda_usable = true;
+                    let m = b.memory_stats();
+                    let _ = writeln!(
+                        text,
+                        "memory pool: {} (limit {:.2} GiB, reserved {:.2} GiB)",
+                        if m.pooled { "stream-ordered pool" } else { "off (plain cuMemAlloc)" },
+                        m.limit as f64 / (1u64 << 30) as f64,
+                        m.reserved.unwrap_or(0) as f64 / (1u64 << 30) as f64
+                    );
+                }
+                Err(e) => {
+                    let _ = writeln!(text, "cuda backend: unusable: {e}");
+                    let _ = writeln!(text, "only the CPU backend is available");
+                }
+            }
+        }
+    }
+    let _ = writeln!(text, "kernel cache: {cache}");
+    SystemInfo { version, text, cuda_usable }
+}
+
+fn rayon_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
