@@ -1,1 +1,119 @@
-fn main() {}
+//! `ragged`: the command-line tool.
+//!
+//! The device is chosen once at the top (`--device`); every command below is written
+//! against the generic backend traits and runs unchanged on the CPU or a GPU. Errors
+//! go to stderr as one line (`error: …`) with a non-zero exit code; a failed command
+//! never leaves a partial output file (outputs are written to a temporary file and
+//! renamed).
+
+mod commands;
+mod progress;
+
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+
+/// Ragged (variable-length) columnar data — strings, lists, lines, sequences — in
+/// Apache Arrow layout, on the CPU or a CUDA GPU.
+#[derive(Parser, Debug)]
+#[command(name = "ragged", version, about, long_about = None, propagate_version = true)]
+pub struct Cli {
+    #[command(flatten)]
+    global: GlobalArgs,
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// Options every command takes.
+#[derive(Args, Debug, Clone)]
+pub struct GlobalArgs {
+    /// Device: auto (CUDA when usable, else CPU), cpu, cuda or cuda:N.
+    #[arg(long, global = true, env = "RAGGED_DEVICE", default_value = "auto")]
+    device: String,
+    /// Most device memory to use, e.g. 2GiB (CUDA only).
+    #[arg(long, global = true, env = "RAGGED_MEMORY_LIMIT")]
+    memory_limit: Option<String>,
+    /// Print only results and errors (no notices, no progress bars).
+    #[arg(long, short, global = true)]
+    quiet: bool,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Show the version, the backends, the devices (or why none) and the kernel cache.
+    Info,
+    /// Manage the compiled-kernel cache.
+    #[command(subcommand)]
+    Kernels(KernelsCommand),
+    /// Run the benchmark suite and print a table.
+    Bench(commands::BenchArgs),
+    /// String operations on a strings column of a Parquet, Arrow IPC or CSV file.
+    #[command(subcommand)]
+    Strings(commands::StringsCommand),
+    /// List operations on a list column.
+    #[command(subcommand)]
+    Lists(commands::ListsCommand),
+    /// Reductions over a numeric column.
+    #[command(subcommand)]
+    Reduce(commands::ReduceCommand),
+}
+
+#[derive(Subcommand, Debug)]
+enum KernelsCommand {
+    /// Compile every kernel module for this GPU (or load it from the disk cache).
+    Warmup,
+    /// Print the kernel cache directory.
+    Dir,
+}
+
+fn main() -> ExitCode {
+    // A panic is a bug; report it in one line, without a backtrace.
+    std::panic::set_hook(Box::new(|info| {
+        let message = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown panic".into());
+        eprintln!("error: internal error (please report): {message}");
+    }));
+    let cli = Cli::parse();
+    match std::panic::catch_unwind(|| run(cli)) {
+        Ok(Ok(())) => ExitCode::SUCCESS,
+        Ok(Err(e)) => {
+            eprintln!("error: {}", one_line(&e));
+            ExitCode::FAILURE
+        }
+        Err(_) => ExitCode::from(101),
+    }
+}
+
+/// The error and its causes, joined on one line.
+fn one_line(e: &anyhow::Error) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    for cause in e.chain() {
+        let text = cause.to_string();
+        if !parts.iter().any(|p| p.contains(&text)) {
+            parts.push(text);
+        }
+    }
+    parts.join(": ").replace('\n', " ")
+}
+
+fn run(cli: Cli) -> anyhow::Result<()> {
+    match cli.command {
+        Command::Info => commands::info(&cli.global),
+        Command::Kernels(KernelsCommand::Warmup) => commands::warmup(&cli.global),
+        Command::Kernels(KernelsCommand::Dir) => {
+            match ragged::info::kernel_cache_dir() {
+                Some(dir) => println!("{}", dir.display()),
+                None => anyhow::bail!("no kernel cache directory: set XDG_CACHE_HOME or HOME"),
+            }
+            Ok(())
+        }
+        Command::Bench(args) => commands::bench(&cli.global, args),
+        Command::Strings(cmd) => commands::strings(&cli.global, cmd),
+        Command::Lists(cmd) => commands::lists(&cli.global, cmd),
+        Command::Reduce(cmd) => commands::reduce(&cli.global, cmd),
+    }
+}

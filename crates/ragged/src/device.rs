@@ -19,6 +19,9 @@ use ragged_core::{Error, Result};
 use ragged_cpu::CpuBackend;
 use ragged_cuda::{cuda_status, CudaBackend, CudaOptions, CudaStatus};
 
+/// Parse a memory size such as `2GiB` (see [`ragged_cuda::parse_size`]).
+pub use ragged_cuda::parse_size;
+
 /// Which device to run on: `auto`, `cpu`, `cuda` or `cuda:N`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum DeviceChoice {

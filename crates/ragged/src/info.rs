@@ -88,3 +88,9 @@ pub fn system_info(options: &CudaOptions) -> SystemInfo {
 fn rayon_threads() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
+
+/// The kernel cache directory (`$RAGGED_KERNEL_CACHE`, `$XDG_CACHE_HOME/ragged/kernels`
+/// or `~/.cache/ragged/kernels`), `None` when no base directory is set.
+pub fn kernel_cache_dir() -> Option<std::path::PathBuf> {
+    ragged_cuda::compile::cache_dir()
+}

@@ -1,0 +1,315 @@
+//! The commands. Each one selects the device once, then calls generic code through
+//! `ragged::with_backend!`.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::{bail, Context};
+use clap::{Args, Subcommand};
+use ragged::device::{select, DeviceChoice, Selected};
+use ragged::io::{read_table, write_table, Format, ListsColumn, StringsColumn};
+use ragged::{Column, CudaOptions, ListOps, Memory, Primitives, StringOps};
+
+use crate::progress::Step;
+use crate::GlobalArgs;
+
+/// Arguments of `ragged bench`.
+#[derive(Args, Debug)]
+pub struct BenchArgs {
+    /// Run only this suite: runtime, primitives, strings, lists.
+    #[arg(long)]
+    suite: Option<String>,
+    /// Write the records as a JSON array to this file.
+    #[arg(long)]
+    json: Option<PathBuf>,
+    /// Small sizes and few runs (a smoke test, not a measurement).
+    #[arg(long)]
+    quick: bool,
+}
+
+/// `ragged strings …`
+#[derive(Subcommand, Debug)]
+pub enum StringsCommand {
+    /// Characters (or, with --bytes, bytes) of each string.
+    Length(StringsLengthArgs),
+}
+
+/// Arguments of `ragged strings length`.
+#[derive(Args, Debug)]
+pub struct StringsLengthArgs {
+    #[command(flatten)]
+    input: InputArgs,
+    /// Count bytes instead of characters.
+    #[arg(long)]
+    bytes: bool,
+}
+
+/// `ragged lists …`
+#[derive(Subcommand, Debug)]
+pub enum ListsCommand {
+    /// Number of elements of each list.
+    Counts(InputArgs),
+}
+
+/// `ragged reduce …`
+#[derive(Subcommand, Debug)]
+pub enum ReduceCommand {
+    /// Sum of the valid values of a numeric column.
+    Sum(InputArgs),
+}
+
+/// An input file, the column to work on, and an optional output file.
+#[derive(Args, Debug)]
+pub struct InputArgs {
+    /// The column to read.
+    #[arg(long, short)]
+    column: String,
+    /// Input file: Parquet, Arrow IPC (file or stream) or CSV; `-` reads an Arrow
+    /// stream from stdin.
+    input: PathBuf,
+    /// Output file (format from the extension: .parquet, .arrow, .arrows, .csv); the
+    /// input column and the result column are written. Without it a summary is printed.
+    #[arg(long, short)]
+    output: Option<PathBuf>,
+    /// Input format when the extension does not say: parquet, arrow, arrows, csv.
+    #[arg(long)]
+    format: Option<String>,
+}
+
+fn cuda_options(global: &GlobalArgs) -> anyhow::Result<CudaOptions> {
+    let mut options = CudaOptions::from_env()?;
+    if let Some(limit) = &global.memory_limit {
+        options.memory_limit = Some(ragged::device::parse_size(limit)?);
+    }
+    Ok(options)
+}
+
+fn device(global: &GlobalArgs) -> anyhow::Result<Selected> {
+    let choice: DeviceChoice = global.device.parse()?;
+    let selected = select(choice, cuda_options(global)?)?;
+    if let Some(notice) = &selected.notice {
+        if !global.quiet {
+            eprintln!("{notice}");
+        }
+    }
+    Ok(selected)
+}
+
+/// `ragged info`
+pub fn info(global: &GlobalArgs) -> anyhow::Result<()> {
+    let report = ragged::info::system_info(&cuda_options(global)?);
+    print!("{}", report.text);
+    Ok(())
+}
+
+/// `ragged kernels warmup`
+pub fn warmup(global: &GlobalArgs) -> anyhow::Result<()> {
+    let selected = device(global)?;
+    let ragged::device::AnyBackend::Cuda(gpu) = &selected.backend else {
+        println!("no CUDA device in use: nothing to compile (the CPU backend has no kernels)");
+        return Ok(());
+    };
+    let _step = Step::start("compiling kernels", global.quiet);
+    for (name, cached, seconds) in gpu.warmup()? {
+        println!("{name:<28} {:<10} {seconds:.3} s", if cached { "cached" } else { "compiled" });
+    }
+    Ok(())
+}
+
+/// `ragged bench`
+pub fn bench(global: &GlobalArgs, args: BenchArgs) -> anyhow::Result<()> {
+    if let Some(suite) = &args.suite {
+        if !ragged::bench::SUITES.contains(&suite.as_str()) {
+            bail!("unknown suite '{suite}' (suites: {})", ragged::bench::SUITES.join(", "));
+        }
+    }
+    let selected = device(global)?;
+    let options = ragged::bench::BenchOptions { suite: args.suite.clone(), quick: args.quick };
+    if !global.quiet {
+        eprintln!("bench on {}", selected.backend.describe());
+    }
+    let quiet = global.quiet;
+    let records = ragged::bench::run(&selected.backend, &options, &mut |r| {
+        if !quiet {
+            eprintln!("  {:<28} {:>10.1} GB/s  {:.3} x copy", r.case, r.gb_per_s, r.x_copy);
+        }
+    })?;
+    print!("{}", ragged::bench::table(&records));
+    if let Some(path) = &args.json {
+        let json = serde_json::to_vec_pretty(&records)?;
+        write_atomically(path, &json)?;
+    }
+    Ok(())
+}
+
+fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> anyhow::Result<()> {
+    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("out");
+    let tmp = dir.join(format!(".{name}.ragged-tmp-{}", std::process::id()));
+    let result = std::fs::write(&tmp, bytes).and_then(|()| std::fs::rename(&tmp, path));
+    if let Err(e) = result {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(anyhow::Error::new(e).context(format!("cannot write '{}'", path.display())));
+    }
+    Ok(())
+}
+
+fn input_format(args: &InputArgs) -> anyhow::Result<Option<Format>> {
+    Ok(match &args.format {
+        Some(f) => Some(f.parse::<Format>()?),
+        None => None,
+    })
+}
+
+/// `ragged strings length`
+pub fn strings(global: &GlobalArgs, command: StringsCommand) -> anyhow::Result<()> {
+    let StringsCommand::Length(args) = command;
+    let selected = device(global)?;
+    let table = {
+        let _step = Step::start("reading", global.quiet);
+        read_table(&args.input.input, input_format(&args.input)?, Some(&[args.input.column.as_str()]))?
+    };
+    let strings = table.strings(&args.input.column)?;
+    let started = Instant::now();
+    let _step = Step::start("computing", global.quiet);
+    // One generic body per backend and offset width.
+    let (lengths, total): (Column, i64) = ragged::with_backend!(&selected.backend, |b| {
+        match strings {
+            StringsColumn::Utf8(c) => {
+                let on_device = b.to_device_strings(c)?;
+                let out = if args.bytes { b.length_bytes(&on_device)? } else { b.length(&on_device)? };
+                let total = b.reduce_sum(&out)?;
+                (Column::Int32(b.to_host_primitive(&out)?), total)
+            }
+            StringsColumn::LargeUtf8(c) => {
+                let on_device = b.to_device_strings(c)?;
+                let out = if args.bytes { b.length_bytes(&on_device)? } else { b.length(&on_device)? };
+                let total = b.reduce_sum(&out)?;
+                (Column::Int64(b.to_host_primitive(&out)?), total)
+            }
+        }
+    });
+    let seconds = started.elapsed().as_secs_f64();
+    drop(_step);
+    let unit = if args.bytes { "bytes" } else { "characters" };
+    let result_name = format!("{}_{}", args.input.column, if args.bytes { "length_bytes" } else { "length" });
+    finish(global, &args.input, &selected, table.column(&args.input.column)?.clone(), result_name, lengths, seconds, |lengths| {
+        let values = as_i64(lengths);
+        let valid: Vec<i64> = values.iter().flatten().copied().collect();
+        let min = valid.iter().min().copied().unwrap_or(0);
+        let max = valid.iter().max().copied().unwrap_or(0);
+        let mean = if valid.is_empty() { 0.0 } else { total as f64 / valid.len() as f64 };
+        format!(
+            "{} rows ({} null), {total} {unit} in all; per row min {min}, mean {mean:.2}, max {max}",
+            values.len(),
+            values.len() - valid.len()
+        )
+    })
+}
+
+/// `ragged lists counts`
+pub fn lists(global: &GlobalArgs, command: ListsCommand) -> anyhow::Result<()> {
+    let ListsCommand::Counts(args) = command;
+    let selected = device(global)?;
+    let table = {
+        let _step = Step::start("reading", global.quiet);
+        read_table(&args.input, input_format(&args)?, Some(&[args.column.as_str()]))?
+    };
+    let lists = table.lists(&args.column)?;
+    let started = Instant::now();
+    let (counts, total): (Column, i64) = ragged::with_backend!(&selected.backend, |b| {
+        match lists {
+            ListsColumn::List(c) => {
+                let on_device = b.to_device_list(c)?;
+                let out = b.counts(&on_device)?;
+                let total = b.reduce_sum(&out)?;
+                (Column::Int32(b.to_host_primitive(&out)?), total)
+            }
+            ListsColumn::LargeList(c) => {
+                let on_device = b.to_device_list(c)?;
+                let out = b.counts(&on_device)?;
+                let total = b.reduce_sum(&out)?;
+                (Column::Int64(b.to_host_primitive(&out)?), total)
+            }
+        }
+    });
+    let seconds = started.elapsed().as_secs_f64();
+    let name = format!("{}_counts", args.column);
+    finish(global, &args, &selected, table.column(&args.column)?.clone(), name, counts, seconds, |counts| {
+        let values = as_i64(counts);
+        let valid = values.iter().flatten().count();
+        format!("{} lists ({} null), {total} elements in all", values.len(), values.len() - valid)
+    })
+}
+
+/// `ragged reduce sum`
+pub fn reduce(global: &GlobalArgs, command: ReduceCommand) -> anyhow::Result<()> {
+    let ReduceCommand::Sum(args) = command;
+    if args.output.is_some() {
+        bail!("reduce sum prints one value; --output is not accepted");
+    }
+    let selected = device(global)?;
+    let table = read_table(&args.input, input_format(&args)?, Some(&[args.column.as_str()]))?;
+    let column = table.column(&args.column)?;
+    let text = ragged::with_backend!(&selected.backend, |b| {
+        macro_rules! sum {
+            ($c:expr) => {
+                b.reduce_sum(&b.to_device_primitive($c)?)?.to_string()
+            };
+        }
+        match column {
+            Column::Int8(c) => sum!(c),
+            Column::Int16(c) => sum!(c),
+            Column::Int32(c) => sum!(c),
+            Column::Int64(c) => sum!(c),
+            Column::UInt8(c) => sum!(c),
+            Column::UInt16(c) => sum!(c),
+            Column::UInt32(c) => sum!(c),
+            Column::UInt64(c) => sum!(c),
+            Column::Float32(c) => sum!(c),
+            Column::Float64(c) => sum!(c),
+            other => {
+                return Err(ragged::Error::TypeMismatch {
+                    column: args.column.clone(),
+                    expected: "a numeric column".into(),
+                    actual: other.type_name(),
+                }
+                .into())
+            }
+        }
+    });
+    println!("{text}");
+    Ok(())
+}
+
+/// Write the output file or print the summary, then the closing line.
+#[allow(clippy::too_many_arguments)]
+fn finish(
+    global: &GlobalArgs,
+    args: &InputArgs,
+    selected: &Selected,
+    input: Column,
+    result_name: String,
+    result: Column,
+    seconds: f64,
+    summary: impl Fn(&Column) -> String,
+) -> anyhow::Result<()> {
+    if let Some(output) = &args.output {
+        let _step = Step::start("writing", global.quiet);
+        let columns = vec![(args.column.clone(), input), (result_name, result.clone())];
+        write_table(output, None, &columns).with_context(|| "no output was written".to_string())?;
+    }
+    println!("{}", summary(&result));
+    if !global.quiet {
+        eprintln!("device {}, {:.3} ms", selected.backend.describe(), seconds * 1e3);
+    }
+    Ok(())
+}
+
+fn as_i64(column: &Column) -> Vec<Option<i64>> {
+    match column {
+        Column::Int32(c) => c.to_options().into_iter().map(|v| v.map(i64::from)).collect(),
+        Column::Int64(c) => c.to_options(),
+        _ => Vec::new(),
+    }
+}
