@@ -1,1 +1,250 @@
-//! placeholder
+//! # ragged-testkit
+//!
+//! Test support for every ragged backend (DESIGN.md §4): deterministic generators of
+//! host columns ([`gen`]), proptest strategies ([`strategy`]), naive sequential
+//! reference implementations ([`oracle`]), comparison helpers with case/row messages
+//! ([`check`]) and the backend conformance suite ([`conformance`],
+//! [`conformance_suite!`]).
+//!
+//! A backend crate instantiates the suite in one line of `tests/conformance.rs`:
+//!
+//! ```ignore
+//! ragged_testkit::conformance_suite!(Ok::<_, String>(ragged_cpu::CpuBackend::new()));
+//! ```
+//!
+//! The expression evaluates to `Result<B, String>`; `Err(reason)` means the backend is
+//! unavailable here (no GPU): each test then prints `skipped: <reason>` to stderr and
+//! returns, unless `RAGGED_REQUIRE_CUDA=1` is set, in which case it fails with the
+//! reason (see [`backend_or_skip`]).
+
+// This crate is test support code: panicking on a failed check or on generator misuse
+// is its purpose, and every such panic is documented on the function.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+pub mod check;
+pub mod conformance;
+pub mod gen;
+pub mod native;
+pub mod oracle;
+pub mod rng;
+pub mod strategy;
+
+use std::io::Write;
+
+pub use check::{describe_case, Mismatch};
+pub use native::TestNative;
+
+/// Re-exported so that [`conformance_suite!`] works in crates without a proptest
+/// dependency of their own.
+pub use proptest;
+
+/// The environment variable that turns "backend unavailable" from a skip into a test
+/// failure (set on GPU machines so that a missing device fails loudly).
+pub const REQUIRE_ENV: &str = "RAGGED_REQUIRE_CUDA";
+
+/// Whether [`REQUIRE_ENV`] asks for the backend to be required (`1` or `true`).
+pub fn backend_required() -> bool {
+    std::env::var(REQUIRE_ENV)
+        .map(|v| matches!(v.trim(), "1" | "true"))
+        .unwrap_or(false)
+}
+
+/// The backend of a conformance test, or `None` when it is unavailable and the test
+/// should be skipped.
+///
+/// On `Err(reason)`, writes `skipped: <reason> (test <test>)` straight to the process's
+/// stderr (bypassing the test harness's capture, so a skip is visible in a normal
+/// `cargo test` run) and returns `None` — unless `RAGGED_REQUIRE_CUDA=1`.
+///
+/// # Panics
+/// When the backend is unavailable and `RAGGED_REQUIRE_CUDA=1` is set.
+///
+/// ```
+/// let backend = ragged_testkit::backend_or_skip("demo", Ok::<_, String>(42));
+/// assert_eq!(backend, Some(42));
+/// ```
+pub fn backend_or_skip<B>(test: &str, made: Result<B, String>) -> Option<B> {
+    backend_or_skip_with(test, made, backend_required())
+}
+
+/// [`backend_or_skip`] with the "required" decision passed in (for testing the
+/// decision without touching the environment).
+///
+/// # Panics
+/// When the backend is unavailable and `required` is true.
+pub fn backend_or_skip_with<B>(test: &str, made: Result<B, String>, required: bool) -> Option<B> {
+    match made {
+        Ok(backend) => Some(backend),
+        Err(reason) if required => {
+            panic!("{test}: backend unavailable and {REQUIRE_ENV}=1: {reason}")
+        }
+        Err(reason) => {
+            // A failed write to stderr cannot be reported anywhere better.
+            let _ = writeln!(std::io::stderr(), "skipped: {reason} (test {test})");
+            None
+        }
+    }
+}
+
+/// Run one suite body with the backend made by `made`, or skip (see
+/// [`backend_or_skip`]). Used by [`conformance_suite!`].
+///
+/// # Panics
+/// As [`backend_or_skip`], and when `body` panics (a failed check).
+pub fn run_suite_test<B>(test: &str, made: Result<B, String>, body: impl FnOnce(&B)) {
+    if let Some(backend) = backend_or_skip(test, made) {
+        body(&backend);
+    }
+}
+
+/// Expands to the conformance suite: one `#[test]` per property, each comparing the
+/// backend against the testkit's oracles.
+///
+/// `$make` is an expression of type `Result<B, String>` where `B: ragged_core::Backend`;
+/// it is evaluated once per test. `Err(reason)` skips the test with `skipped: <reason>`
+/// on stderr, or fails it when `RAGGED_REQUIRE_CUDA=1` ([`backend_or_skip`]).
+///
+/// Tests: `length_*`, `length_bytes_*`, `counts_*` (both offset widths), `reduce_sum_*`
+/// (all ten element types), `reduce_sum_overflow_{i64,u64}`,
+/// `reduce_sum_wide_accumulator`, `validate_offsets_{i32,i64}`, `nulls_preserved`,
+/// `sliced_inputs`, and `prop_*` properties (64 proptest cases each, more with
+/// `PROPTEST_CASES`).
+///
+/// ```ignore
+/// ragged_testkit::conformance_suite!(Ok::<_, String>(ragged_cpu::CpuBackend::new()));
+/// ```
+#[macro_export]
+macro_rules! conformance_suite {
+    ($make:expr) => {
+        $crate::conformance_suite!(@tests $make;
+            length_utf8 => |b| $crate::conformance::length::<_, i32>(b);
+            length_large_utf8 => |b| $crate::conformance::length::<_, i64>(b);
+            length_bytes_utf8 => |b| $crate::conformance::length_bytes::<_, i32>(b);
+            length_bytes_large_utf8 => |b| $crate::conformance::length_bytes::<_, i64>(b);
+            counts_list => |b| $crate::conformance::counts::<_, i32>(b);
+            counts_large_list => |b| $crate::conformance::counts::<_, i64>(b);
+            reduce_sum_i8 => |b| $crate::conformance::reduce_sum::<_, i8>(b);
+            reduce_sum_i16 => |b| $crate::conformance::reduce_sum::<_, i16>(b);
+            reduce_sum_i32 => |b| $crate::conformance::reduce_sum::<_, i32>(b);
+            reduce_sum_i64 => |b| $crate::conformance::reduce_sum::<_, i64>(b);
+            reduce_sum_u8 => |b| $crate::conformance::reduce_sum::<_, u8>(b);
+            reduce_sum_u16 => |b| $crate::conformance::reduce_sum::<_, u16>(b);
+            reduce_sum_u32 => |b| $crate::conformance::reduce_sum::<_, u32>(b);
+            reduce_sum_u64 => |b| $crate::conformance::reduce_sum::<_, u64>(b);
+            reduce_sum_f32 => |b| $crate::conformance::reduce_sum::<_, f32>(b);
+            reduce_sum_f64 => |b| $crate::conformance::reduce_sum::<_, f64>(b);
+            reduce_sum_overflow_i64 => |b| $crate::conformance::reduce_sum_overflow::<_, i64>(b);
+            reduce_sum_overflow_u64 => |b| $crate::conformance::reduce_sum_overflow::<_, u64>(b);
+            reduce_sum_wide_accumulator => |b| $crate::conformance::reduce_sum_wide_accumulator(b);
+            validate_offsets_i32 => |b| $crate::conformance::validate_offsets::<_, i32>(b);
+            validate_offsets_i64 => |b| $crate::conformance::validate_offsets::<_, i64>(b);
+            nulls_preserved => |b| $crate::conformance::nulls_preserved(b);
+            sliced_inputs => |b| $crate::conformance::sliced_inputs(b);
+        );
+        $crate::conformance_suite!(@props $make;
+            prop_length_utf8 => case in $crate::strategy::string_case::<i32>()
+                => |b| $crate::conformance::check_length(b, &case);
+            prop_length_large_utf8 => case in $crate::strategy::string_case::<i64>()
+                => |b| $crate::conformance::check_length(b, &case);
+            prop_length_bytes_utf8 => case in $crate::strategy::string_case::<i32>()
+                => |b| $crate::conformance::check_length_bytes(b, &case);
+            prop_length_bytes_large_utf8 => case in $crate::strategy::string_case::<i64>()
+                => |b| $crate::conformance::check_length_bytes(b, &case);
+            prop_counts_list => case in $crate::strategy::list_case::<i32, i32>()
+                => |b| $crate::conformance::check_counts(b, &case);
+            prop_counts_large_list => case in $crate::strategy::list_case::<i64, f64>()
+                => |b| $crate::conformance::check_counts(b, &case);
+            prop_reduce_sum_i8 => case in $crate::strategy::primitive_case::<i8>()
+                => |b| $crate::conformance::check_reduce_sum(b, &case);
+            prop_reduce_sum_i16 => case in $crate::strategy::primitive_case::<i16>()
+                => |b| $crate::conformance::check_reduce_sum(b, &case);
+            prop_reduce_sum_i32 => case in $crate::strategy::primitive_case::<i32>()
+                => |b| $crate::conformance::check_reduce_sum(b, &case);
+            prop_reduce_sum_i64 => case in $crate::strategy::primitive_case::<i64>()
+                => |b| $crate::conformance::check_reduce_sum(b, &case);
+            prop_reduce_sum_u8 => case in $crate::strategy::primitive_case::<u8>()
+                => |b| $crate::conformance::check_reduce_sum(b, &case);
+            prop_reduce_sum_u16 => case in $crate::strategy::primitive_case::<u16>()
+                => |b| $crate::conformance::check_reduce_sum(b, &case);
+            prop_reduce_sum_u32 => case in $crate::strategy::primitive_case::<u32>()
+                => |b| $crate::conformance::check_reduce_sum(b, &case);
+            prop_reduce_sum_u64 => case in $crate::strategy::primitive_case::<u64>()
+                => |b| $crate::conformance::check_reduce_sum(b, &case);
+            prop_reduce_sum_f32 => case in $crate::strategy::primitive_case::<f32>()
+                => |b| $crate::conformance::check_reduce_sum(b, &case);
+            prop_reduce_sum_f64 => case in $crate::strategy::primitive_case::<f64>()
+                => |b| $crate::conformance::check_reduce_sum(b, &case);
+            prop_reduce_sum_overflow_i64 => case in $crate::strategy::full_range_i64_case()
+                => |b| $crate::conformance::check_reduce_sum(b, &case);
+            prop_reduce_sum_overflow_u64 => case in $crate::strategy::full_range_u64_case()
+                => |b| $crate::conformance::check_reduce_sum(b, &case);
+            prop_validate_offsets_i32 => case in $crate::strategy::offsets_case()
+                => |b| $crate::conformance::check_validate_offsets::<_, i32>(b, &case);
+            prop_validate_offsets_i64 => case in $crate::strategy::offsets_case()
+                => |b| $crate::conformance::check_validate_offsets::<_, i64>(b, &case);
+        );
+    };
+
+    // One plain test per suite body.
+    (@tests $make:expr; $($name:ident => |$b:ident| $body:expr;)*) => {
+        $(
+            #[test]
+            fn $name() {
+                $crate::run_suite_test(stringify!($name), $make, |$b| $body);
+            }
+        )*
+    };
+
+    // One property per check: the backend is made once per test, then proptest runs
+    // the check on each generated case and shrinks a failure to a minimal one.
+    (@props $make:expr; $($name:ident => $case:ident in $strategy:expr => |$b:ident| $check:expr;)*) => {
+        $(
+            #[test]
+            fn $name() {
+                let Some(backend) = $crate::backend_or_skip(stringify!($name), $make) else {
+                    return;
+                };
+                let $b = &backend;
+                $crate::proptest::proptest!(
+                    $crate::conformance::proptest_config(),
+                    |($case in $strategy)| {
+                        $check?;
+                    }
+                );
+            }
+        )*
+    };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_available_backend_is_used() {
+        assert_eq!(
+            backend_or_skip_with("t", Ok::<_, String>(1), false),
+            Some(1)
+        );
+        assert_eq!(backend_or_skip_with("t", Ok::<_, String>(1), true), Some(1));
+    }
+
+    #[test]
+    fn an_unavailable_backend_is_skipped() {
+        assert_eq!(
+            backend_or_skip_with::<u8>("t", Err("no GPU".into()), false),
+            None
+        );
+        let mut ran = false;
+        if !backend_required() {
+            run_suite_test::<u8>("t", Err("no GPU".into()), |_| ran = true);
+        }
+        assert!(!ran);
+    }
+
+    #[test]
+    #[should_panic(expected = "t: backend unavailable and RAGGED_REQUIRE_CUDA=1: no GPU")]
+    fn an_unavailable_backend_fails_when_required() {
+        let _ = backend_or_skip_with::<u8>("t", Err("no GPU".into()), true);
+    }
+}

@@ -1,0 +1,122 @@
+//! Deterministic generators of HOST columns, and the enumerations of named cases the
+//! conformance suite loops over.
+//!
+//! Every case is built from a *spec* (the rows as plain Rust values, which rows are
+//! valid, and an optional slice), so the oracle can compute the expected result from
+//! the spec without looking at the column, and the column is built independently of
+//! any backend. Randomness comes from [`crate::rng::Rng`] seeded by the case's label:
+//! the same label gives the same column everywhere.
+//!
+//! The enumerations cover the checklist of DESIGN.md §4: nulls, empty rows, all-null,
+//! all-empty, 1- to 4-byte UTF-8 characters, one very long row among short ones, sliced
+//! inputs (`offsets[0] != 0`, validity bitmaps at a bit offset, null rows with non-empty
+//! bytes), both offset widths and the row counts of [`ROW_COUNTS`].
+
+use std::any::Any;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+
+mod lists;
+mod offsets;
+mod primitives;
+mod strings;
+
+pub use lists::{list_case, list_cases, ListCase, ListKind, ListSpec};
+pub use offsets::{offsets_cases, OffsetsCase};
+pub use primitives::{
+    primitive_case, primitive_cases, sum_overflow_cases, wide_accumulator_cases, PrimitiveCase,
+    PrimitiveKind, PrimitiveSpec,
+};
+pub use strings::{
+    random_char, random_string, string_case, string_cases, CharMix, StringCase, StringKind,
+    StringSpec,
+};
+
+/// The number of rows of one large case: more than 2^20, not a multiple of any tile.
+pub const LARGE_ROWS: usize = (1 << 20) + 3;
+
+/// Row counts every enumeration covers: empty, one, a warp ± 1, a block ± 1, a tile ± 1,
+/// several tiles plus a remainder, and one large input.
+pub const ROW_COUNTS: [usize; 13] = [
+    0,
+    1,
+    31,
+    32,
+    33,
+    255,
+    256,
+    257,
+    1023,
+    1024,
+    1025,
+    3 * 1024 + 5,
+    LARGE_ROWS,
+];
+
+/// [`ROW_COUNTS`] without the large one, for the many special-shape cases.
+pub const SMALL_ROW_COUNTS: [usize; 12] = [
+    0,
+    1,
+    31,
+    32,
+    33,
+    255,
+    256,
+    257,
+    1023,
+    1024,
+    1025,
+    3 * 1024 + 5,
+];
+
+/// A named test input: the conformance suite prints the label when a check fails.
+pub trait Case {
+    /// The case's name, e.g. `utf8/sliced/rows=257`.
+    fn label(&self) -> &str;
+    /// Number of rows of the column under test.
+    fn row_count(&self) -> usize;
+}
+
+/// Specs of more rows than this are generated once per process and shared
+/// ([`cached`]): the large cases are used by several tests, and generating a million
+/// rows in a debug build takes a noticeable fraction of a second.
+pub(crate) const CACHE_ABOVE_ROWS: usize = 4096;
+
+/// The value stored under `key` (qualified by the type's name), made by `make` on
+/// first use. Threads asking for the same key wait for one generation; different keys
+/// are generated concurrently.
+///
+/// # Panics
+/// Never in practice: a key is always used with the same type because the type's name
+/// is part of it.
+pub(crate) fn cached<S: Send + Sync + 'static>(key: &str, make: impl FnOnce() -> S) -> Arc<S> {
+    type Cell = Arc<OnceLock<Arc<dyn Any + Send + Sync>>>;
+    static CACHE: OnceLock<Mutex<HashMap<String, Cell>>> = OnceLock::new();
+    let key = format!("{}::{key}", std::any::type_name::<S>());
+    let cell = {
+        let mut map = CACHE
+            .get_or_init(Mutex::default)
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        map.entry(key).or_default().clone()
+    };
+    let value = cell
+        .get_or_init(|| Arc::new(make()) as Arc<dyn Any + Send + Sync>)
+        .clone();
+    value
+        .downcast::<S>()
+        .expect("a cache key is used with one type")
+}
+
+/// Validity bitmap from per-row flags: `None` when every row is valid and no explicit
+/// bitmap was asked for.
+pub(crate) fn validity_from(valid: &[bool], explicit: bool) -> Option<arrow_buffer::NullBuffer> {
+    if explicit || valid.iter().any(|v| !v) {
+        Some(arrow_buffer::NullBuffer::from(valid.to_vec()))
+    } else {
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,272 @@
+//! proptest strategies for the same shapes as [`crate::gen`]: arbitrary rows with
+//! nulls and multi-byte characters, arbitrary lists, arbitrary primitive vectors with
+//! nulls, arbitrary slicing, arbitrary (mostly valid) offsets.
+//!
+//! Strategies generate *specs* (plain values) and build the host column in a final
+//! `prop_map`, so shrinking works on rows, not on buffers.
+
+use proptest::collection::vec;
+use proptest::prelude::*;
+use proptest::sample::Index;
+use ragged_core::OffsetSize;
+
+use crate::gen::{
+    ListCase, ListSpec, OffsetsCase, PrimitiveCase, PrimitiveSpec, StringCase, StringSpec,
+};
+use crate::native::TestNative;
+
+/// Any character, weighted towards ASCII, with every UTF-8 width represented: 1-byte
+/// (U+0000..U+007F), 2-byte, 3-byte (surrogates excluded) and 4-byte.
+pub fn string_char() -> impl Strategy<Value = char> {
+    prop_oneof![
+        4 => proptest::char::range('\u{0}', '\u{7F}'),
+        2 => proptest::char::range('\u{80}', '\u{7FF}'),
+        2 => proptest::char::range('\u{800}', '\u{FFFF}'),
+        2 => proptest::char::range('\u{10000}', '\u{10FFFF}'),
+    ]
+}
+
+/// A row's text: usually short (0 to 15 characters), sometimes up to 299 characters.
+pub fn string_text() -> impl Strategy<Value = String> {
+    prop_oneof![
+        9 => vec(string_char(), 0..16).prop_map(String::from_iter),
+        1 => vec(string_char(), 0..300).prop_map(String::from_iter),
+    ]
+}
+
+/// An arbitrary row: `None` (null) with probability 0.15, otherwise any text.
+pub fn string_row() -> impl Strategy<Value = Option<String>> {
+    proptest::option::weighted(0.85, string_text())
+}
+
+/// An optional slice `(start, len)` of `n` rows, from two indexes: `None` half of the
+/// time.
+pub fn slice_of(n: usize, choice: Option<(Index, Index)>) -> Option<(usize, usize)> {
+    choice.map(|(a, b)| {
+        let start = a.index(n + 1);
+        let len = b.index(n - start + 1);
+        (start, len)
+    })
+}
+
+fn slice_choice() -> impl Strategy<Value = Option<(Index, Index)>> {
+    proptest::option::of((any::<Index>(), any::<Index>()))
+}
+
+/// A strings spec: 0 to 119 rows (15 % null, null rows keep their bytes half of the
+/// time), sometimes an explicit all-valid bitmap, sometimes sliced.
+pub fn string_spec() -> impl Strategy<Value = StringSpec> {
+    (
+        vec(
+            (string_text(), proptest::bool::weighted(0.85), any::<bool>()),
+            0..120,
+        ),
+        proptest::bool::weighted(0.1),
+        slice_choice(),
+    )
+        .prop_map(|(rows, explicit_validity, choice)| {
+            let rows: Vec<(String, bool)> = rows
+                .into_iter()
+                .map(|(text, valid, keep_bytes)| {
+                    let text = if valid || keep_bytes {
+                        text
+                    } else {
+                        String::new()
+                    };
+                    (text, valid)
+                })
+                .collect();
+            let slice = slice_of(rows.len(), choice);
+            StringSpec {
+                rows,
+                slice,
+                explicit_validity,
+            }
+        })
+}
+
+/// A strings case of offset width `O` from [`string_spec`].
+pub fn string_case<O: OffsetSize>() -> impl Strategy<Value = StringCase<O>> {
+    string_spec().prop_map(|spec| {
+        StringCase::from_spec(format!("proptest/{}", StringCase::<O>::type_name()), &spec)
+    })
+}
+
+/// A list spec with children of `T`: 0 to 149 lists of 0 to 7 elements (10 % null
+/// elements, 15 % null lists that keep their elements), sometimes a sliced child,
+/// sometimes an explicit all-valid bitmap, sometimes sliced.
+pub fn list_spec<T: TestNative>() -> impl Strategy<Value = ListSpec<T>> {
+    (
+        vec(
+            (
+                vec(proptest::option::weighted(0.9, T::arbitrary_value()), 0..8),
+                proptest::bool::weighted(0.85),
+            ),
+            0..150,
+        ),
+        vec(proptest::option::of(T::arbitrary_value()), 0..4),
+        proptest::bool::weighted(0.1),
+        slice_choice(),
+    )
+        .prop_map(|(lists, child_prefix, explicit_validity, choice)| {
+            let slice = slice_of(lists.len(), choice);
+            ListSpec {
+                lists,
+                slice,
+                explicit_validity,
+                child_prefix,
+            }
+        })
+}
+
+/// A list case of offset width `O` with children of `T`, from [`list_spec`].
+pub fn list_case<O: OffsetSize, T: TestNative>() -> impl Strategy<Value = ListCase<O, T>> {
+    list_spec::<T>().prop_map(|spec| {
+        ListCase::from_spec(format!("proptest/{}", ListCase::<O, T>::type_name()), &spec)
+    })
+}
+
+/// A primitive spec from a strategy of optional values, sometimes sliced, sometimes
+/// with an explicit all-valid bitmap.
+pub fn primitive_spec_from<T: TestNative>(
+    values: impl Strategy<Value = Vec<Option<T>>>,
+) -> impl Strategy<Value = PrimitiveSpec<T>> {
+    (values, proptest::bool::weighted(0.1), slice_choice()).prop_map(
+        |(values, explicit_validity, choice)| {
+            let slice = slice_of(values.len(), choice);
+            PrimitiveSpec {
+                values,
+                slice,
+                explicit_validity,
+            }
+        },
+    )
+}
+
+/// A primitive case of `T`: 0 to 299 values of [`TestNative::arbitrary_value`], 10 %
+/// null. Float sums are compared within the rounding bound.
+pub fn primitive_case<T: TestNative>() -> impl Strategy<Value = PrimitiveCase<T>> {
+    primitive_spec_from(vec(
+        proptest::option::weighted(0.9, T::arbitrary_value()),
+        0..300,
+    ))
+    .prop_map(|spec| PrimitiveCase::from_spec(format!("proptest/{}", T::NAME), &spec, false))
+}
+
+/// `i64` values over the full range, biased towards the extremes: half of the cases
+/// have values of one sign (sums that overflow), half mixed signs (partial sums that may
+/// leave the range while the total fits, which is not an overflow).
+pub fn full_range_i64_case() -> impl Strategy<Value = PrimitiveCase<i64>> {
+    let magnitude = prop_oneof![
+        0..=i64::MAX,
+        0..1000i64,
+        (i64::MAX - 1000)..=i64::MAX,
+        (i64::MAX / 4)..=(i64::MAX / 2),
+    ];
+    let signed = (magnitude, any::<bool>());
+    let values = (
+        any::<bool>(),
+        any::<bool>(),
+        vec(proptest::option::weighted(0.9, signed), 0..40),
+    )
+        .prop_map(|(one_sign, negative, values)| {
+            values
+                .into_iter()
+                .map(|v| {
+                    v.map(|(x, own_sign)| {
+                        let negative = if one_sign { negative } else { own_sign };
+                        // -x - 1 maps 0..=MAX onto -1..=MIN.
+                        if negative {
+                            -x - 1
+                        } else {
+                            x
+                        }
+                    })
+                })
+                .collect::<Vec<_>>()
+        });
+    primitive_spec_from(values)
+        .prop_map(|spec| PrimitiveCase::from_spec("proptest/i64-full-range", &spec, true))
+}
+
+/// `u64` values over the full range, biased towards the extremes.
+pub fn full_range_u64_case() -> impl Strategy<Value = PrimitiveCase<u64>> {
+    let value = prop_oneof![
+        any::<u64>(),
+        0..1000u64,
+        (u64::MAX - 1000)..=u64::MAX,
+        (u64::MAX / 4)..=(u64::MAX / 2),
+    ];
+    primitive_spec_from(vec(proptest::option::weighted(0.9, value), 0..40))
+        .prop_map(|spec| PrimitiveCase::from_spec("proptest/u64-full-range", &spec, true))
+}
+
+/// Offsets that are mostly valid (a start of 0 to 3 and sizes of 0 to 4), checked
+/// against a values length a little above or below their end, with one value
+/// overwritten by an arbitrary (possibly negative or too large) one half of the time;
+/// sometimes an empty buffer.
+pub fn offsets_case() -> impl Strategy<Value = OffsetsCase> {
+    let built = (
+        0i64..4,
+        vec(0i64..5, 0..64),
+        -2i64..4,
+        proptest::option::of((any::<Index>(), -3i64..300)),
+    )
+        .prop_map(|(start, sizes, slack, perturb)| {
+            let mut offsets = Vec::with_capacity(sizes.len() + 1);
+            let mut end = start;
+            offsets.push(end);
+            for s in sizes {
+                end += s;
+                offsets.push(end);
+            }
+            if let Some((at, value)) = perturb {
+                let at = at.index(offsets.len());
+                offsets[at] = value;
+            }
+            let values_len = (end + slack).max(0) as usize;
+            OffsetsCase::new("proptest/offsets", offsets, values_len)
+        });
+    prop_oneof![
+        1 => (0usize..3).prop_map(|len| OffsetsCase::new("proptest/empty-offsets", vec![], len)),
+        30 => built,
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 64, failure_persistence: None, ..ProptestConfig::default() })]
+
+        #[test]
+        fn string_cases_hold_their_rows(case in string_case::<i32>()) {
+            prop_assert_eq!(case.column.len(), case.rows.len());
+            for (i, want) in case.rows.iter().enumerate() {
+                prop_assert_eq!(case.column.get(i), want.as_deref());
+            }
+        }
+
+        #[test]
+        fn list_cases_hold_their_lists(case in list_case::<i64, u8>()) {
+            prop_assert_eq!(case.column.len(), case.rows.len());
+            for (i, want) in case.rows.iter().enumerate() {
+                prop_assert_eq!(case.column.is_valid(i), want.is_some());
+                if let Some(want) = want {
+                    prop_assert_eq!(case.column.range(i).len(), want.len());
+                }
+            }
+        }
+
+        #[test]
+        fn primitive_cases_hold_their_values(case in primitive_case::<i16>()) {
+            prop_assert_eq!(case.column.to_options(), case.values);
+        }
+
+        #[test]
+        fn full_range_cases_reach_the_extremes(case in full_range_i64_case()) {
+            prop_assert_eq!(case.column.to_options(), case.values);
+        }
+    }
+}
