@@ -93,7 +93,7 @@ impl<T: Native> PrimitiveColumn<T, Host> {
 
     /// Row `i` as an option (`None` when null or out of range).
     pub fn get(&self, i: usize) -> Option<T> {
-        if self.validity.as_ref().is_some_and(|v| v.is_null(i)) {
+        if i >= self.len() || self.validity.as_ref().is_some_and(|v| v.is_null(i)) {
             return None;
         }
         self.values.get(i).copied()

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Build ragged's GPU test and bench binaries on this x86-64 machine (Rust toolchain
+# needed) for a machine that has an NVIDIA GPU and the CUDA toolkit but no Rust.
+#
+#   scripts/gpu-build.sh [DIR]      # default DIR: dist/gpu
+#
+# DIR then holds stripped binaries and scripts/gpu-run.sh; copy DIR to the GPU machine
+# and run `DIR/gpu-run.sh all` there (see that script).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+dir=${1:-dist/gpu}
+rm -rf "$dir" && mkdir -p "$dir/tests"
+cargo build --profile dist -p ragged-cli
+cp target/dist/ragged "$dir/ragged"
+# Every test binary of the CUDA backend crate (conformance, runtime, compile check).
+cargo test --profile dist -p ragged-cuda --no-run --message-format=json 2>/dev/null \
+  | python3 -c '
+import json, sys, shutil, os
+dest = sys.argv[1]
+for line in sys.stdin:
+    msg = json.loads(line)
+    exe = msg.get("executable")
+    if msg.get("reason") == "compiler-artifact" and exe and msg.get("profile", {}).get("test"):
+        name = msg["target"]["name"]
+        if msg["target"]["kind"] == ["lib"]:
+            name = "unit"
+        shutil.copy(exe, os.path.join(dest, name))
+        print("test binary:", name)
+' "$dir/tests"
+cp scripts/gpu-run.sh "$dir/gpu-run.sh"
+du -sh "$dir"

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Run ragged's GPU checks from the binaries scripts/gpu-build.sh made, on a machine
+# with an NVIDIA GPU and the CUDA toolkit (no Rust needed).
+#
+#   gpu-run.sh test       the CUDA conformance suite and runtime tests (GPU required)
+#   gpu-run.sh sanitize   the same under compute-sanitizer memcheck and racecheck,
+#                         with the memory pool disabled
+#   gpu-run.sh bench      `ragged bench` with JSON output
+#   gpu-run.sh all        all three
+#
+# Logs go to $LOGS (default: ./logs). Exit status is non-zero when any step fails.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+logs=${LOGS:-$here/logs}
+mkdir -p "$logs"
+export RAGGED_REQUIRE_CUDA=1 RAGGED_REQUIRE_NVRTC=1
+export RAGGED_KERNEL_CACHE=${RAGGED_KERNEL_CACHE:-$here/kernel-cache}
+status=0
+
+run_tests() {
+  for t in "$here"/tests/*; do
+    echo "== $(basename "$t")"
+    "$t" --test-threads=1 2>&1 | tee "$logs/test-$(basename "$t").log" | grep -E "^test |test result|skipped|panicked|error" || true
+    [ "${PIPESTATUS[0]}" -eq 0 ] || { echo "FAILED: $(basename "$t")"; status=1; }
+  done
+}
+
+run_sanitize() {
+  local sanitizer
+  sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+  for tool in memcheck racecheck; do
+    for t in "$here"/tests/conformance "$here"/tests/runtime; do
+      [ -x "$t" ] || continue
+      echo "== $tool $(basename "$t")"
+      RAGGED_POOL=off "$sanitizer" --tool "$tool" --error-exitcode 99 --target-processes all \
+        "$t" --test-threads=1 > "$logs/$tool-$(basename "$t").log" 2>&1
+      rc=$?
+      tail -n 3 "$logs/$tool-$(basename "$t").log"
+      [ $rc -eq 0 ] || { echo "FAILED: $tool $(basename "$t") (exit $rc)"; status=1; }
+    done
+  done
+}
+
+run_bench() {
+  "$here/ragged" kernels warmup
+  "$here/ragged" bench --json "$logs/bench.json" 2>"$logs/bench.stderr" | tee "$logs/bench.txt"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+}
+
+case "${1:-all}" in
+  test) run_tests ;;
+  sanitize) run_sanitize ;;
+  bench) run_bench ;;
+  all) run_tests; run_sanitize; run_bench ;;
+  *) echo "usage: $0 test|sanitize|bench|all" >&2; exit 2 ;;
+esac
+exit $status
