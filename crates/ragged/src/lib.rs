@@ -1,1 +1,17 @@
-//! placeholder
+//! # ragged
+//!
+//! Ragged (variable-length) columnar data in Apache Arrow layout — strings columns, list
+//! columns, lines of text and biological sequences — on the CPU and on CUDA GPUs.
+//!
+//! This is the facade crate users depend on: it re-exports the data model of
+//! [`ragged_core`] (columns, [`Error`], backend traits) and adds file IO ([`io`]).
+
+pub mod bench;
+pub mod device;
+pub mod info;
+pub mod io;
+
+pub use ragged_cpu::CpuBackend;
+pub use ragged_cuda::{cuda_status, CudaBackend, CudaOptions, CudaStatus};
+
+pub use ragged_core::*;

@@ -1,0 +1,206 @@
+//! Reading and writing tables of columns: Parquet, Arrow IPC (file and stream) and CSV.
+//!
+//! - [`read_table`] reads a file (or standard input, `-`) into a [`Table`] of named
+//!   host [`Column`]s, optionally only some columns, pushed down to the Parquet and
+//!   Arrow IPC file readers so the others are never decoded.
+//! - [`write_table`] writes named columns to a file atomically (temporary file in the
+//!   same directory, fsync, rename) or to standard output (`-`).
+//! - [`read_table_from_reader`] and [`write_table_to_writer`] do the same on any
+//!   reader or writer.
+//!
+//! The format comes from the caller, or from the extension (see [`Format`]), or when
+//! reading a file with an unknown extension from its magic bytes.
+//!
+//! Every failure is a structured [`Error`] naming the path: [`Error::Io`] for the
+//! operating system (missing file, directory, permissions, missing output directory),
+//! [`Error::Format`] for contents that are not valid in the format (corrupt,
+//! truncated, wrong format), [`Error::ColumnNotFound`] listing the columns that
+//! exist, [`Error::TypeMismatch`] naming the column. No input panics or aborts:
+//! Arrow IPC lengths are checked against the file size before arrow-rs allocates
+//! from them, and decoder panics on malformed files are caught and reported as
+//! [`Error::Format`] (the panic hook still prints the panic message to stderr).
+//!
+//! # Format notes
+//!
+//! - **CSV** has a header row. Column types are inferred over the whole file:
+//!   integers are `int64`, decimals `float64`, `true`/`false` `bool`, everything
+//!   else (dates too) `utf8`. An empty field is null, so CSV does not keep the
+//!   difference between null and the empty string (both are written as an empty
+//!   field), nor `large_utf8` (read back as `utf8`), nor strings that look like
+//!   numbers. CSV cannot hold list columns: writing one is [`Error::Unsupported`].
+//! - **Parquet** is written with zstd compression and the Arrow schema embedded, so
+//!   `large_utf8`, `list` and `large_list` come back with the same types.
+//! - Dictionary-encoded and `Utf8View` top-level columns (as written by some other
+//!   tools) are decoded to plain `utf8` when read.
+//!
+//! # Example
+//! ```
+//! use ragged::io::{read_table, write_table};
+//! use ragged::{Column, PrimitiveColumn, StringColumn};
+//!
+//! let path = std::env::temp_dir().join(format!("ragged-doc-{}.parquet", std::process::id()));
+//! let columns = vec![
+//!     ("name".to_string(), Column::Utf8(StringColumn::from_options([Some("Grüße"), None]))),
+//!     ("count".to_string(), Column::Int64(PrimitiveColumn::from_vec(vec![3, 4]))),
+//! ];
+//! write_table(&path, None, &columns)?; // Parquet, from the extension
+//!
+//! let table = read_table(&path, None, Some(&["name"]))?;
+//! let names = table.strings("name")?;
+//! assert_eq!(names.iter().collect::<Vec<_>>(), [Some("Grüße"), None]);
+//! assert!(table.column("count").is_err()); // not selected: Error::ColumnNotFound
+//! # std::fs::remove_file(&path).ok();
+//! # Ok::<(), ragged::Error>(())
+//! ```
+
+mod errors;
+mod format;
+mod ipc_check;
+mod read;
+mod table;
+mod temp;
+mod write;
+
+use std::io::{Read, Write};
+use std::path::Path;
+
+use ragged_core::{Column, Host, Result};
+
+// Named in the documentation's links.
+#[cfg(doc)]
+use ragged_core::Error;
+
+pub use format::Format;
+pub use table::{ListsColumn, StringsColumn, Table};
+
+/// The path that means standard input (reading) or standard output (writing).
+pub const STDIO_PATH: &str = "-";
+
+/// Whether `path` is `-` (standard input or output).
+fn is_stdio(path: &Path) -> bool {
+    path.as_os_str() == STDIO_PATH
+}
+
+/// Read a table from the file at `path`, or from standard input when `path` is `-`.
+///
+/// `format` `None` takes the format from the extension, or with an unknown extension
+/// from the file's magic bytes (see [`Format::detect`]); standard input is read as
+/// Parquet or Arrow IPC file when it starts with their magic bytes, otherwise as
+/// [`Format::ArrowStream`] (CSV on standard input needs `Some(Format::Csv)`).
+///
+/// `columns` `None` reads every column; `Some(names)` reads those columns in that
+/// order (pushed down to the Parquet and Arrow IPC file readers). Record batches and
+/// row groups are concatenated into one column each.
+///
+/// # Errors
+/// - [`Error::Io`] with action `read` naming `path`: the file is missing, is a
+///   directory ("Is a directory"), cannot be opened (permissions) or read.
+/// - [`Error::Format`] naming `path` and the format: the contents are corrupt,
+///   truncated or another format, or the format cannot be told from the extension or
+///   magic bytes.
+/// - [`Error::ColumnNotFound`] for the first requested name the file does not have,
+///   listing the columns it has (checked before any data is decoded).
+/// - [`Error::TypeMismatch`] naming a (selected) column whose type ragged does not
+///   hold, such as dates or decimals: select other columns to read the rest.
+/// - [`Error::Overflow`] when a `utf8` or `list` column's batches together exceed
+///   i32 offsets.
+/// - [`Error::Io`] with action `create` when standard input must be buffered (any
+///   format but the stream) and the temporary directory is not writable.
+///
+/// # Example
+/// See the [module documentation](self).
+pub fn read_table(
+    path: impl AsRef<Path>,
+    format: Option<Format>,
+    columns: Option<&[&str]>,
+) -> Result<Table> {
+    let path = path.as_ref();
+    if is_stdio(path) {
+        return read::read_reader_detect(std::io::stdin().lock(), path, format, columns);
+    }
+    read::read_path(path, format, columns)
+}
+
+/// Read a table from any reader (errors name the path `-`), as [`read_table`] reads
+/// standard input.
+///
+/// `format` `None` reads Parquet or Arrow IPC file when the input starts with their
+/// magic bytes, otherwise [`Format::ArrowStream`]. The input is first copied to a
+/// temporary file in [`std::env::temp_dir`] (removed afterwards): Parquet and IPC
+/// files need random access, CSV two passes, and an IPC stream's message lengths are
+/// checked against its size before decoding.
+///
+/// # Errors
+/// As [`read_table`], with the path `-`.
+///
+/// # Example
+/// ```
+/// use ragged::io::{read_table_from_reader, write_table_to_writer, Format};
+/// use ragged::{Column, StringColumn};
+/// let columns = vec![("s".to_string(), Column::Utf8(StringColumn::from_options([Some("x")])))];
+/// let mut bytes = Vec::new();
+/// write_table_to_writer(&mut bytes, Format::ArrowStream, &columns)?;
+/// let table = read_table_from_reader(bytes.as_slice(), None, None)?; // a stream
+/// assert_eq!(table.strings("s")?.get(0), Some("x"));
+/// # Ok::<(), ragged::Error>(())
+/// ```
+pub fn read_table_from_reader<R: Read>(
+    reader: R,
+    format: Option<Format>,
+    columns: Option<&[&str]>,
+) -> Result<Table> {
+    read::read_reader_detect(reader, Path::new(STDIO_PATH), format, columns)
+}
+
+/// Write named columns to the file at `path`, or to standard output when `path` is
+/// `-`.
+///
+/// `format` `None` takes the format from the extension ([`Format::for_output`]);
+/// standard output defaults to [`Format::ArrowStream`] (an explicit format is
+/// honoured there too: none of them needs to seek). The columns are written as
+/// one record batch (one Parquet row group) under their names, every field nullable.
+///
+/// A file is written atomically: to a temporary file `.{name}.ragged-tmp-{pid}-{random}`
+/// in the target's directory, synced, then renamed over the target (replacing it).
+/// On any error the temporary file is removed and the target is untouched.
+///
+/// # Errors
+/// - [`Error::InvalidArgument`]: the extension names no format, the columns have
+///   different lengths, or `path` does not name a file.
+/// - [`Error::Unsupported`]: the format cannot hold a column (a list column as CSV);
+///   nothing is written.
+/// - [`Error::Io`] naming `path`: action `create` when the directory does not exist
+///   or is not writable, `write` when the target is a directory or writing fails,
+///   `sync` or `rename` when those steps fail.
+///
+/// # Example
+/// See the [module documentation](self).
+pub fn write_table(
+    path: impl AsRef<Path>,
+    format: Option<Format>,
+    columns: &[(String, Column<Host>)],
+) -> Result<()> {
+    let path = path.as_ref();
+    if is_stdio(path) {
+        let format = format.unwrap_or(Format::ArrowStream);
+        return write::write_writer(std::io::stdout(), path, format, columns);
+    }
+    write::write_path(path, format, columns)
+}
+
+/// Write named columns in `format` to any writer (errors name the path `-`).
+///
+/// Not atomic: on an error the writer may have received part of the output.
+///
+/// # Errors
+/// As [`write_table`] (except the file-system cases), with the path `-`.
+///
+/// # Example
+/// See [`read_table_from_reader`].
+pub fn write_table_to_writer<W: Write + Send>(
+    writer: W,
+    format: Format,
+    columns: &[(String, Column<Host>)],
+) -> Result<()> {
+    write::write_writer(writer, Path::new(STDIO_PATH), format, columns)
+}

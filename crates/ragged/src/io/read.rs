@@ -1,0 +1,276 @@
+//! Reading Parquet, Arrow IPC (file and stream) and CSV into a [`Table`].
+
+use std::fs::File;
+use std::io::{self, BufReader, Read, Seek, SeekFrom};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::Path;
+use std::sync::Arc;
+
+use arrow_array::RecordBatch;
+use arrow_ipc::reader::{FileReader, StreamReader};
+use arrow_schema::{ArrowError, DataType, Field, Schema};
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use parquet::arrow::ProjectionMask;
+use ragged_core::{Error, Result};
+
+use super::errors::{is_a_directory, panic_error, read_error};
+use super::ipc_check;
+use super::temp::TempFile;
+use super::{Format, Table};
+
+/// Read the file at `path` (not `-`).
+pub(crate) fn read_path(
+    path: &Path,
+    format: Option<Format>,
+    columns: Option<&[&str]>,
+) -> Result<Table> {
+    let metadata = std::fs::metadata(path).map_err(|e| Error::io("read", path, e))?;
+    if metadata.is_dir() {
+        return Err(is_a_directory("read", path));
+    }
+    let mut file = File::open(path).map_err(|e| Error::io("read", path, e))?;
+    if !metadata.is_file() {
+        // A pipe or device (`<(command)`, /dev/stdin): no size, no seeking. Read it as
+        // standard input is read.
+        let format = format.or_else(|| Format::from_extension(path));
+        return read_reader_detect(file, path, format, columns);
+    }
+    let format = match format {
+        Some(format) => format,
+        None => {
+            let mut head = Vec::with_capacity(8);
+            (&mut file)
+                .take(8)
+                .read_to_end(&mut head)
+                .and_then(|_| file.rewind())
+                .map_err(|e| Error::io("read", path, e))?;
+            Format::detect(path, &head)?
+        }
+    };
+    read_file(file, path, format, columns)
+}
+
+/// Read from any reader; errors name `label`. Without a format, the magic bytes
+/// decide between Parquet, Arrow IPC file and Arrow IPC stream (the default).
+pub(crate) fn read_reader_detect<R: Read>(
+    mut reader: R,
+    label: &Path,
+    format: Option<Format>,
+    columns: Option<&[&str]>,
+) -> Result<Table> {
+    if let Some(format) = format {
+        return read_reader(reader, label, format, columns);
+    }
+    let mut head = Vec::with_capacity(8);
+    (&mut reader)
+        .take(8)
+        .read_to_end(&mut head)
+        .map_err(|e| Error::io("read", label, e))?;
+    let format = Format::from_magic(&head).unwrap_or(Format::ArrowStream);
+    read_reader(io::Cursor::new(head).chain(reader), label, format, columns)
+}
+
+/// Read `format` from any reader; errors name `label`. The input is first copied to
+/// a temporary file: Parquet and IPC files need random access, CSV two passes, and
+/// streams are checked (see [`super::ipc_check`]) before arrow-rs decodes them.
+pub(crate) fn read_reader<R: Read>(
+    reader: R,
+    label: &Path,
+    format: Format,
+    columns: Option<&[&str]>,
+) -> Result<Table> {
+    let temp_dir = std::env::temp_dir();
+    let (mut temp, mut file) = TempFile::create_in(&temp_dir, "stdin")
+        .map_err(|e| Error::io("create", temp_dir.join(".ragged-tmp-stdin"), e))?;
+    let mut reader = reader;
+    io::copy(&mut reader, &mut file).map_err(|e| Error::io("read", label, e))?;
+    file.rewind()
+        .map_err(|e| Error::io("read", temp.path(), e))?;
+    let table = read_file(file, label, format, columns);
+    temp.remove();
+    table
+}
+
+/// Read an open file as `format`.
+fn read_file(file: File, path: &Path, format: Format, columns: Option<&[&str]>) -> Result<Table> {
+    match format {
+        Format::ArrowFile => ipc_check::check_file(&file, path)?,
+        Format::ArrowStream => ipc_check::check_stream(&file, path)?,
+        Format::Parquet | Format::Csv => {}
+    }
+    guarded(path, format, || match format {
+        Format::Parquet => read_parquet(file, path, columns),
+        Format::ArrowFile => read_ipc_file(file, path, columns),
+        Format::ArrowStream => read_stream(BufReader::new(file), path, columns),
+        Format::Csv => read_csv(file, path, columns),
+    })
+}
+
+/// Run a decoder, turning a panic on malformed input into [`Error::Format`].
+fn guarded(path: &Path, format: Format, decode: impl FnOnce() -> Result<Table>) -> Result<Table> {
+    catch_unwind(AssertUnwindSafe(decode))
+        .unwrap_or_else(|payload| Err(panic_error(path, format, payload.as_ref())))
+}
+
+/// The indices in `schema` of the requested columns, in request order, or all.
+///
+/// # Errors
+/// [`Error::ColumnNotFound`] for the first name that is not in the schema.
+fn resolve(schema: &Schema, columns: Option<&[&str]>) -> Result<Vec<usize>> {
+    let Some(names) = columns else {
+        return Ok((0..schema.fields().len()).collect());
+    };
+    names
+        .iter()
+        .map(|&name| {
+            schema
+                .fields()
+                .iter()
+                .position(|f| f.name() == name)
+                .ok_or_else(|| Error::ColumnNotFound {
+                    name: name.to_owned(),
+                    available: schema.fields().iter().map(|f| f.name().clone()).collect(),
+                })
+        })
+        .collect()
+}
+
+/// The projection handed to a reader: the distinct indices, ascending (the order
+/// readers produce anyway); `None` when every column is read.
+fn projection(schema: &Schema, indices: &[usize]) -> Option<Vec<usize>> {
+    let mut sorted = indices.to_vec();
+    sorted.sort_unstable();
+    sorted.dedup();
+    // `sorted` holds distinct indices below the field count: all of them iff as many.
+    (sorted.len() != schema.fields().len()).then_some(sorted)
+}
+
+/// Build the table from batches read with `projected` (ascending indices of
+/// `full_schema`, or every column), selecting the requested `indices` in order.
+fn finish(
+    full_schema: &Schema,
+    batches: &[RecordBatch],
+    indices: &[usize],
+    projected: Option<&[usize]>,
+) -> Result<Table> {
+    // The batches' own schema: readers disagree on whether `schema()` is projected.
+    let batch_schema = match (batches.first(), projected) {
+        (Some(batch), _) => batch.schema(),
+        (None, Some(projected)) => Arc::new(full_schema.project(projected).map_err(|e| {
+            Error::invalid_argument("read_table", format!("cannot project the schema: {e}"))
+        })?),
+        (None, None) => Arc::new(full_schema.clone()),
+    };
+    // Map each requested index of the full schema to its position in the batches.
+    let positions: Vec<usize> = match projected {
+        None => indices.to_vec(),
+        Some(projected) => indices
+            .iter()
+            .map(|i| projected.binary_search(i).unwrap_or(*i))
+            .collect(),
+    };
+    // Readers should keep field names; check so that a mismatch is an error, not a
+    // silently wrong column.
+    for (&i, &p) in indices.iter().zip(&positions) {
+        let expected = full_schema.fields().get(i).map(|f| f.name());
+        let actual = batch_schema.fields().get(p).map(|f| f.name());
+        if expected != actual {
+            return Err(Error::invalid_argument(
+                "read_table",
+                format!("the reader returned column {actual:?} where {expected:?} was expected"),
+            ));
+        }
+    }
+    Table::from_batches_selected(&batch_schema, batches, &positions)
+}
+
+/// Collect a reader's batches, mapping decoder errors.
+fn collect<I>(batches: I, path: &Path, format: Format) -> Result<Vec<RecordBatch>>
+where
+    I: IntoIterator<Item = std::result::Result<RecordBatch, ArrowError>>,
+{
+    batches
+        .into_iter()
+        .map(|batch| batch.map_err(|e| read_error(path, format, &e)))
+        .collect()
+}
+
+fn read_parquet(file: File, path: &Path, columns: Option<&[&str]>) -> Result<Table> {
+    let format = Format::Parquet;
+    let builder =
+        ParquetRecordBatchReaderBuilder::try_new(file).map_err(|e| read_error(path, format, &e))?;
+    let full_schema = builder.schema().clone();
+    let indices = resolve(&full_schema, columns)?;
+    let projected = projection(&full_schema, &indices);
+    let builder = match &projected {
+        Some(projected) => {
+            let mask = ProjectionMask::roots(builder.parquet_schema(), projected.iter().copied());
+            builder.with_projection(mask)
+        }
+        None => builder,
+    };
+    let reader = builder.build().map_err(|e| read_error(path, format, &e))?;
+    let batches = collect(reader, path, format)?;
+    finish(&full_schema, &batches, &indices, projected.as_deref())
+}
+
+fn read_ipc_file(file: File, path: &Path, columns: Option<&[&str]>) -> Result<Table> {
+    let format = Format::ArrowFile;
+    // The schema sits in the footer: open once to resolve the names, and again with
+    // the projection pushed down when only some columns are wanted.
+    let full_schema = FileReader::try_new_buffered(&file, None)
+        .map_err(|e| read_error(path, format, &e))?
+        .schema();
+    let indices = resolve(&full_schema, columns)?;
+    let projected = projection(&full_schema, &indices);
+    let reader = FileReader::try_new_buffered(&file, projected.clone())
+        .map_err(|e| read_error(path, format, &e))?;
+    let batches = collect(reader, path, format)?;
+    finish(&full_schema, &batches, &indices, projected.as_deref())
+}
+
+fn read_stream<R: Read>(reader: R, path: &Path, columns: Option<&[&str]>) -> Result<Table> {
+    let format = Format::ArrowStream;
+    // The schema is the stream's first message, so the projection cannot be known
+    // before the reader exists: decode every column, convert only the selected ones.
+    let reader = StreamReader::try_new(reader, None).map_err(|e| read_error(path, format, &e))?;
+    let schema = reader.schema();
+    let indices = resolve(&schema, columns)?;
+    let batches = collect(reader, path, format)?;
+    finish(&schema, &batches, &indices, None)
+}
+
+fn read_csv(mut file: File, path: &Path, columns: Option<&[&str]>) -> Result<Table> {
+    let format = Format::Csv;
+    // Infer over the whole file (so no later row contradicts the schema), then keep
+    // integers, floats and booleans and read everything else as strings.
+    let (inferred, _) = arrow_csv::reader::Format::default()
+        .with_header(true)
+        .infer_schema(BufReader::new(&file), None)
+        .map_err(|e| read_error(path, format, &e))?;
+    let fields: Vec<Field> = inferred
+        .fields()
+        .iter()
+        .map(|f| {
+            let data_type = match f.data_type() {
+                t @ (DataType::Int64 | DataType::Float64 | DataType::Boolean) => t.clone(),
+                _ => DataType::Utf8,
+            };
+            Field::new(f.name(), data_type, true)
+        })
+        .collect();
+    let full_schema = Arc::new(Schema::new(fields));
+    let indices = resolve(&full_schema, columns)?;
+    let projected = projection(&full_schema, &indices);
+    file.seek(SeekFrom::Start(0))
+        .map_err(|e| Error::io("read", path, e))?;
+    let mut builder = arrow_csv::ReaderBuilder::new(full_schema.clone()).with_header(true);
+    if let Some(projected) = &projected {
+        builder = builder.with_projection(projected.clone());
+    }
+    let reader = builder
+        .build(file)
+        .map_err(|e| read_error(path, format, &e))?;
+    let batches = collect(reader, path, format)?;
+    finish(&full_schema, &batches, &indices, projected.as_deref())
+}

@@ -1,0 +1,203 @@
+//! Writing named columns as Parquet, Arrow IPC (file and stream) or CSV, atomically.
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::Path;
+
+use arrow_array::RecordBatch;
+use arrow_ipc::writer::{FileWriter, StreamWriter};
+use parquet::arrow::ArrowWriter;
+use parquet::basic::{Compression, ZstdLevel};
+use parquet::file::properties::WriterProperties;
+use ragged_core::{Column, Error, Host, Result};
+
+use super::errors::{is_a_directory, panic_message, write_error};
+use super::temp::TempFile;
+use super::{Format, Table};
+
+/// Write `columns` to the file `path` (not `-`) through a temporary file and a rename.
+pub(crate) fn write_path(
+    path: &Path,
+    format: Option<Format>,
+    columns: &[(String, Column<Host>)],
+) -> Result<()> {
+    let format = match format {
+        Some(format) => format,
+        None => Format::for_output(path)?,
+    };
+    let batch = record_batch(columns)?;
+    if path.is_dir() {
+        return Err(is_a_directory("write", path));
+    }
+    let base = path
+        .file_name()
+        .map(|n| n.to_string_lossy())
+        .ok_or_else(|| {
+            Error::invalid_argument(
+                "write_table",
+                format!("'{}' does not name a file", path.display()),
+            )
+        })?;
+    let dir = match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    };
+    // A missing directory fails here, before anything is written.
+    let (mut temp, file) =
+        TempFile::create_in(dir, &base).map_err(|e| Error::io("create", path, e))?;
+    // A replaced file keeps its permissions (best effort).
+    if let Ok(existing) = std::fs::metadata(path) {
+        let _ = file.set_permissions(existing.permissions());
+    }
+    let file = encode(BufWriter::new(file), format, &batch, path)?
+        .into_inner()
+        .map_err(|e| Error::io("write", path, e.into_error()))?;
+    file.sync_all().map_err(|e| Error::io("sync", path, e))?;
+    drop(file);
+    temp.persist(path)
+        .map_err(|e| Error::io("rename", path, e))?;
+    sync_directory(dir);
+    Ok(())
+}
+
+/// Write `columns` to any writer; errors name `label`.
+pub(crate) fn write_writer<W: Write + Send>(
+    writer: W,
+    label: &Path,
+    format: Format,
+    columns: &[(String, Column<Host>)],
+) -> Result<()> {
+    let batch = record_batch(columns)?;
+    encode(BufWriter::new(writer), format, &batch, label)?
+        .flush()
+        .map_err(|e| Error::io("write", label, e))
+}
+
+/// The columns as one record batch.
+///
+/// # Errors
+/// [`Error::InvalidArgument`] when the lengths differ.
+fn record_batch(columns: &[(String, Column<Host>)]) -> Result<RecordBatch> {
+    Table::new(columns.to_vec())?.to_record_batch()
+}
+
+/// Refuse what a format cannot hold (nested columns in CSV) before writing a byte.
+fn check_format(path: &Path, format: Format, batch: &RecordBatch) -> Result<()> {
+    if format.supports_nested() {
+        return Ok(());
+    }
+    let schema = batch.schema();
+    let nested = schema
+        .fields()
+        .iter()
+        .zip(batch.columns())
+        .find(|(f, _)| f.data_type().is_nested());
+    match nested {
+        Some((field, array)) => Err(Error::Unsupported {
+            op: "write_table",
+            message: format!(
+                "cannot write '{}' as {}: column '{}' has the nested type {}; \
+                 use Parquet or Arrow IPC",
+                path.display(),
+                format.label(),
+                field.name(),
+                Column::try_from_arrow(array.as_ref())
+                    .map_or_else(|_| field.data_type().to_string(), |c| c.type_name())
+            ),
+        }),
+        None => Ok(()),
+    }
+}
+
+/// Encode `batch` as `format` into `writer`, returning the writer. A panic in an
+/// encoder becomes [`Error::Unsupported`] (the temporary file is removed either way).
+fn encode<W: Write + Send>(
+    writer: W,
+    format: Format,
+    batch: &RecordBatch,
+    path: &Path,
+) -> Result<W> {
+    catch_unwind(AssertUnwindSafe(|| {
+        encode_unguarded(writer, format, batch, path)
+    }))
+    .unwrap_or_else(|payload| {
+        Err(Error::Unsupported {
+            op: "write_table",
+            message: format!(
+                "cannot write '{}' as {}: the encoder failed: {}",
+                path.display(),
+                format.label(),
+                panic_message(payload.as_ref())
+            ),
+        })
+    })
+}
+
+fn encode_unguarded<W: Write + Send>(
+    writer: W,
+    format: Format,
+    batch: &RecordBatch,
+    path: &Path,
+) -> Result<W> {
+    let err = |e: &(dyn std::error::Error + 'static)| write_error(path, format, e);
+    let schema = batch.schema();
+    match format {
+        Format::Parquet => {
+            let properties = WriterProperties::builder()
+                .set_compression(Compression::ZSTD(ZstdLevel::default()))
+                .build();
+            let mut writer =
+                ArrowWriter::try_new(writer, schema, Some(properties)).map_err(|e| err(&e))?;
+            writer.write(batch).map_err(|e| err(&e))?;
+            writer.into_inner().map_err(|e| err(&e))
+        }
+        Format::ArrowFile => {
+            let mut writer = FileWriter::try_new(writer, &schema).map_err(|e| err(&e))?;
+            writer.write(batch).map_err(|e| err(&e))?;
+            writer.finish().map_err(|e| err(&e))?;
+            writer.into_inner().map_err(|e| err(&e))
+        }
+        Format::ArrowStream => {
+            let mut writer = StreamWriter::try_new(writer, &schema).map_err(|e| err(&e))?;
+            writer.write(batch).map_err(|e| err(&e))?;
+            writer.finish().map_err(|e| err(&e))?;
+            writer.into_inner().map_err(|e| err(&e))
+        }
+        Format::Csv => {
+            check_format(path, format, batch)?;
+            // arrow-csv's `into_inner` unwraps a final flush of the writer; hand it a
+            // writer whose flush cannot fail and flush the real one ourselves.
+            let mut writer = arrow_csv::WriterBuilder::new()
+                .with_header(true)
+                .build(NoFlush(writer));
+            writer.write(batch).map_err(|e| err(&e))?;
+            let NoFlush(mut writer) = writer.into_inner();
+            writer.flush().map_err(|e| Error::io("write", path, e))?;
+            Ok(writer)
+        }
+    }
+}
+
+/// A writer whose `flush` does nothing (the caller flushes the inner writer).
+struct NoFlush<W>(W);
+
+impl<W: Write> Write for NoFlush<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.write(buf)
+    }
+    fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
+        self.0.write_all(buf)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Make the rename durable: sync the directory (best effort; not every platform or
+/// file system allows opening or syncing a directory).
+fn sync_directory(dir: &Path) {
+    if let Ok(handle) = File::open(dir) {
+        let _ = handle.sync_all();
+    }
+}
