@@ -111,7 +111,10 @@ pub fn warmup(global: &GlobalArgs) -> anyhow::Result<()> {
     };
     let _step = Step::start("compiling kernels", global.quiet);
     for (name, cached, seconds) in gpu.warmup()? {
-        println!("{name:<28} {:<10} {seconds:.3} s", if cached { "cached" } else { "compiled" });
+        println!(
+            "{name:<28} {:<10} {seconds:.3} s",
+            if cached { "cached" } else { "compiled" }
+        );
     }
     Ok(())
 }
@@ -120,18 +123,27 @@ pub fn warmup(global: &GlobalArgs) -> anyhow::Result<()> {
 pub fn bench(global: &GlobalArgs, args: BenchArgs) -> anyhow::Result<()> {
     if let Some(suite) = &args.suite {
         if !ragged::bench::SUITES.contains(&suite.as_str()) {
-            bail!("unknown suite '{suite}' (suites: {})", ragged::bench::SUITES.join(", "));
+            bail!(
+                "unknown suite '{suite}' (suites: {})",
+                ragged::bench::SUITES.join(", ")
+            );
         }
     }
     let selected = device(global)?;
-    let options = ragged::bench::BenchOptions { suite: args.suite.clone(), quick: args.quick };
+    let options = ragged::bench::BenchOptions {
+        suite: args.suite.clone(),
+        quick: args.quick,
+    };
     if !global.quiet {
         eprintln!("bench on {}", selected.backend.describe());
     }
     let quiet = global.quiet;
     let records = ragged::bench::run(&selected.backend, &options, &mut |r| {
         if !quiet {
-            eprintln!("  {:<28} {:>10.1} GB/s  {:.3} x copy", r.case, r.gb_per_s, r.x_copy);
+            eprintln!(
+                "  {:<28} {:>10.1} GB/s  {:.3} x copy",
+                r.case, r.gb_per_s, r.x_copy
+            );
         }
     })?;
     print!("{}", ragged::bench::table(&records));
@@ -143,7 +155,10 @@ pub fn bench(global: &GlobalArgs, args: BenchArgs) -> anyhow::Result<()> {
 }
 
 fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> anyhow::Result<()> {
-    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(std::path::Path::new("."));
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("out");
     let tmp = dir.join(format!(".{name}.ragged-tmp-{}", std::process::id()));
     let result = std::fs::write(&tmp, bytes).and_then(|()| std::fs::rename(&tmp, path));
@@ -152,6 +167,16 @@ fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> anyhow::Result<()> 
         return Err(anyhow::Error::new(e).context(format!("cannot write '{}'", path.display())));
     }
     Ok(())
+}
+
+/// Column errors (missing, wrong type) name the input file; file errors already do.
+fn in_file<T>(result: ragged::Result<T>, path: &std::path::Path) -> anyhow::Result<T> {
+    result.map_err(|e| match e {
+        ragged::Error::ColumnNotFound { .. } | ragged::Error::TypeMismatch { .. } => {
+            anyhow::Error::new(e).context(format!("in '{}'", path.display()))
+        }
+        other => other.into(),
+    })
 }
 
 fn input_format(args: &InputArgs) -> anyhow::Result<Option<Format>> {
@@ -167,9 +192,14 @@ pub fn strings(global: &GlobalArgs, command: StringsCommand) -> anyhow::Result<(
     let selected = device(global)?;
     let table = {
         let _step = Step::start("reading", global.quiet);
-        read_table(&args.input.input, input_format(&args.input)?, Some(&[args.input.column.as_str()]))?
+        let read = read_table(
+            &args.input.input,
+            input_format(&args.input)?,
+            Some(&[args.input.column.as_str()]),
+        );
+        in_file(read, &args.input.input)?
     };
-    let strings = table.strings(&args.input.column)?;
+    let strings = in_file(table.strings(&args.input.column), &args.input.input)?;
     let started = Instant::now();
     let _step = Step::start("computing", global.quiet);
     // One generic body per backend and offset width.
@@ -177,13 +207,21 @@ pub fn strings(global: &GlobalArgs, command: StringsCommand) -> anyhow::Result<(
         match strings {
             StringsColumn::Utf8(c) => {
                 let on_device = b.to_device_strings(c)?;
-                let out = if args.bytes { b.length_bytes(&on_device)? } else { b.length(&on_device)? };
+                let out = if args.bytes {
+                    b.length_bytes(&on_device)?
+                } else {
+                    b.length(&on_device)?
+                };
                 let total = b.reduce_sum(&out)?;
                 (Column::Int32(b.to_host_primitive(&out)?), total)
             }
             StringsColumn::LargeUtf8(c) => {
                 let on_device = b.to_device_strings(c)?;
-                let out = if args.bytes { b.length_bytes(&on_device)? } else { b.length(&on_device)? };
+                let out = if args.bytes {
+                    b.length_bytes(&on_device)?
+                } else {
+                    b.length(&on_device)?
+                };
                 let total = b.reduce_sum(&out)?;
                 (Column::Int64(b.to_host_primitive(&out)?), total)
             }
@@ -192,19 +230,36 @@ pub fn strings(global: &GlobalArgs, command: StringsCommand) -> anyhow::Result<(
     let seconds = started.elapsed().as_secs_f64();
     drop(_step);
     let unit = if args.bytes { "bytes" } else { "characters" };
-    let result_name = format!("{}_{}", args.input.column, if args.bytes { "length_bytes" } else { "length" });
-    finish(global, &args.input, &selected, table.column(&args.input.column)?.clone(), result_name, lengths, seconds, |lengths| {
-        let values = as_i64(lengths);
-        let valid: Vec<i64> = values.iter().flatten().copied().collect();
-        let min = valid.iter().min().copied().unwrap_or(0);
-        let max = valid.iter().max().copied().unwrap_or(0);
-        let mean = if valid.is_empty() { 0.0 } else { total as f64 / valid.len() as f64 };
-        format!(
+    let result_name = format!(
+        "{}_{}",
+        args.input.column,
+        if args.bytes { "length_bytes" } else { "length" }
+    );
+    finish(
+        global,
+        &args.input,
+        &selected,
+        table.column(&args.input.column)?.clone(),
+        result_name,
+        lengths,
+        seconds,
+        |lengths| {
+            let values = as_i64(lengths);
+            let valid: Vec<i64> = values.iter().flatten().copied().collect();
+            let min = valid.iter().min().copied().unwrap_or(0);
+            let max = valid.iter().max().copied().unwrap_or(0);
+            let mean = if valid.is_empty() {
+                0.0
+            } else {
+                total as f64 / valid.len() as f64
+            };
+            format!(
             "{} rows ({} null), {total} {unit} in all; per row min {min}, mean {mean:.2}, max {max}",
             values.len(),
             values.len() - valid.len()
         )
-    })
+        },
+    )
 }
 
 /// `ragged lists counts`
@@ -213,9 +268,14 @@ pub fn lists(global: &GlobalArgs, command: ListsCommand) -> anyhow::Result<()> {
     let selected = device(global)?;
     let table = {
         let _step = Step::start("reading", global.quiet);
-        read_table(&args.input, input_format(&args)?, Some(&[args.column.as_str()]))?
+        let read = read_table(
+            &args.input,
+            input_format(&args)?,
+            Some(&[args.column.as_str()]),
+        );
+        in_file(read, &args.input)?
     };
-    let lists = table.lists(&args.column)?;
+    let lists = in_file(table.lists(&args.column), &args.input)?;
     let started = Instant::now();
     let (counts, total): (Column, i64) = ragged::with_backend!(&selected.backend, |b| {
         match lists {
@@ -235,11 +295,24 @@ pub fn lists(global: &GlobalArgs, command: ListsCommand) -> anyhow::Result<()> {
     });
     let seconds = started.elapsed().as_secs_f64();
     let name = format!("{}_counts", args.column);
-    finish(global, &args, &selected, table.column(&args.column)?.clone(), name, counts, seconds, |counts| {
-        let values = as_i64(counts);
-        let valid = values.iter().flatten().count();
-        format!("{} lists ({} null), {total} elements in all", values.len(), values.len() - valid)
-    })
+    finish(
+        global,
+        &args,
+        &selected,
+        table.column(&args.column)?.clone(),
+        name,
+        counts,
+        seconds,
+        |counts| {
+            let values = as_i64(counts);
+            let valid = values.iter().flatten().count();
+            format!(
+                "{} lists ({} null), {total} elements in all",
+                values.len(),
+                values.len() - valid
+            )
+        },
+    )
 }
 
 /// `ragged reduce sum`
@@ -249,8 +322,13 @@ pub fn reduce(global: &GlobalArgs, command: ReduceCommand) -> anyhow::Result<()>
         bail!("reduce sum prints one value; --output is not accepted");
     }
     let selected = device(global)?;
-    let table = read_table(&args.input, input_format(&args)?, Some(&[args.column.as_str()]))?;
-    let column = table.column(&args.column)?;
+    let read = read_table(
+        &args.input,
+        input_format(&args)?,
+        Some(&[args.column.as_str()]),
+    );
+    let table = in_file(read, &args.input)?;
+    let column = in_file(table.column(&args.column), &args.input)?;
     let text = ragged::with_backend!(&selected.backend, |b| {
         macro_rules! sum {
             ($c:expr) => {
@@ -269,12 +347,12 @@ pub fn reduce(global: &GlobalArgs, command: ReduceCommand) -> anyhow::Result<()>
             Column::Float32(c) => sum!(c),
             Column::Float64(c) => sum!(c),
             other => {
-                return Err(ragged::Error::TypeMismatch {
+                let error = ragged::Error::TypeMismatch {
                     column: args.column.clone(),
                     expected: "a numeric column".into(),
                     actual: other.type_name(),
-                }
-                .into())
+                };
+                return in_file(Err(error), &args.input);
             }
         }
     });
@@ -301,14 +379,22 @@ fn finish(
     }
     println!("{}", summary(&result));
     if !global.quiet {
-        eprintln!("device {}, {:.3} ms", selected.backend.describe(), seconds * 1e3);
+        eprintln!(
+            "device {}, {:.3} ms",
+            selected.backend.describe(),
+            seconds * 1e3
+        );
     }
     Ok(())
 }
 
 fn as_i64(column: &Column) -> Vec<Option<i64>> {
     match column {
-        Column::Int32(c) => c.to_options().into_iter().map(|v| v.map(i64::from)).collect(),
+        Column::Int32(c) => c
+            .to_options()
+            .into_iter()
+            .map(|v| v.map(i64::from))
+            .collect(),
         Column::Int64(c) => c.to_options(),
         _ => Vec::new(),
     }

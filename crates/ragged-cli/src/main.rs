@@ -67,7 +67,9 @@ enum KernelsCommand {
 }
 
 fn main() -> ExitCode {
-    // A panic is a bug; report it in one line, without a backtrace.
+    // A panic is a bug. Decoders of corrupt files may panic inside the IO layer, which
+    // catches it and returns an error; so the hook only records the message, and it is
+    // printed (in one line, without a backtrace) only if the panic reaches `main`.
     std::panic::set_hook(Box::new(|info| {
         let message = info
             .payload()
@@ -75,7 +77,9 @@ fn main() -> ExitCode {
             .map(|s| s.to_string())
             .or_else(|| info.payload().downcast_ref::<String>().cloned())
             .unwrap_or_else(|| "unknown panic".into());
-        eprintln!("error: internal error (please report): {message}");
+        if let Ok(mut last) = LAST_PANIC.lock() {
+            *last = Some(message);
+        }
     }));
     let cli = Cli::parse();
     match std::panic::catch_unwind(|| run(cli)) {
@@ -84,9 +88,20 @@ fn main() -> ExitCode {
             eprintln!("error: {}", one_line(&e));
             ExitCode::FAILURE
         }
-        Err(_) => ExitCode::from(101),
+        Err(_) => {
+            let message = LAST_PANIC
+                .lock()
+                .ok()
+                .and_then(|m| m.clone())
+                .unwrap_or_default();
+            eprintln!("error: internal error (please report): {message}");
+            ExitCode::from(101)
+        }
     }
 }
+
+/// The message of the last panic, printed only when it reaches `main`.
+static LAST_PANIC: std::sync::Mutex<Option<String>> = std::sync::Mutex::new(None);
 
 /// The error and its causes, joined on one line.
 fn one_line(e: &anyhow::Error) -> String {

@@ -1192,7 +1192,6 @@ fn column_that_does_not_exist() {
 }
 
 #[test]
-#[ignore = "bug: column-not-found errors do not name the input file"]
 fn column_that_does_not_exist_names_the_file() {
     let (_dir, input) = sample_file("in.parquet");
     let result = run_command(&["strings", "length"], "nope", &input, None);
@@ -1224,7 +1223,6 @@ fn column_of_the_wrong_type() {
 }
 
 #[test]
-#[ignore = "bug: type-mismatch errors do not name the input file"]
 fn column_of_the_wrong_type_names_the_file() {
     let (_dir, input) = sample_file("in.parquet");
     let result = run_command(&["strings", "length"], "age", &input, None);

@@ -35,7 +35,10 @@ impl CudaOptions {
             _ => None,
         };
         let no_pool = std::env::var("RAGGED_POOL").is_ok_and(|v| v.eq_ignore_ascii_case("off"));
-        Ok(Self { memory_limit, no_pool })
+        Ok(Self {
+            memory_limit,
+            no_pool,
+        })
     }
 }
 
@@ -52,9 +55,16 @@ impl CudaOptions {
 /// ```
 pub fn parse_size(text: &str) -> Result<usize> {
     let t = text.trim();
-    let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
     let (number, unit) = t.split_at(split);
-    let bad = || Error::invalid_argument("memory limit", format!("'{text}' is not a size such as 2GiB"));
+    let bad = || {
+        Error::invalid_argument(
+            "memory limit",
+            format!("'{text}' is not a size such as 2GiB"),
+        )
+    };
     let value: f64 = number.parse().map_err(|_| bad())?;
     let scale: f64 = match unit.trim().to_ascii_lowercase().as_str() {
         "" | "b" => 1.0,
@@ -116,11 +126,14 @@ impl Event {
         } else {
             sys::CUevent_flags::CU_EVENT_DISABLE_TIMING
         };
-        result::event::create(flags).map(Event).map_err(|e| driver_error("create event", e))
+        result::event::create(flags)
+            .map(Event)
+            .map_err(|e| driver_error("create event", e))
     }
     fn record(&self, stream: sys::CUstream) -> Result<()> {
         // SAFETY: event and stream are alive.
-        unsafe { result::event::record(self.0, stream) }.map_err(|e| driver_error("record event", e))
+        unsafe { result::event::record(self.0, stream) }
+            .map_err(|e| driver_error("record event", e))
     }
     fn wait(&self) -> Result<()> {
         // SAFETY: the event is alive.
@@ -166,7 +179,11 @@ pub struct CudaBackend {
 
 impl std::fmt::Debug for CudaBackend {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "CudaBackend(cuda:{} {})", self.inner.info.ordinal, self.inner.info.name)
+        write!(
+            f,
+            "CudaBackend(cuda:{} {})",
+            self.inner.info.ordinal, self.inner.info.name
+        )
     }
 }
 
@@ -179,9 +196,15 @@ impl CudaBackend {
     pub fn new(ordinal: usize, options: CudaOptions) -> Result<Self> {
         let (info, driver_version) = match cuda_status() {
             CudaStatus::Unavailable { reason } => {
-                return Err(Error::DeviceUnavailable { reason: reason.clone() })
+                return Err(Error::DeviceUnavailable {
+                    reason: reason.clone(),
+                })
             }
-            CudaStatus::Available { devices, driver_version, .. } => match devices.get(ordinal) {
+            CudaStatus::Available {
+                devices,
+                driver_version,
+                ..
+            } => match devices.get(ordinal) {
                 Some(d) => (d.clone(), driver_version.clone()),
                 None => {
                     return Err(Error::DeviceUnavailable {
@@ -192,10 +215,20 @@ impl CudaBackend {
         };
         let toolkit = toolkit().map_err(|reason| Error::DeviceUnavailable { reason })?;
         let ctx = std::panic::catch_unwind(|| CudaContext::new(ordinal))
-            .map_err(|_| Error::DeviceUnavailable { reason: "the CUDA driver panicked".into() })?
+            .map_err(|_| Error::DeviceUnavailable {
+                reason: "the CUDA driver panicked".into(),
+            })?
             .map_err(|e| driver_error("create context", e))?;
-        let limit = options.memory_limit.unwrap_or(info.total_memory).min(info.total_memory.max(1));
-        let pool = Arc::new(Pool::new(Arc::clone(&ctx), ordinal, limit, !options.no_pool)?);
+        let limit = options
+            .memory_limit
+            .unwrap_or(info.total_memory)
+            .min(info.total_memory.max(1));
+        let pool = Arc::new(Pool::new(
+            Arc::clone(&ctx),
+            ordinal,
+            limit,
+            !options.no_pool,
+        )?);
         Ok(Self {
             inner: Arc::new(Inner {
                 modules: Mutex::new(HashMap::new()),
@@ -242,7 +275,10 @@ impl CudaBackend {
     }
 
     pub(crate) fn bind(&self) -> Result<()> {
-        self.inner.ctx.bind_to_thread().map_err(|e| driver_error("bind context", e))
+        self.inner
+            .ctx
+            .bind_to_thread()
+            .map_err(|e| driver_error("bind context", e))
     }
 
     /// Allocate `len` uninitialized elements on the device.
@@ -275,7 +311,14 @@ impl CudaBackend {
                 if let Some(dir) = crate::compile::cache_dir() {
                     let source = crate::compile::expand_includes(module)?;
                     let options = crate::compile::compile_options(self.inner.toolkit, self.arch());
-                    let path = crate::compile::cache_path(&dir, module, &source, &options, self.inner.toolkit.nvrtc_version, self.arch());
+                    let path = crate::compile::cache_path(
+                        &dir,
+                        module,
+                        &source,
+                        &options,
+                        self.inner.toolkit.nvrtc_version,
+                        self.arch(),
+                    );
                     crate::compile::cache_write(&path, &cubin);
                 }
                 Module::load(&cubin).map_err(|e| driver_error("load module", e))?
@@ -289,12 +332,22 @@ impl CudaBackend {
 
     /// The entry point `name` of `module`, loading the module on first use.
     pub(crate) fn function(&self, module: &ModuleSource, name: &str) -> Result<Function> {
-        if let Some(f) = self.inner.functions.lock().map_err(|_| poisoned())?.get(name) {
+        if let Some(f) = self
+            .inner
+            .functions
+            .lock()
+            .map_err(|_| poisoned())?
+            .get(name)
+        {
             return Ok(*f);
         }
         let (loaded, _) = self.load_module(module)?;
         let f = loaded.function(name)?;
-        self.inner.functions.lock().map_err(|_| poisoned())?.insert(name.to_string(), f);
+        self.inner
+            .functions
+            .lock()
+            .map_err(|_| poisoned())?
+            .insert(name.to_string(), f);
         Ok(f)
     }
 
@@ -418,7 +471,8 @@ impl CudaBackend {
     fn synchronize_stream(&self) -> Result<()> {
         self.bind()?;
         // SAFETY: the stream is alive.
-        unsafe { result::stream::synchronize(self.stream()) }.map_err(|e| driver_error("synchronize", e))
+        unsafe { result::stream::synchronize(self.stream()) }
+            .map_err(|e| driver_error("synchronize", e))
     }
 
     /// Read element 0 of a device buffer (waits for queued work).
@@ -426,7 +480,10 @@ impl CudaBackend {
         let mut value = [T::default()];
         // SAFETY: the buffer holds at least one T; T is plain data (integers/floats).
         let bytes = unsafe {
-            std::slice::from_raw_parts_mut(value.as_mut_ptr().cast::<u8>(), std::mem::size_of::<T>())
+            std::slice::from_raw_parts_mut(
+                value.as_mut_ptr().cast::<u8>(),
+                std::mem::size_of::<T>(),
+            )
         };
         if buffer.is_empty() {
             return Err(Error::invalid_argument("read_scalar", "empty buffer"));
@@ -466,13 +523,20 @@ impl CudaBackend {
     /// [`Error::InvalidArgument`] on a size mismatch; [`Error::Device`].
     pub fn download_pinned(&self, src: &DeviceBuffer<u8>, dst: &mut PinnedBuffer) -> Result<()> {
         if src.len() != dst.len() {
-            return Err(Error::LengthMismatch { op: "download_pinned", what: "pinned buffer", expected: src.len(), actual: dst.len() });
+            return Err(Error::LengthMismatch {
+                op: "download_pinned",
+                what: "pinned buffer",
+                expected: src.len(),
+                actual: dst.len(),
+            });
         }
         if !src.is_empty() {
             self.bind()?;
             // SAFETY: both hold src.len() bytes; synchronized before return.
-            unsafe { result::memcpy_dtoh_async(dst.as_mut_slice(), src.device_ptr(), self.stream()) }
-                .map_err(|e| driver_error("copy to host", e))?;
+            unsafe {
+                result::memcpy_dtoh_async(dst.as_mut_slice(), src.device_ptr(), self.stream())
+            }
+            .map_err(|e| driver_error("copy to host", e))?;
         }
         self.synchronize_stream()
     }
@@ -486,8 +550,15 @@ impl CudaBackend {
         if !src.is_empty() {
             self.bind()?;
             // SAFETY: both hold src.num_bytes() bytes; ordered on the stream.
-            unsafe { result::memcpy_dtod_async(dst.device_ptr(), src.device_ptr(), src.num_bytes(), self.stream()) }
-                .map_err(|e| driver_error("copy on device", e))?;
+            unsafe {
+                result::memcpy_dtod_async(
+                    dst.device_ptr(),
+                    src.device_ptr(),
+                    src.num_bytes(),
+                    self.stream(),
+                )
+            }
+            .map_err(|e| driver_error("copy on device", e))?;
         }
         Ok(dst)
     }
@@ -506,7 +577,8 @@ impl CudaBackend {
         stop.record(self.stream())?;
         stop.wait()?;
         // SAFETY: both events were recorded and have completed.
-        let ms = unsafe { result::event::elapsed(start.0, stop.0) }.map_err(|e| driver_error("elapsed time", e))?;
+        let ms = unsafe { result::event::elapsed(start.0, stop.0) }
+            .map_err(|e| driver_error("elapsed time", e))?;
         Ok((value, f64::from(ms) / 1e3))
     }
 
@@ -514,7 +586,9 @@ impl CudaBackend {
     pub(crate) fn upload_slice<T: Native>(&self, data: &[T]) -> Result<DeviceBuffer<T>> {
         let dst = self.alloc::<T>(data.len())?;
         // SAFETY: T is a plain number type; viewing its bytes is sound.
-        let bytes = unsafe { std::slice::from_raw_parts(data.as_ptr().cast::<u8>(), std::mem::size_of_val(data)) };
+        let bytes = unsafe {
+            std::slice::from_raw_parts(data.as_ptr().cast::<u8>(), std::mem::size_of_val(data))
+        };
         self.copy_to_device(dst.device_ptr(), bytes)?;
         Ok(dst)
     }
@@ -522,9 +596,12 @@ impl CudaBackend {
     /// Download a device buffer into a host vector.
     pub(crate) fn download_vec<T: Native>(&self, data: &DeviceBuffer<T>) -> Result<Vec<T>> {
         let mut out = vec![T::default(); data.len()];
+        advise_huge_pages(&mut out);
         // SAFETY: T is a plain number type; every byte pattern the device writes is a
         // valid T.
-        let bytes = unsafe { std::slice::from_raw_parts_mut(out.as_mut_ptr().cast::<u8>(), data.num_bytes()) };
+        let bytes = unsafe {
+            std::slice::from_raw_parts_mut(out.as_mut_ptr().cast::<u8>(), data.num_bytes())
+        };
         self.copy_to_host(bytes, data.device_ptr())?;
         Ok(out)
     }
@@ -533,7 +610,12 @@ impl CudaBackend {
     pub(crate) fn upload_validity(&self, bits: &NullBuffer) -> Result<DeviceBitmap> {
         let packed = bits.inner().sliced();
         let device = self.upload_slice::<u8>(packed.as_slice())?;
-        Ok(DeviceBitmap { bits: device, bit_offset: 0, len: bits.len(), null_count: bits.null_count() })
+        Ok(DeviceBitmap {
+            bits: device,
+            bit_offset: 0,
+            len: bits.len(),
+            null_count: bits.null_count(),
+        })
     }
 
     /// Download a device bitmap into a host validity bitmap.
@@ -541,7 +623,10 @@ impl CudaBackend {
         let bytes = self.download_vec::<u8>(&bits.bits)?;
         let needed = (bits.bit_offset + bits.len).div_ceil(8);
         if bytes.len() < needed {
-            return Err(Error::Device { op: "download bitmap", message: "bitmap shorter than its length".into() });
+            return Err(Error::Device {
+                op: "download bitmap",
+                message: "bitmap shorter than its length".into(),
+            });
         }
         let buffer = arrow_buffer::Buffer::from_vec(bytes);
         let boolean = arrow_buffer::BooleanBuffer::new(buffer, bits.bit_offset, bits.len);
@@ -549,7 +634,10 @@ impl CudaBackend {
     }
 
     /// Wrap a host buffer upload for the Memory trait.
-    pub(crate) fn upload_scalar_buffer<T: Native>(&self, data: &ScalarBuffer<T>) -> Result<DeviceBuffer<T>> {
+    pub(crate) fn upload_scalar_buffer<T: Native>(
+        &self,
+        data: &ScalarBuffer<T>,
+    ) -> Result<DeviceBuffer<T>> {
         self.upload_slice(data)
     }
 
@@ -560,16 +648,48 @@ impl CudaBackend {
 }
 
 fn dst_len(targets: &[Option<&mut [u8]>]) -> usize {
-    targets.iter().map(|t| t.as_ref().map_or(0, |t| t.len())).sum()
+    targets
+        .iter()
+        .map(|t| t.as_ref().map_or(0, |t| t.len()))
+        .sum()
+}
+
+/// Ask for transparent huge pages on a large, still untouched destination: writing a
+/// fresh gigabyte page by 4 KiB page costs more than the DMA itself.
+fn advise_huge_pages<T>(out: &mut [T]) {
+    const HUGE: usize = 2 << 20;
+    let bytes = std::mem::size_of_val(out);
+    if bytes < 4 * HUGE {
+        return;
+    }
+    let start = out.as_mut_ptr() as usize;
+    let aligned = start.next_multiple_of(HUGE);
+    let end = (start + bytes) / HUGE * HUGE;
+    if end > aligned {
+        // SAFETY: the range lies inside `out`, which this function borrows mutably;
+        // MADV_HUGEPAGE is advice and changes no contents. Failure is ignored.
+        unsafe {
+            libc::madvise(
+                aligned as *mut libc::c_void,
+                end - aligned,
+                libc::MADV_HUGEPAGE,
+            )
+        };
+    }
 }
 
 /// Copy with several threads: one thread's memcpy is far below PCIe bandwidth.
 fn parallel_copy(dst: &mut [u8], src: &[u8]) {
     use rayon::prelude::*;
     const PIECE: usize = 2 << 20;
-    dst.par_chunks_mut(PIECE).zip(src.par_chunks(PIECE)).for_each(|(d, s)| d.copy_from_slice(s));
+    dst.par_chunks_mut(PIECE)
+        .zip(src.par_chunks(PIECE))
+        .for_each(|(d, s)| d.copy_from_slice(s));
 }
 
 fn poisoned() -> Error {
-    Error::Device { op: "lock", message: "a thread panicked while holding backend state".into() }
+    Error::Device {
+        op: "lock",
+        message: "a thread panicked while holding backend state".into(),
+    }
 }

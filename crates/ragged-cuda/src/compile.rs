@@ -46,12 +46,18 @@ pub const STRINGS_LENGTH: ModuleSource = module!("strings/length");
 pub const LISTS_COUNTS: ModuleSource = module!("lists/counts");
 
 /// Every registered module (compiled by `ragged kernels warmup` and the compile check).
-pub const MODULES: &[ModuleSource] =
-    &[VALIDATE_OFFSETS, PRIMITIVES_REDUCE, STRINGS_LENGTH, LISTS_COUNTS];
+pub const MODULES: &[ModuleSource] = &[
+    VALIDATE_OFFSETS,
+    PRIMITIVES_REDUCE,
+    STRINGS_LENGTH,
+    LISTS_COUNTS,
+];
 
 /// Our headers, by include name.
-const HEADERS: &[(&str, &str)] =
-    &[("common/ragged.cuh", include_str!("../kernels/common/ragged.cuh"))];
+const HEADERS: &[(&str, &str)] = &[(
+    "common/ragged.cuh",
+    include_str!("../kernels/common/ragged.cuh"),
+)];
 
 /// The module's source with our quoted includes expanded (each header once) and
 /// `#line` markers naming `kernels/<file>`.
@@ -61,7 +67,13 @@ const HEADERS: &[(&str, &str)] =
 pub fn expand_includes(module: &ModuleSource) -> Result<String> {
     let mut out = String::new();
     let mut seen = Vec::new();
-    expand_into(&format!("{}.cu", module.name), module.source, &mut out, &mut seen, module)?;
+    expand_into(
+        &format!("{}.cu", module.name),
+        module.source,
+        &mut out,
+        &mut seen,
+        module,
+    )?;
     Ok(out)
 }
 
@@ -127,27 +139,47 @@ pub fn compile_options(toolkit: &Toolkit, arch: (i32, i32)) -> Vec<String> {
 ///
 /// # Errors
 /// [`Error::KernelCompile`] with NVRTC's log (naming `kernels/<file>:<line>`).
-pub fn compile_cubin(module: &ModuleSource, toolkit: &Toolkit, arch: (i32, i32)) -> Result<Vec<u8>> {
+pub fn compile_cubin(
+    module: &ModuleSource,
+    toolkit: &Toolkit,
+    arch: (i32, i32),
+) -> Result<Vec<u8>> {
     let source = expand_includes(module)?;
     let options = compile_options(toolkit, arch);
-    let fail = |log: String| Error::KernelCompile { module: module.name.into(), log };
+    let fail = |log: String| Error::KernelCompile {
+        module: module.name.into(),
+        log,
+    };
     match std::panic::catch_unwind(|| nvrtc_compile(module.name, &source, &options)) {
         Ok(result) => result.map_err(fail),
         Err(_) => Err(fail("NVRTC panicked".into())),
     }
 }
 
-fn nvrtc_compile(name: &str, source: &str, options: &[String]) -> std::result::Result<Vec<u8>, String> {
+fn nvrtc_compile(
+    name: &str,
+    source: &str,
+    options: &[String],
+) -> std::result::Result<Vec<u8>, String> {
     use cudarc::nvrtc::sys;
     let src = CString::new(source).map_err(|_| "source contains NUL".to_string())?;
     let file = CString::new(format!("{name}.cu")).map_err(|_| "bad module name".to_string())?;
-    let opts: Vec<CString> =
-        options.iter().filter_map(|o| CString::new(o.as_str()).ok()).collect();
+    let opts: Vec<CString> = options
+        .iter()
+        .filter_map(|o| CString::new(o.as_str()).ok())
+        .collect();
     let opt_ptrs: Vec<*const std::ffi::c_char> = opts.iter().map(|o| o.as_ptr()).collect();
     let mut prog: sys::nvrtcProgram = std::ptr::null_mut();
     // SAFETY: src and file are NUL-terminated and outlive the call; no headers passed.
     let rc = unsafe {
-        sys::nvrtcCreateProgram(&mut prog, src.as_ptr(), file.as_ptr(), 0, std::ptr::null(), std::ptr::null())
+        sys::nvrtcCreateProgram(
+            &mut prog,
+            src.as_ptr(),
+            file.as_ptr(),
+            0,
+            std::ptr::null(),
+            std::ptr::null(),
+        )
     };
     if rc != sys::nvrtcResult::NVRTC_SUCCESS {
         return Err(format!("nvrtcCreateProgram failed: {rc:?}"));
@@ -161,10 +193,15 @@ fn nvrtc_compile(name: &str, source: &str, options: &[String]) -> std::result::R
         let mut cubin = vec![0u8; size];
         // SAFETY: the buffer holds `size` bytes as NVRTC reported.
         let rc2 = unsafe { sys::nvrtcGetCUBIN(prog, cubin.as_mut_ptr().cast()) };
-        if rc == sys::nvrtcResult::NVRTC_SUCCESS && rc2 == sys::nvrtcResult::NVRTC_SUCCESS && size > 0 {
+        if rc == sys::nvrtcResult::NVRTC_SUCCESS
+            && rc2 == sys::nvrtcResult::NVRTC_SUCCESS
+            && size > 0
+        {
             Ok(cubin)
         } else {
-            Err(format!("NVRTC produced no CUBIN ({rc:?}, {rc2:?}); is the architecture a real sm_XY?"))
+            Err(format!(
+                "NVRTC produced no CUBIN ({rc:?}, {rc2:?}); is the architecture a real sm_XY?"
+            ))
         }
     } else {
         Err(program_log(prog))
@@ -201,7 +238,12 @@ pub fn cache_dir() -> Option<PathBuf> {
     }
     std::env::var_os("HOME")
         .filter(|v| !v.is_empty())
-        .map(|home| PathBuf::from(home).join(".cache").join("ragged").join("kernels"))
+        .map(|home| {
+            PathBuf::from(home)
+                .join(".cache")
+                .join("ragged")
+                .join("kernels")
+        })
 }
 
 /// 64-bit FNV-1a, seeded; two seeds make the 128-bit cache key.
@@ -219,11 +261,26 @@ fn fnv1a(seed: u64, parts: &[&[u8]]) -> u64 {
 }
 
 /// The cache file of a module for these options, NVRTC version and architecture.
-pub fn cache_path(dir: &Path, module: &ModuleSource, source: &str, options: &[String], nvrtc: (i32, i32), arch: (i32, i32)) -> PathBuf {
-    let meta = format!("{options:?}|nvrtc {}.{}|sm_{}{}", nvrtc.0, nvrtc.1, arch.0, arch.1);
+pub fn cache_path(
+    dir: &Path,
+    module: &ModuleSource,
+    source: &str,
+    options: &[String],
+    nvrtc: (i32, i32),
+    arch: (i32, i32),
+) -> PathBuf {
+    let meta = format!(
+        "{options:?}|nvrtc {}.{}|sm_{}{}",
+        nvrtc.0, nvrtc.1, arch.0, arch.1
+    );
     let parts: [&[u8]; 2] = [source.as_bytes(), meta.as_bytes()];
     let key = format!("{:016x}{:016x}", fnv1a(1, &parts), fnv1a(2, &parts));
-    dir.join(format!("{}-sm{}{}-{key}.cubin", module.name.replace('/', "-"), arch.0, arch.1))
+    dir.join(format!(
+        "{}-sm{}{}-{key}.cubin",
+        module.name.replace('/', "-"),
+        arch.0,
+        arch.1
+    ))
 }
 
 /// Read a cache entry; `None` when missing or corrupt (length or checksum mismatch).
@@ -267,10 +324,15 @@ pub fn cache_write(path: &Path, cubin: &[u8]) {
 ///
 /// # Errors
 /// [`Error::KernelCompile`].
-pub fn cubin_cached(module: &ModuleSource, toolkit: &Toolkit, arch: (i32, i32)) -> Result<(Vec<u8>, bool)> {
+pub fn cubin_cached(
+    module: &ModuleSource,
+    toolkit: &Toolkit,
+    arch: (i32, i32),
+) -> Result<(Vec<u8>, bool)> {
     let source = expand_includes(module)?;
     let options = compile_options(toolkit, arch);
-    let path = cache_dir().map(|d| cache_path(&d, module, &source, &options, toolkit.nvrtc_version, arch));
+    let path =
+        cache_dir().map(|d| cache_path(&d, module, &source, &options, toolkit.nvrtc_version, arch));
     if let Some(cubin) = path.as_deref().and_then(cache_read) {
         return Ok((cubin, true));
     }

@@ -76,8 +76,17 @@ pub(crate) unsafe fn launch(
     params: &mut [*mut c_void],
 ) -> Result<()> {
     // SAFETY: forwarded from this function's contract.
-    unsafe { result::launch_kernel(function.0, (grid, 1, 1), (block, 1, 1), shared_bytes, stream, params) }
-        .map_err(|e| driver_error("kernel launch", e))
+    unsafe {
+        result::launch_kernel(
+            function.0,
+            (grid, 1, 1),
+            (block, 1, 1),
+            shared_bytes,
+            stream,
+            params,
+        )
+    }
+    .map_err(|e| driver_error("kernel launch", e))
 }
 
 /// Build a kernel parameter array from local variables: `params![a, b, c]`.

@@ -30,11 +30,23 @@ impl Location for Device {
 pub(crate) fn driver_error(op: &'static str, e: result::DriverError) -> Error {
     if e.0 == sys::CUresult::CUDA_ERROR_OUT_OF_MEMORY {
         let available = result::mem_get_info().map(|(free, _)| free).unwrap_or(0);
-        return Error::OutOfMemory { requested: 0, available };
+        return Error::OutOfMemory {
+            requested: 0,
+            available,
+        };
     }
-    let name = e.error_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-    let text = e.error_string().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-    Error::Device { op, message: format!("{name}: {text}") }
+    let name = e
+        .error_name()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let text = e
+        .error_string()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    Error::Device {
+        op,
+        message: format!("{name}: {text}"),
+    }
 }
 
 /// The per-backend allocator: a stream, a memory pool and the limit's byte counter.
@@ -55,8 +67,14 @@ unsafe impl Sync for Pool {}
 
 impl Pool {
     /// A pool on `ctx`'s device with its own non-blocking stream.
-    pub(crate) fn new(ctx: Arc<CudaContext>, ordinal: usize, limit: usize, use_pool: bool) -> Result<Self> {
-        ctx.bind_to_thread().map_err(|e| driver_error("bind context", e))?;
+    pub(crate) fn new(
+        ctx: Arc<CudaContext>,
+        ordinal: usize,
+        limit: usize,
+        use_pool: bool,
+    ) -> Result<Self> {
+        ctx.bind_to_thread()
+            .map_err(|e| driver_error("bind context", e))?;
         let stream = result::stream::create(result::stream::StreamKind::NonBlocking)
             .map_err(|e| driver_error("create stream", e))?;
         let pool = if use_pool {
@@ -84,7 +102,14 @@ impl Pool {
         } else {
             None
         };
-        Ok(Self { ctx, stream, pool, limit, used: AtomicUsize::new(0), peak: AtomicUsize::new(0) })
+        Ok(Self {
+            ctx,
+            stream,
+            pool,
+            limit,
+            used: AtomicUsize::new(0),
+            peak: AtomicUsize::new(0),
+        })
     }
 
     /// Bytes currently allocated through this pool.
@@ -130,9 +155,17 @@ impl Pool {
         loop {
             let available = self.limit.saturating_sub(current);
             if bytes > available {
-                return Err(Error::OutOfMemory { requested: bytes, available });
+                return Err(Error::OutOfMemory {
+                    requested: bytes,
+                    available,
+                });
             }
-            match self.used.compare_exchange_weak(current, current + bytes, Ordering::AcqRel, Ordering::Relaxed) {
+            match self.used.compare_exchange_weak(
+                current,
+                current + bytes,
+                Ordering::AcqRel,
+                Ordering::Relaxed,
+            ) {
                 Ok(_) => break,
                 Err(now) => current = now,
             }
@@ -142,7 +175,9 @@ impl Pool {
             self.used.fetch_sub(bytes, Ordering::AcqRel);
             e
         };
-        self.ctx.bind_to_thread().map_err(|e| release(driver_error("bind context", e)))?;
+        self.ctx
+            .bind_to_thread()
+            .map_err(|e| release(driver_error("bind context", e)))?;
         // SAFETY: pool and stream are alive; the memory is uninitialized and only ever
         // read by kernels after being written (every op writes its outputs fully).
         let ptr = unsafe {
@@ -152,10 +187,17 @@ impl Pool {
             }
         };
         match ptr {
-            Ok(ptr) => Ok(Arc::new(Allocation { ptr, bytes, pool: Arc::clone(self) })),
+            Ok(ptr) => Ok(Arc::new(Allocation {
+                ptr,
+                bytes,
+                pool: Arc::clone(self),
+            })),
             Err(e) if e.0 == sys::CUresult::CUDA_ERROR_OUT_OF_MEMORY => {
                 let available = result::mem_get_info().map(|(free, _)| free).unwrap_or(0);
-                Err(release(Error::OutOfMemory { requested: bytes, available }))
+                Err(release(Error::OutOfMemory {
+                    requested: bytes,
+                    available,
+                }))
             }
             Err(e) => Err(release(driver_error("allocate", e))),
         }
@@ -216,13 +258,24 @@ pub struct DeviceBuffer<T> {
 
 impl<T> Clone for DeviceBuffer<T> {
     fn clone(&self) -> Self {
-        Self { alloc: self.alloc.clone(), offset: self.offset, len: self.len, _type: PhantomData }
+        Self {
+            alloc: self.alloc.clone(),
+            offset: self.offset,
+            len: self.len,
+            _type: PhantomData,
+        }
     }
 }
 
 impl<T> std::fmt::Debug for DeviceBuffer<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "DeviceBuffer<{}>[{}] @ {:#x}", std::any::type_name::<T>(), self.len, self.device_ptr())
+        write!(
+            f,
+            "DeviceBuffer<{}>[{}] @ {:#x}",
+            std::any::type_name::<T>(),
+            self.len,
+            self.device_ptr()
+        )
     }
 }
 
@@ -235,19 +288,31 @@ impl<T: Send + Sync> DataBuffer<T> for DeviceBuffer<T> {
 impl<T> DeviceBuffer<T> {
     /// An empty buffer (no allocation; its pointer is 0).
     pub fn empty() -> Self {
-        Self { alloc: None, offset: 0, len: 0, _type: PhantomData }
+        Self {
+            alloc: None,
+            offset: 0,
+            len: 0,
+            _type: PhantomData,
+        }
     }
 
     /// Allocate `len` uninitialized elements.
     pub(crate) fn allocate(pool: &Arc<Pool>, len: usize) -> Result<Self> {
-        let bytes = len.checked_mul(std::mem::size_of::<T>()).ok_or(Error::OutOfMemory {
-            requested: usize::MAX,
-            available: pool.limit().saturating_sub(pool.used()),
-        })?;
+        let bytes = len
+            .checked_mul(std::mem::size_of::<T>())
+            .ok_or(Error::OutOfMemory {
+                requested: usize::MAX,
+                available: pool.limit().saturating_sub(pool.used()),
+            })?;
         if bytes == 0 {
             return Ok(Self::empty());
         }
-        Ok(Self { alloc: Some(pool.allocate(bytes)?), offset: 0, len, _type: PhantomData })
+        Ok(Self {
+            alloc: Some(pool.allocate(bytes)?),
+            offset: 0,
+            len,
+            _type: PhantomData,
+        })
     }
 
     /// Number of elements.
@@ -281,13 +346,21 @@ impl<T> DeviceBuffer<T> {
         if offset.checked_add(len).is_none_or(|end| end > self.len) {
             return Err(Error::invalid_argument(
                 "DeviceBuffer::slice",
-                format!("range {offset}..{offset}+{len} out of bounds for {}", self.len),
+                format!(
+                    "range {offset}..{offset}+{len} out of bounds for {}",
+                    self.len
+                ),
             ));
         }
         if len == 0 {
             return Ok(Self::empty());
         }
-        Ok(Self { alloc: self.alloc.clone(), offset: self.offset + offset, len, _type: PhantomData })
+        Ok(Self {
+            alloc: self.alloc.clone(),
+            offset: self.offset + offset,
+            len,
+            _type: PhantomData,
+        })
     }
 }
 
@@ -337,7 +410,8 @@ unsafe impl Sync for PinnedBuffer {}
 impl PinnedBuffer {
     /// Allocate `bytes` of pinned host memory (zeroed).
     pub(crate) fn new(ctx: &Arc<CudaContext>, bytes: usize) -> Result<Self> {
-        ctx.bind_to_thread().map_err(|e| driver_error("bind context", e))?;
+        ctx.bind_to_thread()
+            .map_err(|e| driver_error("bind context", e))?;
         let size = bytes.max(1);
         // SAFETY: cuMemHostAlloc returns `size` bytes of host memory or an error.
         let ptr = unsafe { result::malloc_host(size, 0) }
@@ -345,7 +419,11 @@ impl PinnedBuffer {
             .cast::<u8>();
         // SAFETY: ptr points to `size` writable bytes.
         unsafe { std::ptr::write_bytes(ptr, 0, size) };
-        Ok(Self { ptr, bytes, ctx: Arc::clone(ctx) })
+        Ok(Self {
+            ptr,
+            bytes,
+            ctx: Arc::clone(ctx),
+        })
     }
 
     /// Size in bytes.

@@ -134,7 +134,9 @@ fn probe() -> Result<CudaStatus, String> {
     let (Ok(init), Ok(version), Ok(count), Ok(get), Ok(name), Ok(total), Ok(attr), Ok(err_name)) =
         symbols
     else {
-        return Err(format!("{library} is incomplete (missing driver API symbols): a stub or broken driver library"));
+        return Err(format!(
+            "{library} is incomplete (missing driver API symbols): a stub or broken driver library"
+        ));
     };
     let describe = |code: c_int| -> String {
         let mut ptr: *const c_char = std::ptr::null();
@@ -151,7 +153,11 @@ fn probe() -> Result<CudaStatus, String> {
     // SAFETY: cuInit takes flags 0 and has no other preconditions.
     let rc = unsafe { init(0) };
     if rc != 0 {
-        let hint = if rc == 34 { ": the library is the toolkit's stub, not a driver" } else { "" };
+        let hint = if rc == 34 {
+            ": the library is the toolkit's stub, not a driver"
+        } else {
+            ""
+        };
         return Err(format!("cuInit failed with {}{hint}", describe(rc)));
     }
     let mut v: c_int = 0;
@@ -168,7 +174,9 @@ fn probe() -> Result<CudaStatus, String> {
         return Err(format!("cuDeviceGetCount failed with {}", describe(rc)));
     }
     if n <= 0 {
-        return Err(format!("the NVIDIA driver {driver_version} reports no CUDA device"));
+        return Err(format!(
+            "the NVIDIA driver {driver_version} reports no CUDA device"
+        ));
     }
     let mut devices = Vec::new();
     for ordinal in 0..n {
@@ -176,14 +184,19 @@ fn probe() -> Result<CudaStatus, String> {
         // SAFETY: ordinal < count; writes one device handle.
         let rc = unsafe { get(&mut dev, ordinal) };
         if rc != 0 {
-            return Err(format!("cuDeviceGet({ordinal}) failed with {}", describe(rc)));
+            return Err(format!(
+                "cuDeviceGet({ordinal}) failed with {}",
+                describe(rc)
+            ));
         }
         let mut buf = [0 as c_char; 256];
         // SAFETY: the buffer holds 256 bytes and the driver writes at most that many.
         let rc = unsafe { name(buf.as_mut_ptr(), 256, dev) };
         let device_name = if rc == 0 {
             // SAFETY: the driver NUL-terminates the name within the buffer.
-            unsafe { std::ffi::CStr::from_ptr(buf.as_ptr()) }.to_string_lossy().into_owned()
+            unsafe { std::ffi::CStr::from_ptr(buf.as_ptr()) }
+                .to_string_lossy()
+                .into_owned()
         } else {
             format!("device {ordinal}")
         };
@@ -209,5 +222,9 @@ fn probe() -> Result<CudaStatus, String> {
     }
     // Keep the library loaded for the life of the process (cudarc uses it next).
     std::mem::forget(lib);
-    Ok(CudaStatus::Available { library, driver_version, devices })
+    Ok(CudaStatus::Available {
+        library,
+        driver_version,
+        devices,
+    })
 }

@@ -63,13 +63,19 @@ fn find_toolkit() -> Result<Toolkit, String> {
     let nvrtc_library = load_nvrtc(&roots)?;
     let nvrtc_version = nvrtc_version()?;
     let include_dirs = find_includes(&roots)?;
-    Ok(Toolkit { nvrtc_library, nvrtc_version, include_dirs })
+    Ok(Toolkit {
+        nvrtc_library,
+        nvrtc_version,
+        include_dirs,
+    })
 }
 
 /// Make NVRTC loadable by cudarc, returning where it came from.
 fn load_nvrtc(roots: &[PathBuf]) -> Result<String, String> {
     // Roots named explicitly by the environment win over whatever the loader finds.
-    let explicit = roots.iter().take_while(|r| r.as_path() != Path::new("/usr/local/cuda"));
+    let explicit = roots
+        .iter()
+        .take_while(|r| r.as_path() != Path::new("/usr/local/cuda"));
     for root in explicit {
         if let Some(path) = preload_from(root) {
             return Ok(path);
@@ -89,7 +95,11 @@ fn load_nvrtc(roots: &[PathBuf]) -> Result<String, String> {
     }
     Err(format!(
         "NVRTC (libnvrtc.so) not found by the loader nor under {}; set CUDA_HOME",
-        roots.iter().map(|r| r.display().to_string()).collect::<Vec<_>>().join(", ")
+        roots
+            .iter()
+            .map(|r| r.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
     ))
 }
 
@@ -97,7 +107,9 @@ fn load_nvrtc(roots: &[PathBuf]) -> Result<String, String> {
 /// so that later `dlopen`s by soname resolve to them.
 fn preload_from(root: &Path) -> Option<String> {
     for lib_dir in [root.join("lib64"), root.join("lib")] {
-        let Ok(entries) = std::fs::read_dir(&lib_dir) else { continue };
+        let Ok(entries) = std::fs::read_dir(&lib_dir) else {
+            continue;
+        };
         let mut names: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
         names.sort();
         let find = |prefix: &str| {
@@ -107,7 +119,9 @@ fn preload_from(root: &Path) -> Option<String> {
                     .is_some_and(|n| n.starts_with(prefix) && n.contains(".so"))
             })
         };
-        let Some(nvrtc) = find("libnvrtc.so") else { continue };
+        let Some(nvrtc) = find("libnvrtc.so") else {
+            continue;
+        };
         if let Some(builtins) = find("libnvrtc-builtins.so") {
             let _ = open_global(builtins);
         }
@@ -157,6 +171,10 @@ fn find_includes(roots: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
     }
     Err(format!(
         "CCCL headers (cub/) not found under {}; set CUDA_HOME or RAGGED_CUDA_INCLUDE",
-        roots.iter().map(|r| format!("{}/include[/cccl]", r.display())).collect::<Vec<_>>().join(", ")
+        roots
+            .iter()
+            .map(|r| format!("{}/include[/cccl]", r.display()))
+            .collect::<Vec<_>>()
+            .join(", ")
     ))
 }

@@ -29,7 +29,11 @@ impl Memory for CudaBackend {
         self.download_validity(bits)
     }
 
-    fn validate_offsets<O: OffsetSize>(&self, offsets: &DeviceBuffer<O>, values_len: usize) -> Result<()> {
+    fn validate_offsets<O: OffsetSize>(
+        &self,
+        offsets: &DeviceBuffer<O>,
+        values_len: usize,
+    ) -> Result<()> {
         crate::common::validate_offsets::validate_offsets(self, offsets, values_len)
     }
 

@@ -21,7 +21,10 @@ fn every_module_compiles_for_sm80_and_sm90() {
     };
     eprintln!(
         "NVRTC {}.{} from {}, includes {:?}",
-        toolkit.nvrtc_version.0, toolkit.nvrtc_version.1, toolkit.nvrtc_library, toolkit.include_dirs
+        toolkit.nvrtc_version.0,
+        toolkit.nvrtc_version.1,
+        toolkit.nvrtc_library,
+        toolkit.include_dirs
     );
     let mut failures = Vec::new();
     for module in MODULES {
@@ -30,13 +33,21 @@ fn every_module_compiles_for_sm80_and_sm90() {
             match compile_cubin(module, toolkit, arch) {
                 Ok(cubin) => eprintln!(
                     "compiled {} for sm_{}{}: {} bytes in {:.2?}",
-                    module.name, arch.0, arch.1, cubin.len(), started.elapsed()
+                    module.name,
+                    arch.0,
+                    arch.1,
+                    cubin.len(),
+                    started.elapsed()
                 ),
                 Err(e) => failures.push(format!("{} sm_{}{}: {e}", module.name, arch.0, arch.1)),
             }
         }
     }
-    assert!(failures.is_empty(), "kernel compile failures:\n{}", failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "kernel compile failures:\n{}",
+        failures.join("\n")
+    );
 }
 
 #[test]
@@ -44,7 +55,11 @@ fn includes_expand_with_line_markers() {
     for module in MODULES {
         let source = expand_includes(module).unwrap_or_else(|e| panic!("{e}"));
         assert!(source.starts_with(&format!("#line 1 \"kernels/{}.cu\"", module.name)));
-        assert!(!source.contains("#include \"common/"), "{} kept a quoted include", module.name);
+        assert!(
+            !source.contains("#include \"common/"),
+            "{} kept a quoted include",
+            module.name
+        );
     }
 }
 
@@ -56,9 +71,13 @@ fn compile_errors_name_our_file_and_line() {
     };
     let broken = ragged_cuda::compile::ModuleSource {
         name: "test/broken",
-        source: "#include \"common/ragged.cuh\"\n__global__ void k() {\n  this_is_not_declared();\n}\n",
+        source:
+            "#include \"common/ragged.cuh\"\n__global__ void k() {\n  this_is_not_declared();\n}\n",
     };
     let err = compile_cubin(&broken, toolkit, (9, 0)).expect_err("must fail");
     let text = err.to_string();
-    assert!(text.contains("kernels/test/broken.cu(3)"), "log does not name the line: {text}");
+    assert!(
+        text.contains("kernels/test/broken.cu(3)"),
+        "log does not name the line: {text}"
+    );
 }

@@ -24,10 +24,18 @@ fn backend(options: CudaOptions) -> Option<CudaBackend> {
 
 #[test]
 fn out_of_memory_under_a_limit_is_an_error_and_the_backend_stays_usable() {
-    let Some(gpu) = backend(CudaOptions { memory_limit: Some(64 << 20), no_pool: false }) else { return };
+    let Some(gpu) = backend(CudaOptions {
+        memory_limit: Some(64 << 20),
+        no_pool: false,
+    }) else {
+        return;
+    };
     let first = gpu.alloc::<u8>(48 << 20).expect("48 MiB fits in 64 MiB");
     match gpu.alloc::<u8>(32 << 20) {
-        Err(Error::OutOfMemory { requested, available }) => {
+        Err(Error::OutOfMemory {
+            requested,
+            available,
+        }) => {
             assert_eq!(requested, 32 << 20);
             assert_eq!(available, 16 << 20);
         }
@@ -35,7 +43,10 @@ fn out_of_memory_under_a_limit_is_an_error_and_the_backend_stays_usable() {
     }
     // Uploading a column that does not fit fails the same way, and nothing leaks.
     let big = PrimitiveColumn::from_vec(vec![1u32; 8 << 20]);
-    assert!(matches!(gpu.to_device_primitive(&big), Err(Error::OutOfMemory { .. })));
+    assert!(matches!(
+        gpu.to_device_primitive(&big),
+        Err(Error::OutOfMemory { .. })
+    ));
     drop(first);
     gpu.synchronize().unwrap();
     assert_eq!(gpu.memory_stats().used, 0);
@@ -55,7 +66,9 @@ fn memory_limit_from_env_syntax() {
 
 #[test]
 fn device_error_word_reports_the_lowest_bad_offset_like_the_cpu() {
-    let Some(gpu) = backend(CudaOptions::default()) else { return };
+    let Some(gpu) = backend(CudaOptions::default()) else {
+        return;
+    };
     let cases: Vec<(Vec<i64>, usize)> = vec![
         (vec![0, 1, 2, 3], 3),
         (vec![-1, 0, 1], 5),
@@ -80,24 +93,38 @@ fn device_error_word_reports_the_lowest_bad_offset_like_the_cpu() {
                 assert!(e.same_kind_and_index(g), "cpu {e} vs gpu {g}");
                 assert_eq!(e.to_string(), g.to_string());
             }
-            _ => panic!("cpu {expected:?} vs gpu {got:?} for {:?}", &offsets[..offsets.len().min(8)]),
+            _ => panic!(
+                "cpu {expected:?} vs gpu {got:?} for {:?}",
+                &offsets[..offsets.len().min(8)]
+            ),
         }
     }
-    let empty = gpu.upload(&ScalarBuffer::<i32>::from(Vec::<i32>::new())).unwrap();
+    let empty = gpu
+        .upload(&ScalarBuffer::<i32>::from(Vec::<i32>::new()))
+        .unwrap();
     assert!(matches!(
         gpu.validate_offsets(&empty, 0),
-        Err(Error::InvalidOffsets { index: 0, problem: OffsetsProblem::Empty })
+        Err(Error::InvalidOffsets {
+            index: 0,
+            problem: OffsetsProblem::Empty
+        })
     ));
     // The backend keeps working after reporting errors.
-    let col = gpu.to_device_primitive(&PrimitiveColumn::from_vec(vec![2i32; 1000])).unwrap();
+    let col = gpu
+        .to_device_primitive(&PrimitiveColumn::from_vec(vec![2i32; 1000]))
+        .unwrap();
     assert_eq!(gpu.reduce_sum(&col).unwrap(), 2000);
 }
 
 #[test]
 fn large_transfers_round_trip_through_staging() {
-    let Some(gpu) = backend(CudaOptions::default()) else { return };
+    let Some(gpu) = backend(CudaOptions::default()) else {
+        return;
+    };
     for len in [0usize, 1, 1 << 20, (1 << 20) + 1, (100 << 20) + 12_345] {
-        let data: Vec<u8> = (0..len).map(|i| (i.wrapping_mul(2_654_435_761) >> 7) as u8).collect();
+        let data: Vec<u8> = (0..len)
+            .map(|i| (i.wrapping_mul(2_654_435_761) >> 7) as u8)
+            .collect();
         let device = gpu.upload(&ScalarBuffer::from(data.clone())).unwrap();
         assert_eq!(device.len(), len);
         let back = gpu.download(&device).unwrap();
@@ -107,7 +134,9 @@ fn large_transfers_round_trip_through_staging() {
 
 #[test]
 fn pinned_transfers_round_trip() {
-    let Some(gpu) = backend(CudaOptions::default()) else { return };
+    let Some(gpu) = backend(CudaOptions::default()) else {
+        return;
+    };
     let mut pinned = gpu.alloc_pinned(3 << 20).unwrap();
     for (i, b) in pinned.as_mut_slice().iter_mut().enumerate() {
         *b = (i % 251) as u8;
@@ -120,7 +149,9 @@ fn pinned_transfers_round_trip() {
 
 #[test]
 fn sliced_validity_survives_upload_and_download() {
-    let Some(gpu) = backend(CudaOptions::default()) else { return };
+    let Some(gpu) = backend(CudaOptions::default()) else {
+        return;
+    };
     let bits: Vec<bool> = (0..1000).map(|i| i % 3 != 0).collect();
     let nulls = NullBuffer::from(bits.clone()).slice(5, 901);
     let device = gpu.upload_bitmap(&nulls).unwrap();
@@ -134,7 +165,9 @@ fn sliced_validity_survives_upload_and_download() {
 
 #[test]
 fn warmup_compiles_every_module_and_second_load_hits_the_disk_cache() {
-    let Some(gpu) = backend(CudaOptions::default()) else { return };
+    let Some(gpu) = backend(CudaOptions::default()) else {
+        return;
+    };
     let dir = std::env::temp_dir().join(format!("ragged-cache-test-{}", std::process::id()));
     // SAFETY-free env use: this test is the only one reading RAGGED_KERNEL_CACHE.
     let first = {
@@ -142,15 +175,30 @@ fn warmup_compiles_every_module_and_second_load_hits_the_disk_cache() {
         let fresh = CudaBackend::new(0, CudaOptions::default()).unwrap();
         fresh.warmup().unwrap()
     };
-    assert!(first.iter().all(|(_, cached, _)| !cached), "cold cache must compile: {first:?}");
-    let second = CudaBackend::new(0, CudaOptions::default()).unwrap().warmup().unwrap();
-    assert!(second.iter().all(|(_, cached, _)| *cached), "warm cache must load: {second:?}");
+    assert!(
+        first.iter().all(|(_, cached, _)| !cached),
+        "cold cache must compile: {first:?}"
+    );
+    let second = CudaBackend::new(0, CudaOptions::default())
+        .unwrap()
+        .warmup()
+        .unwrap();
+    assert!(
+        second.iter().all(|(_, cached, _)| *cached),
+        "warm cache must load: {second:?}"
+    );
     // Corrupt every entry: they are recompiled, not fatal.
     for entry in std::fs::read_dir(&dir).unwrap() {
         std::fs::write(entry.unwrap().path(), b"garbage").unwrap();
     }
-    let third = CudaBackend::new(0, CudaOptions::default()).unwrap().warmup().unwrap();
-    assert!(third.iter().all(|(_, cached, _)| !cached), "corrupt entries must recompile: {third:?}");
+    let third = CudaBackend::new(0, CudaOptions::default())
+        .unwrap()
+        .warmup()
+        .unwrap();
+    assert!(
+        third.iter().all(|(_, cached, _)| !cached),
+        "corrupt entries must recompile: {third:?}"
+    );
     std::env::remove_var("RAGGED_KERNEL_CACHE");
     let _ = std::fs::remove_dir_all(&dir);
     drop(gpu);
@@ -158,7 +206,9 @@ fn warmup_compiles_every_module_and_second_load_hits_the_disk_cache() {
 
 #[test]
 fn sum_overflow_is_reported_like_the_cpu() {
-    let Some(gpu) = backend(CudaOptions::default()) else { return };
+    let Some(gpu) = backend(CudaOptions::default()) else {
+        return;
+    };
     let host = PrimitiveColumn::from_vec(vec![i64::MAX, 1]);
     let col = gpu.to_device_primitive(&host).unwrap();
     assert!(matches!(gpu.reduce_sum(&col), Err(Error::Overflow { .. })));

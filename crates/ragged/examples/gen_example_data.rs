@@ -13,13 +13,48 @@ use ragged::io::write_table;
 use ragged::{Column, ListColumn, PrimitiveColumn, ScalarBuffer, StringColumn};
 
 const FIRST: &[&str] = &[
-    "Ada", "Alan", "Grace", "Edsger", "Barbara", "Donald", "Frances", "Ken", "Margaret", "Niklaus",
-    "José", "Zoë", "Søren", "Łukasz", "Chloé", "Jürgen", "美咲", "Ольга", "Αλέξης", "😀Sunny",
+    "Ada",
+    "Alan",
+    "Grace",
+    "Edsger",
+    "Barbara",
+    "Donald",
+    "Frances",
+    "Ken",
+    "Margaret",
+    "Niklaus",
+    "José",
+    "Zoë",
+    "Søren",
+    "Łukasz",
+    "Chloé",
+    "Jürgen",
+    "美咲",
+    "Ольга",
+    "Αλέξης",
+    "😀Sunny",
 ];
 const LAST: &[&str] = &[
-    "Lovelace", "Turing", "Hopper", "Dijkstra", "Liskov", "Knuth", "Allen", "Thompson", "Hamilton",
-    "Wirth", "Núñez", "Brontë", "Kierkegaard", "Wałęsa", "Dubois", "Müller", "佐藤", "Иванова",
-    "Παπαδόπουλος", "Smith",
+    "Lovelace",
+    "Turing",
+    "Hopper",
+    "Dijkstra",
+    "Liskov",
+    "Knuth",
+    "Allen",
+    "Thompson",
+    "Hamilton",
+    "Wirth",
+    "Núñez",
+    "Brontë",
+    "Kierkegaard",
+    "Wałęsa",
+    "Dubois",
+    "Müller",
+    "佐藤",
+    "Иванова",
+    "Παπαδόπουλος",
+    "Smith",
 ];
 
 struct Rng(u64);
@@ -37,7 +72,9 @@ impl Rng {
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let dir = std::env::args().nth(1).unwrap_or_else(|| "examples/data".into());
+    let dir = std::env::args()
+        .nth(1)
+        .unwrap_or_else(|| "examples/data".into());
     let rows = 10_000;
     let mut rng = Rng(0x5eed_1234_abcd_ef01);
     let mut names = Vec::with_capacity(rows);
@@ -61,7 +98,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             Some(format!("{first} {last}"))
         };
         names.push(name);
-        visibility.push(Some(if rng.below(2) == 0 { "public" } else { "private" }));
+        visibility.push(Some(if rng.below(2) == 0 {
+            "public"
+        } else {
+            "private"
+        }));
         ages.push((rng.below(20) != 0).then(|| 18 + rng.below(70) as i32));
         let valid = rng.below(33) != 0;
         if valid {
@@ -74,11 +115,21 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let child = Column::Int32(PrimitiveColumn::from_vec(visits));
     let validity = ragged::NullBuffer::from(lists_valid);
-    let lists = ListColumn::try_new_shared(ScalarBuffer::from(offsets), Arc::new(child), Some(validity))?;
+    let lists =
+        ListColumn::try_new_shared(ScalarBuffer::from(offsets), Arc::new(child), Some(validity))?;
     let columns = vec![
-        ("name".to_string(), Column::Utf8(StringColumn::from_options(names))),
-        ("visibility".to_string(), Column::Utf8(StringColumn::from_options(visibility))),
-        ("age".to_string(), Column::Int32(PrimitiveColumn::from_options(ages))),
+        (
+            "name".to_string(),
+            Column::Utf8(StringColumn::from_options(names)),
+        ),
+        (
+            "visibility".to_string(),
+            Column::Utf8(StringColumn::from_options(visibility)),
+        ),
+        (
+            "age".to_string(),
+            Column::Int32(PrimitiveColumn::from_options(ages)),
+        ),
         ("visits".to_string(), Column::List(lists)),
     ];
     std::fs::create_dir_all(&dir)?;

@@ -13,7 +13,6 @@ use std::time::Instant;
 
 use ragged_core::{
     Backend, Column, ListColumn, Memory, PrimitiveColumn, Result, ScalarBuffer, StringColumn,
-
 };
 use ragged_cpu::CpuBackend;
 use ragged_cuda::CudaBackend;
@@ -80,12 +79,16 @@ impl BenchBackend for CpuBackend {
     }
     fn copy_seconds(&self, bytes: usize, runs: usize) -> Result<f64> {
         use rayon::prelude::*;
-        let src: Vec<u8> = (0..bytes).map(|i| (i.wrapping_mul(2654435761) >> 13) as u8).collect();
+        let src: Vec<u8> = (0..bytes)
+            .map(|i| (i.wrapping_mul(2654435761) >> 13) as u8)
+            .collect();
         let mut dst = vec![0u8; bytes];
         let mut times = Vec::new();
         for _ in 0..runs + 2 {
             let started = Instant::now();
-            dst.par_chunks_mut(1 << 20).zip(src.par_chunks(1 << 20)).for_each(|(d, s)| d.copy_from_slice(s));
+            dst.par_chunks_mut(1 << 20)
+                .zip(src.par_chunks(1 << 20))
+                .for_each(|(d, s)| d.copy_from_slice(s));
             times.push(started.elapsed().as_secs_f64());
         }
         std::hint::black_box(&dst);
@@ -118,7 +121,11 @@ impl BenchBackend for CudaBackend {
 ///
 /// # Errors
 /// Any op or device error.
-pub fn run(backend: &AnyBackend, options: &BenchOptions, on_record: &mut dyn FnMut(&BenchRecord)) -> Result<Vec<BenchRecord>> {
+pub fn run(
+    backend: &AnyBackend,
+    options: &BenchOptions,
+    on_record: &mut dyn FnMut(&BenchRecord),
+) -> Result<Vec<BenchRecord>> {
     crate::with_backend!(backend, |b| run_on(b, options, on_record))
 }
 
@@ -132,7 +139,13 @@ struct Harness<'a, B: BenchBackend> {
 }
 
 impl<B: BenchBackend> Harness<'_, B> {
-    fn case(&mut self, case: &str, elements: u64, bytes: u64, mut run: impl FnMut() -> Result<()>) -> Result<()> {
+    fn case(
+        &mut self,
+        case: &str,
+        elements: u64,
+        bytes: u64,
+        mut run: impl FnMut() -> Result<()>,
+    ) -> Result<()> {
         for _ in 0..2 {
             self.backend.time_run(&mut run)?;
         }
@@ -166,9 +179,13 @@ impl<B: BenchBackend> Harness<'_, B> {
     }
 }
 
-fn run_on<B: BenchBackend>(b: &B, options: &BenchOptions, on_record: &mut dyn FnMut(&BenchRecord)) -> Result<Vec<BenchRecord>> {
+fn run_on<B: BenchBackend>(
+    b: &B,
+    options: &BenchOptions,
+    on_record: &mut dyn FnMut(&BenchRecord),
+) -> Result<Vec<BenchRecord>> {
     let wants = |suite: &str| options.suite.as_deref().is_none_or(|s| s == suite);
-    let big: usize = if options.quick { 1 << 22 } else { 1 << 28 };
+    let big: usize = if options.quick { 1 << 20 } else { 1 << 28 };
     let copy_bytes = if options.quick { 16 << 20 } else { 512 << 20 };
     let copy_seconds = b.copy_seconds(copy_bytes, if options.quick { 5 } else { 20 })?;
     let copy_gb_per_s = 2.0 * copy_bytes as f64 / copy_seconds / 1e9;
@@ -180,7 +197,12 @@ fn run_on<B: BenchBackend>(b: &B, options: &BenchOptions, on_record: &mut dyn Fn
         records: Vec::new(),
         on_record,
     };
-    h.record("copy", copy_bytes as u64, 2 * copy_bytes as u64, copy_seconds);
+    h.record(
+        "copy",
+        copy_bytes as u64,
+        2 * copy_bytes as u64,
+        copy_seconds,
+    );
     if wants("runtime") {
         let bytes = if options.quick { 16 << 20 } else { 1 << 30 };
         let host = ScalarBuffer::from(random_bytes(bytes));
@@ -189,18 +211,38 @@ fn run_on<B: BenchBackend>(b: &B, options: &BenchOptions, on_record: &mut dyn Fn
             b.synchronize()
         })?;
         let device = b.upload(&host)?;
-        h.case("download/pageable", bytes as u64, bytes as u64, || b.download(&device).map(drop))?;
+        h.case("download/pageable", bytes as u64, bytes as u64, || {
+            b.download(&device).map(drop)
+        })?;
         drop(device);
         runtime_pinned(&mut h, bytes)?;
     }
     if wants("primitives") {
-        for &n in &[1usize << 10, 1 << 20, 1 << 24, big] {
-            let values: Vec<i32> = random_bytes(n * 4).chunks_exact(4).map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3] & 0x0f])).collect();
+        let sizes: &[usize] = if options.quick {
+            &[1 << 10, 1 << 16, big]
+        } else {
+            &[1 << 10, 1 << 20, 1 << 24, big]
+        };
+        for &n in sizes {
+            let values: Vec<i32> = random_bytes(n * 4)
+                .chunks_exact(4)
+                .map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3] & 0x0f]))
+                .collect();
             let col = b.to_device_primitive(&PrimitiveColumn::from_vec(values))?;
-            h.case(&format!("reduce_sum/i32/{}", size_label(n)), n as u64, (n * 4) as u64, || b.reduce_sum(&col).map(drop))?;
+            h.case(
+                &format!("reduce_sum/i32/{}", size_label(n)),
+                n as u64,
+                (n * 4) as u64,
+                || b.reduce_sum(&col).map(drop),
+            )?;
             let values: Vec<f32> = (0..n).map(|i| ((i * 7919) % 1000) as f32 * 0.001).collect();
             let col = b.to_device_primitive(&PrimitiveColumn::from_vec(values))?;
-            h.case(&format!("reduce_sum/f32/{}", size_label(n)), n as u64, (n * 4) as u64, || b.reduce_sum(&col).map(drop))?;
+            h.case(
+                &format!("reduce_sum/f32/{}", size_label(n)),
+                n as u64,
+                (n * 4) as u64,
+                || b.reduce_sum(&col).map(drop),
+            )?;
         }
     }
     if wants("strings") {
@@ -208,8 +250,18 @@ fn run_on<B: BenchBackend>(b: &B, options: &BenchOptions, on_record: &mut dyn Fn
         let host = names_column(rows);
         let bytes_in = (host.total_bytes() + 4 * (rows + 1)) as u64;
         let col = b.to_device_strings(&host)?;
-        h.case(&format!("strings/length/{}", size_label(rows)), rows as u64, bytes_in + 4 * rows as u64, || b.length(&col).map(drop))?;
-        h.case(&format!("strings/length_bytes/{}", size_label(rows)), rows as u64, 8 * rows as u64, || b.length_bytes(&col).map(drop))?;
+        h.case(
+            &format!("strings/length/{}", size_label(rows)),
+            rows as u64,
+            bytes_in + 4 * rows as u64,
+            || b.length(&col).map(drop),
+        )?;
+        h.case(
+            &format!("strings/length_bytes/{}", size_label(rows)),
+            rows as u64,
+            8 * rows as u64,
+            || b.length_bytes(&col).map(drop),
+        )?;
     }
     if wants("lists") {
         let rows = if options.quick { 1 << 16 } else { 1 << 26 };
@@ -217,20 +269,31 @@ fn run_on<B: BenchBackend>(b: &B, options: &BenchOptions, on_record: &mut dyn Fn
         let child = Column::Int32(PrimitiveColumn::from_vec(vec![1; rows * 4]));
         let host = ListColumn::try_new(ScalarBuffer::from(offsets), child, None)?;
         let col = b.to_device_list(&host)?;
-        h.case(&format!("lists/counts/{}", size_label(rows)), rows as u64, 8 * rows as u64, || b.counts(&col).map(drop))?;
+        h.case(
+            &format!("lists/counts/{}", size_label(rows)),
+            rows as u64,
+            8 * rows as u64,
+            || b.counts(&col).map(drop),
+        )?;
     }
     Ok(h.records)
 }
 
 /// Pinned transfers exist only on CUDA; the CPU backend has none to measure.
 fn runtime_pinned<B: BenchBackend>(h: &mut Harness<'_, B>, bytes: usize) -> Result<()> {
-    let Some(cuda) = h.backend.as_cuda() else { return Ok(()) };
+    let Some(cuda) = h.backend.as_cuda() else {
+        return Ok(());
+    };
     let mut pinned = cuda.alloc_pinned(bytes)?;
     pinned.as_mut_slice().copy_from_slice(&random_bytes(bytes));
     let cuda = cuda.clone();
-    h.case("upload/pinned", bytes as u64, bytes as u64, || cuda.upload_pinned(&pinned).map(drop))?;
+    h.case("upload/pinned", bytes as u64, bytes as u64, || {
+        cuda.upload_pinned(&pinned).map(drop)
+    })?;
     let device = cuda.upload_pinned(&pinned)?;
-    h.case("download/pinned", bytes as u64, bytes as u64, || cuda.download_pinned(&device, &mut pinned))?;
+    h.case("download/pinned", bytes as u64, bytes as u64, || {
+        cuda.download_pinned(&device, &mut pinned)
+    })?;
     Ok(())
 }
 
@@ -248,7 +311,11 @@ fn names_column(rows: usize) -> StringColumn<i32> {
         (0..len)
             .map(|i| {
                 let c = (b'a' + (next() % 26) as u8) as char;
-                if i == 0 { c.to_ascii_uppercase() } else { c }
+                if i == 0 {
+                    c.to_ascii_uppercase()
+                } else {
+                    c
+                }
             })
             .collect::<String>()
     };

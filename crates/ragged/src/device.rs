@@ -47,7 +47,10 @@ impl FromStr for DeviceChoice {
                 .and_then(|n| n.parse().ok())
                 .map(DeviceChoice::Cuda)
                 .ok_or_else(|| {
-                    Error::invalid_argument("device", format!("'{s}' is not one of auto, cpu, cuda, cuda:N"))
+                    Error::invalid_argument(
+                        "device",
+                        format!("'{s}' is not one of auto, cpu, cuda, cuda:N"),
+                    )
                 }),
         }
     }
@@ -104,21 +107,32 @@ pub struct Selected {
 /// [`Error::Device`] when the driver fails while opening it.
 pub fn select(choice: DeviceChoice, options: CudaOptions) -> Result<Selected> {
     match choice {
-        DeviceChoice::Cpu => Ok(Selected { backend: AnyBackend::Cpu(CpuBackend::new()), notice: None }),
-        DeviceChoice::Cuda(n) => {
-            Ok(Selected { backend: AnyBackend::Cuda(CudaBackend::new(n, options)?), notice: None })
-        }
+        DeviceChoice::Cpu => Ok(Selected {
+            backend: AnyBackend::Cpu(CpuBackend::new()),
+            notice: None,
+        }),
+        DeviceChoice::Cuda(n) => Ok(Selected {
+            backend: AnyBackend::Cuda(CudaBackend::new(n, options)?),
+            notice: None,
+        }),
         DeviceChoice::Auto => {
             let reason = match cuda_status() {
                 CudaStatus::Unavailable { reason } => reason.clone(),
                 CudaStatus::Available { .. } => match CudaBackend::new(0, options) {
-                    Ok(b) => return Ok(Selected { backend: AnyBackend::Cuda(b), notice: None }),
+                    Ok(b) => {
+                        return Ok(Selected {
+                            backend: AnyBackend::Cuda(b),
+                            notice: None,
+                        })
+                    }
                     Err(e) => e.to_string(),
                 },
             };
             Ok(Selected {
                 backend: AnyBackend::Cpu(CpuBackend::new()),
-                notice: Some(format!("notice: CUDA unavailable ({reason}); using the CPU backend")),
+                notice: Some(format!(
+                    "notice: CUDA unavailable ({reason}); using the CPU backend"
+                )),
             })
         }
     }

@@ -26,15 +26,21 @@ pub fn system_info(options: &CudaOptions) -> SystemInfo {
     let _ = writeln!(text, "ragged {version}");
     let _ = writeln!(text, "backends compiled in: cpu, cuda");
     let _ = writeln!(text, "cpu: {} threads", rayon_threads());
-    let cache = ragged_cuda::compile::cache_dir()
-        .map_or_else(|| "(none: set XDG_CACHE_HOME or HOME)".to_string(), |p| p.display().to_string());
+    let cache = ragged_cuda::compile::cache_dir().map_or_else(
+        || "(none: set XDG_CACHE_HOME or HOME)".to_string(),
+        |p| p.display().to_string(),
+    );
     let mut cuda_usable = false;
     match cuda_status() {
         CudaStatus::Unavailable { reason } => {
             let _ = writeln!(text, "cuda: unavailable: {reason}");
             let _ = writeln!(text, "only the CPU backend is available");
         }
-        CudaStatus::Available { library, driver_version, devices } => {
+        CudaStatus::Available {
+            library,
+            driver_version,
+            devices,
+        } => {
             let _ = writeln!(text, "cuda: driver {driver_version} ({library})");
             for d in devices {
                 let _ = writeln!(
@@ -55,7 +61,11 @@ pub fn system_info(options: &CudaOptions) -> SystemInfo {
                         "nvrtc: {}.{} ({})",
                         t.nvrtc_version.0, t.nvrtc_version.1, t.nvrtc_library
                     );
-                    let includes: Vec<String> = t.include_dirs.iter().map(|p| p.display().to_string()).collect();
+                    let includes: Vec<String> = t
+                        .include_dirs
+                        .iter()
+                        .map(|p| p.display().to_string())
+                        .collect();
                     let _ = writeln!(text, "cccl include: {}", includes.join(":"));
                 }
                 Err(reason) => {
@@ -69,7 +79,11 @@ pub fn system_info(options: &CudaOptions) -> SystemInfo {
                     let _ = writeln!(
                         text,
                         "memory pool: {} (limit {:.2} GiB, reserved {:.2} GiB)",
-                        if m.pooled { "stream-ordered pool" } else { "off (plain cuMemAlloc)" },
+                        if m.pooled {
+                            "stream-ordered pool"
+                        } else {
+                            "off (plain cuMemAlloc)"
+                        },
                         m.limit as f64 / (1u64 << 30) as f64,
                         m.reserved.unwrap_or(0) as f64 / (1u64 << 30) as f64
                     );
@@ -82,7 +96,11 @@ pub fn system_info(options: &CudaOptions) -> SystemInfo {
         }
     }
     let _ = writeln!(text, "kernel cache: {cache}");
-    SystemInfo { version, text, cuda_usable }
+    SystemInfo {
+        version,
+        text,
+        cuda_usable,
+    }
 }
 
 fn rayon_threads() -> usize {

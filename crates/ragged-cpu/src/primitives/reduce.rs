@@ -18,17 +18,26 @@ pub(crate) fn reduce_sum<T: Native>(col: &PrimitiveColumn<T>) -> Result<T::Sum> 
     let chunk_sum = |(chunk_index, chunk): (usize, &[T])| -> T::Wide {
         let base = chunk_index * CHUNK;
         match validity {
-            None => chunk.iter().fold(T::wide_zero(), |acc, &v| T::wide_add(acc, v)),
-            Some(valid) => chunk.iter().enumerate().fold(T::wide_zero(), |acc, (i, &v)| {
-                if valid.is_valid(base + i) {
-                    T::wide_add(acc, v)
-                } else {
-                    acc
-                }
-            }),
+            None => chunk
+                .iter()
+                .fold(T::wide_zero(), |acc, &v| T::wide_add(acc, v)),
+            Some(valid) => chunk
+                .iter()
+                .enumerate()
+                .fold(T::wide_zero(), |acc, (i, &v)| {
+                    if valid.is_valid(base + i) {
+                        T::wide_add(acc, v)
+                    } else {
+                        acc
+                    }
+                }),
         }
     };
-    let total = values.par_chunks(CHUNK).enumerate().map(chunk_sum).reduce(T::wide_zero, T::wide_merge);
+    let total = values
+        .par_chunks(CHUNK)
+        .enumerate()
+        .map(chunk_sum)
+        .reduce(T::wide_zero, T::wide_merge);
     T::wide_total(total).ok_or_else(|| Error::Overflow {
         op: "reduce_sum",
         message: format!(

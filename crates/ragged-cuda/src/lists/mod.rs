@@ -8,7 +8,10 @@ use crate::memory::Device;
 use crate::CudaBackend;
 
 impl ListOps for CudaBackend {
-    fn counts<O: OffsetSize>(&self, col: &ListColumn<O, Device>) -> Result<PrimitiveColumn<O, Device>> {
+    fn counts<O: OffsetSize>(
+        &self,
+        col: &ListColumn<O, Device>,
+    ) -> Result<PrimitiveColumn<O, Device>> {
         counts::counts(self, col)
     }
 }

@@ -9,31 +9,61 @@ use crate::launch::{grid_for, launch, params, BLOCK};
 use crate::memory::Device;
 use crate::CudaBackend;
 
-pub(crate) fn length<O: OffsetSize>(backend: &CudaBackend, col: &StringColumn<O, Device>) -> Result<PrimitiveColumn<O, Device>> {
+pub(crate) fn length<O: OffsetSize>(
+    backend: &CudaBackend,
+    col: &StringColumn<O, Device>,
+) -> Result<PrimitiveColumn<O, Device>> {
     let rows = col.len() as u64;
     let out = backend.alloc::<O>(col.len())?;
     if rows > 0 {
-        let function = backend.function(&STRINGS_LENGTH, &format!("length_chars_{}", O::OFFSET_NAME))?;
-        let (offsets, values, out_ptr) = (col.offsets().device_ptr(), col.values().device_ptr(), out.device_ptr());
+        let function =
+            backend.function(&STRINGS_LENGTH, &format!("length_chars_{}", O::OFFSET_NAME))?;
+        let (offsets, values, out_ptr) = (
+            col.offsets().device_ptr(),
+            col.values().device_ptr(),
+            out.device_ptr(),
+        );
         let mut args = params![offsets, values, rows, out_ptr];
         // SAFETY: `length_chars_<O>(const O*, const uint8_t*, uint64_t, O*)`; it reads
         // rows + 1 offsets and the bytes between them (valid by the column's
         // invariants) and writes `rows` outputs. One warp per row: 32 threads per row.
-        unsafe { launch(function, grid_for(rows * 32, backend.info().multiprocessors), BLOCK, 0, backend.stream(), &mut args)? };
+        unsafe {
+            launch(
+                function,
+                grid_for(rows * 32, backend.info().multiprocessors),
+                BLOCK,
+                0,
+                backend.stream(),
+                &mut args,
+            )?
+        };
     }
     PrimitiveColumn::try_new(out, col.validity().cloned())
 }
 
-pub(crate) fn length_bytes<O: OffsetSize>(backend: &CudaBackend, col: &StringColumn<O, Device>) -> Result<PrimitiveColumn<O, Device>> {
+pub(crate) fn length_bytes<O: OffsetSize>(
+    backend: &CudaBackend,
+    col: &StringColumn<O, Device>,
+) -> Result<PrimitiveColumn<O, Device>> {
     let rows = col.len() as u64;
     let out = backend.alloc::<O>(col.len())?;
     if rows > 0 {
-        let function = backend.function(&STRINGS_LENGTH, &format!("length_bytes_{}", O::OFFSET_NAME))?;
+        let function =
+            backend.function(&STRINGS_LENGTH, &format!("length_bytes_{}", O::OFFSET_NAME))?;
         let (offsets, out_ptr) = (col.offsets().device_ptr(), out.device_ptr());
         let mut args = params![offsets, rows, out_ptr];
         // SAFETY: `length_bytes_<O>(const O*, uint64_t, O*)` reads rows + 1 offsets and
         // writes `rows` outputs.
-        unsafe { launch(function, grid_for(rows, backend.info().multiprocessors), BLOCK, 0, backend.stream(), &mut args)? };
+        unsafe {
+            launch(
+                function,
+                grid_for(rows, backend.info().multiprocessors),
+                BLOCK,
+                0,
+                backend.stream(),
+                &mut args,
+            )?
+        };
     }
     PrimitiveColumn::try_new(out, col.validity().cloned())
 }

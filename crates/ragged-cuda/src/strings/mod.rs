@@ -8,11 +8,17 @@ use crate::memory::Device;
 use crate::CudaBackend;
 
 impl StringOps for CudaBackend {
-    fn length<O: OffsetSize>(&self, col: &StringColumn<O, Device>) -> Result<PrimitiveColumn<O, Device>> {
+    fn length<O: OffsetSize>(
+        &self,
+        col: &StringColumn<O, Device>,
+    ) -> Result<PrimitiveColumn<O, Device>> {
         length::length(self, col)
     }
 
-    fn length_bytes<O: OffsetSize>(&self, col: &StringColumn<O, Device>) -> Result<PrimitiveColumn<O, Device>> {
+    fn length_bytes<O: OffsetSize>(
+        &self,
+        col: &StringColumn<O, Device>,
+    ) -> Result<PrimitiveColumn<O, Device>> {
         length::length_bytes(self, col)
     }
 }
