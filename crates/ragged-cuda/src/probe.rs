@@ -99,6 +99,39 @@ type CuDeviceTotalMem = unsafe extern "C" fn(*mut usize, c_int) -> c_int;
 type CuDeviceGetAttribute = unsafe extern "C" fn(*mut c_int, c_int, c_int) -> c_int;
 type CuGetErrorName = unsafe extern "C" fn(c_int, *mut *const c_char) -> c_int;
 
+/// Driver entry points used after the probe (NUL-terminated for `dlsym`).
+const REQUIRED_SYMBOLS: &[&str] = &[
+    "cuDevicePrimaryCtxRetain\0",
+    "cuCtxSetCurrent\0",
+    "cuCtxGetCurrent\0",
+    "cuStreamCreate\0",
+    "cuStreamSynchronize\0",
+    "cuStreamDestroy_v2\0",
+    "cuMemPoolCreate\0",
+    "cuMemPoolSetAttribute\0",
+    "cuMemPoolGetAttribute\0",
+    "cuMemPoolDestroy\0",
+    "cuMemAllocFromPoolAsync\0",
+    "cuMemFreeAsync\0",
+    "cuMemAlloc_v2\0",
+    "cuMemFree_v2\0",
+    "cuMemHostAlloc\0",
+    "cuMemFreeHost\0",
+    "cuMemcpyHtoDAsync_v2\0",
+    "cuMemcpyDtoHAsync_v2\0",
+    "cuMemcpyDtoDAsync_v2\0",
+    "cuMemsetD8Async\0",
+    "cuMemGetInfo_v2\0",
+    "cuModuleLoadData\0",
+    "cuModuleGetFunction\0",
+    "cuLaunchKernel\0",
+    "cuEventCreate\0",
+    "cuEventRecord\0",
+    "cuEventSynchronize\0",
+    "cuEventElapsedTime\0",
+    "cuEventDestroy_v2\0",
+];
+
 const ATTR_MULTIPROCESSOR_COUNT: c_int = 16;
 const ATTR_COMPUTE_CAPABILITY_MAJOR: c_int = 75;
 const ATTR_COMPUTE_CAPABILITY_MINOR: c_int = 76;
@@ -159,6 +192,17 @@ fn probe() -> Result<CudaStatus, String> {
             ""
         };
         return Err(format!("cuInit failed with {}{hint}", describe(rc)));
+    }
+    // Every other driver entry point ragged calls (through cudarc, which panics on a
+    // missing symbol): a library without them is treated as unusable here.
+    for symbol in REQUIRED_SYMBOLS {
+        // SAFETY: looking a symbol up runs no code; the pointer type is irrelevant.
+        if unsafe { lib.get::<*const ()>(symbol.as_bytes()) }.is_err() {
+            return Err(format!(
+                "{library} lacks the driver entry point {}: an incomplete or broken driver library",
+                symbol.trim_end_matches('\0')
+            ));
+        }
     }
     let mut v: c_int = 0;
     // SAFETY: writes one int.
