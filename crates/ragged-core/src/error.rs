@@ -43,6 +43,14 @@ pub enum Error {
         /// Its stop.
         stop: i64,
     },
+    /// A size (of a row, list or segment) is negative.
+    #[error("negative size at index {index}: {size}")]
+    NegativeSize {
+        /// The lowest offending row.
+        index: usize,
+        /// Its size.
+        size: i64,
+    },
     /// Two inputs that must have the same length do not.
     #[error("{op}: {what} has length {actual}, expected {expected}")]
     LengthMismatch {
@@ -238,6 +246,7 @@ impl Error {
             ) => a == b && std::mem::discriminant(p) == std::mem::discriminant(q),
             (InvalidUtf8 { row: a, byte: x }, InvalidUtf8 { row: b, byte: y }) => a == b && x == y,
             (StopsBeforeStarts { index: a, .. }, StopsBeforeStarts { index: b, .. }) => a == b,
+            (NegativeSize { index: a, .. }, NegativeSize { index: b, .. }) => a == b,
             _ => std::mem::discriminant(self) == std::mem::discriminant(other),
         }
     }

@@ -38,6 +38,14 @@ pub trait Native:
     fn wide_total(wide: Self::Wide) -> Option<Self::Sum>;
     /// The additive identity of the accumulator.
     fn sum_zero() -> Self::Sum;
+    /// The value as `f64` (rounded for 64-bit integers beyond 2^53).
+    fn to_f64(self) -> f64;
+    /// The type's greatest value (`+inf` for floats): the identity of minimum.
+    fn max_value() -> Self;
+    /// The type's least value (`-inf` for floats): the identity of maximum.
+    fn min_value() -> Self;
+    /// Whether the value is NaN (always `false` for integers).
+    fn is_nan_value(self) -> bool;
     /// The accumulator from a 16-byte little-endian wide total as device backends
     /// produce it (an `i128` for signed integers, a `u128` for unsigned, the float in
     /// the low bytes for floats), or `None` when it does not fit [`Native::Sum`].
@@ -72,6 +80,22 @@ macro_rules! native_int {
             #[inline]
             fn sum_zero() -> $sum {
                 0
+            }
+            #[inline]
+            fn to_f64(self) -> f64 {
+                self as f64
+            }
+            #[inline]
+            fn max_value() -> $t {
+                <$t>::MAX
+            }
+            #[inline]
+            fn min_value() -> $t {
+                <$t>::MIN
+            }
+            #[inline]
+            fn is_nan_value(self) -> bool {
+                false
             }
             #[inline]
             fn sum_from_wide(wide: [u8; 16]) -> Option<$sum> {
@@ -121,6 +145,22 @@ macro_rules! native_float {
             #[inline]
             fn sum_zero() -> $t {
                 0.0
+            }
+            #[inline]
+            fn to_f64(self) -> f64 {
+                self as f64
+            }
+            #[inline]
+            fn max_value() -> $t {
+                <$t>::INFINITY
+            }
+            #[inline]
+            fn min_value() -> $t {
+                <$t>::NEG_INFINITY
+            }
+            #[inline]
+            fn is_nan_value(self) -> bool {
+                self.is_nan()
             }
             #[inline]
             fn sum_from_wide(wide: [u8; 16]) -> Option<$t> {

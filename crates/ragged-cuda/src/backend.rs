@@ -102,6 +102,8 @@ pub struct MemoryStats {
 
 /// Bytes per pinned staging chunk for pageable transfers.
 const STAGING_CHUNK: usize = 32 << 20;
+/// Downloads up to this size go through a pinned scratch buffer (lowest latency).
+const SCRATCH_BYTES: usize = 4096;
 /// Transfers up to this size go straight from pageable memory (the driver stages them).
 const DIRECT_LIMIT: usize = 1 << 20;
 
@@ -153,6 +155,7 @@ struct Inner {
     modules: Mutex<HashMap<&'static str, Arc<Module>>>,
     functions: Mutex<HashMap<String, Function>>,
     staging: Mutex<Option<Staging>>,
+    scratch: Mutex<Option<PinnedBuffer>>,
     pool: Arc<Pool>,
     ctx: Arc<CudaContext>,
     info: DeviceInfo,
@@ -234,6 +237,7 @@ impl CudaBackend {
                 modules: Mutex::new(HashMap::new()),
                 functions: Mutex::new(HashMap::new()),
                 staging: Mutex::new(None),
+                scratch: Mutex::new(None),
                 pool,
                 ctx,
                 info,
@@ -409,6 +413,23 @@ impl CudaBackend {
         }
         self.bind()?;
         let stream = self.stream();
+        if dst.len() <= SCRATCH_BYTES {
+            // Small results (scalars, error words) go through a pinned scratch buffer: a
+            // pageable copy would be staged by the driver, adding latency.
+            let mut guard = self.inner.scratch.lock().map_err(|_| poisoned())?;
+            if guard.is_none() {
+                *guard = Some(PinnedBuffer::new(&self.inner.ctx, SCRATCH_BYTES)?);
+            }
+            let scratch = guard.as_mut().ok_or_else(poisoned)?;
+            let pinned = &mut scratch.as_mut_slice()[..dst.len()];
+            // SAFETY: src holds dst.len() bytes; the scratch is read only after the stream
+            // is synchronized, and the lock keeps other callers out meanwhile.
+            unsafe { result::memcpy_dtoh_async(&mut *pinned, src, stream) }
+                .map_err(|e| driver_error("copy to host", e))?;
+            self.synchronize_stream()?;
+            dst.copy_from_slice(pinned);
+            return Ok(());
+        }
         if dst.len() <= DIRECT_LIMIT {
             // SAFETY: src holds dst.len() bytes; the stream is synchronized before dst is
             // read.
@@ -473,6 +494,45 @@ impl CudaBackend {
         // SAFETY: the stream is alive.
         unsafe { result::stream::synchronize(self.stream()) }
             .map_err(|e| driver_error("synchronize", e))
+    }
+
+    /// Set every byte of a device buffer to zero (ordered on the stream).
+    pub(crate) fn zero<T>(&self, buffer: &DeviceBuffer<T>) -> Result<()> {
+        if buffer.is_empty() {
+            return Ok(());
+        }
+        self.bind()?;
+        // SAFETY: the buffer holds num_bytes() bytes; the memset is stream-ordered.
+        unsafe {
+            result::memset_d8_async(buffer.device_ptr(), 0, buffer.num_bytes(), self.stream())
+        }
+        .map_err(|e| driver_error("memset", e))
+    }
+
+    /// Read `len` bytes at byte `offset` of a device buffer (waits for queued work).
+    pub(crate) fn read_bytes<T>(
+        &self,
+        buffer: &DeviceBuffer<T>,
+        offset: usize,
+        len: usize,
+    ) -> Result<Vec<u8>> {
+        if offset
+            .checked_add(len)
+            .is_none_or(|end| end > buffer.num_bytes())
+        {
+            return Err(Error::invalid_argument(
+                "read_bytes",
+                "range outside the buffer",
+            ));
+        }
+        let mut out = vec![0u8; len];
+        self.copy_to_host(&mut out, buffer.device_ptr() + offset as u64)?;
+        Ok(out)
+    }
+
+    /// Upload plain values to a new device buffer (for small parameter arrays).
+    pub(crate) fn upload_values<T: Native>(&self, data: &[T]) -> Result<DeviceBuffer<T>> {
+        self.upload_slice(data)
     }
 
     /// Read element 0 of a device buffer (waits for queued work).

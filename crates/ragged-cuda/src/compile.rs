@@ -40,6 +40,14 @@ macro_rules! module {
 pub const VALIDATE_OFFSETS: ModuleSource = module!("common/validate_offsets");
 /// `reduce_sum` and the other reductions.
 pub const PRIMITIVES_REDUCE: ModuleSource = module!("primitives/reduce");
+/// `scan_*` and `sizes_to_offsets`.
+pub const PRIMITIVES_SCAN: ModuleSource = module!("primitives/scan");
+/// `select_mask` and `select_if`.
+pub const PRIMITIVES_SELECT: ModuleSource = module!("primitives/select");
+/// `segmented_*`.
+pub const PRIMITIVES_SEGMENTED_REDUCE: ModuleSource = module!("primitives/segmented_reduce");
+/// Packing validity flags into bitmaps.
+pub const BITMAP: ModuleSource = module!("common/bitmap");
 /// `length` and `length_bytes` of strings.
 pub const STRINGS_LENGTH: ModuleSource = module!("strings/length");
 /// `counts` of lists.
@@ -48,16 +56,30 @@ pub const LISTS_COUNTS: ModuleSource = module!("lists/counts");
 /// Every registered module (compiled by `ragged kernels warmup` and the compile check).
 pub const MODULES: &[ModuleSource] = &[
     VALIDATE_OFFSETS,
+    BITMAP,
     PRIMITIVES_REDUCE,
+    PRIMITIVES_SCAN,
+    PRIMITIVES_SELECT,
+    PRIMITIVES_SEGMENTED_REDUCE,
     STRINGS_LENGTH,
     LISTS_COUNTS,
 ];
 
 /// Our headers, by include name.
-const HEADERS: &[(&str, &str)] = &[(
-    "common/ragged.cuh",
-    include_str!("../kernels/common/ragged.cuh"),
-)];
+const HEADERS: &[(&str, &str)] = &[
+    (
+        "common/ragged.cuh",
+        include_str!("../kernels/common/ragged.cuh"),
+    ),
+    (
+        "common/primitives.cuh",
+        include_str!("../kernels/common/primitives.cuh"),
+    ),
+    (
+        "common/scan.cuh",
+        include_str!("../kernels/common/scan.cuh"),
+    ),
+];
 
 /// The module's source with our quoted includes expanded (each header once) and
 /// `#line` markers naming `kernels/<file>`.

@@ -338,6 +338,17 @@ impl<T> DeviceBuffer<T> {
         self.len * std::mem::size_of::<T>()
     }
 
+    /// The same memory viewed as bytes (sharing the allocation).
+    pub(crate) fn into_bytes(self) -> DeviceBuffer<u8> {
+        let size = std::mem::size_of::<T>();
+        DeviceBuffer {
+            alloc: self.alloc,
+            offset: self.offset * size,
+            len: self.len * size,
+            _type: PhantomData,
+        }
+    }
+
     /// Elements `offset..offset + len`, sharing the allocation.
     ///
     /// # Errors
@@ -375,6 +386,21 @@ pub struct DeviceBitmap {
 }
 
 impl DeviceBitmap {
+    /// A bitmap of `len` bits from bit `bit_offset` of `bits`, with `null_count` unset.
+    pub(crate) fn new(
+        bits: DeviceBuffer<u8>,
+        bit_offset: usize,
+        len: usize,
+        null_count: usize,
+    ) -> Self {
+        Self {
+            bits,
+            bit_offset,
+            len,
+            null_count,
+        }
+    }
+
     /// The bytes holding the bits.
     pub fn bits(&self) -> &DeviceBuffer<u8> {
         &self.bits

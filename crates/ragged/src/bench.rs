@@ -185,7 +185,6 @@ fn run_on<B: BenchBackend>(
     on_record: &mut dyn FnMut(&BenchRecord),
 ) -> Result<Vec<BenchRecord>> {
     let wants = |suite: &str| options.suite.as_deref().is_none_or(|s| s == suite);
-    let big: usize = if options.quick { 1 << 20 } else { 1 << 28 };
     let copy_bytes = if options.quick { 16 << 20 } else { 512 << 20 };
     let copy_seconds = b.copy_seconds(copy_bytes, if options.quick { 5 } else { 20 })?;
     let copy_gb_per_s = 2.0 * copy_bytes as f64 / copy_seconds / 1e9;
@@ -218,32 +217,7 @@ fn run_on<B: BenchBackend>(
         runtime_pinned(&mut h, bytes)?;
     }
     if wants("primitives") {
-        let sizes: &[usize] = if options.quick {
-            &[1 << 10, 1 << 16, big]
-        } else {
-            &[1 << 10, 1 << 20, 1 << 24, big]
-        };
-        for &n in sizes {
-            let values: Vec<i32> = random_bytes(n * 4)
-                .chunks_exact(4)
-                .map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3] & 0x0f]))
-                .collect();
-            let col = b.to_device_primitive(&PrimitiveColumn::from_vec(values))?;
-            h.case(
-                &format!("reduce_sum/i32/{}", size_label(n)),
-                n as u64,
-                (n * 4) as u64,
-                || b.reduce_sum(&col).map(drop),
-            )?;
-            let values: Vec<f32> = (0..n).map(|i| ((i * 7919) % 1000) as f32 * 0.001).collect();
-            let col = b.to_device_primitive(&PrimitiveColumn::from_vec(values))?;
-            h.case(
-                &format!("reduce_sum/f32/{}", size_label(n)),
-                n as u64,
-                (n * 4) as u64,
-                || b.reduce_sum(&col).map(drop),
-            )?;
-        }
+        primitives_suite(&mut h, options.quick)?;
     }
     if wants("strings") {
         let rows = if options.quick { 1 << 16 } else { 1 << 24 };
@@ -277,6 +251,132 @@ fn run_on<B: BenchBackend>(
         )?;
     }
     Ok(h.records)
+}
+
+/// The primitives cases: reduce, transform-reduce, count_if, scan, sizes → offsets,
+/// select and segmented sum, on i32 and f32, at 1 K (latency) and 2^20, 2^24, 2^28.
+fn primitives_suite<B: BenchBackend>(h: &mut Harness<'_, B>, quick: bool) -> Result<()> {
+    use ragged_core::ops::{Comparison, OffsetWidth, Predicate, ScanKind, Transform};
+    let b = h.backend;
+    let sizes: &[usize] = if quick {
+        &[1 << 10, 1 << 16, 1 << 20]
+    } else {
+        &[1 << 10, 1 << 20, 1 << 24, 1 << 28]
+    };
+    for &n in sizes {
+        let label = size_label(n);
+        let (n64, bytes4) = (n as u64, 4 * n as u64);
+        // Values in [0, 2^24): sums of 2^28 of them fit easily; half are below 2^23.
+        let ints: Vec<i32> = random_bytes(n * 4)
+            .chunks_exact(4)
+            .map(|c| i32::from_le_bytes([c[0], c[1], c[2], 0]))
+            .collect();
+        let floats: Vec<f32> = ints.iter().map(|&v| v as f32 / (1 << 24) as f32).collect();
+        let ci = b.to_device_primitive(&PrimitiveColumn::from_vec(ints))?;
+        let cf = b.to_device_primitive(&PrimitiveColumn::from_vec(floats))?;
+        h.case(&format!("reduce_sum/i32/{label}"), n64, bytes4, || {
+            b.reduce_sum(&ci).map(drop)
+        })?;
+        h.case(&format!("reduce_sum/f32/{label}"), n64, bytes4, || {
+            b.reduce_sum(&cf).map(drop)
+        })?;
+        h.case(&format!("reduce_min/i32/{label}"), n64, bytes4, || {
+            b.reduce_min(&ci).map(drop)
+        })?;
+        h.case(&format!("reduce_max/f32/{label}"), n64, bytes4, || {
+            b.reduce_max(&cf).map(drop)
+        })?;
+        h.case(&format!("reduce_argmax/f32/{label}"), n64, bytes4, || {
+            b.reduce_argmax(&cf).map(drop)
+        })?;
+        h.case(&format!("sum_squares/f32/{label}"), n64, bytes4, || {
+            b.reduce_sum_f64(&cf, Transform::Square).map(drop)
+        })?;
+        h.case(&format!("count_if/i32/{label}"), n64, bytes4, || {
+            b.count_if(&ci, Predicate::new(Comparison::Lt, 1 << 23))
+                .map(drop)
+        })?;
+        h.case(
+            &format!("scan_sum_inclusive/i32/{label}"),
+            n64,
+            12 * n64,
+            || b.scan_sum(&ci, ScanKind::Inclusive).map(drop),
+        )?;
+        h.case(
+            &format!("scan_sum_exclusive/f32/{label}"),
+            n64,
+            8 * n64,
+            || b.scan_sum(&cf, ScanKind::Exclusive).map(drop),
+        )?;
+        h.case(
+            &format!("scan_max_inclusive/f32/{label}"),
+            n64,
+            8 * n64,
+            || b.scan_max(&cf, ScanKind::Inclusive).map(drop),
+        )?;
+        let sizes = b.to_device_primitive(&PrimitiveColumn::from_vec(
+            (0..n as i32).map(|i| i & 7).collect(),
+        ))?;
+        h.case(
+            &format!("sizes_to_offsets/i32/{label}"),
+            n64,
+            8 * n64 + 4,
+            || b.sizes_to_offsets(&sizes, OffsetWidth::Auto).map(drop),
+        )?;
+        drop(sizes);
+        // 50 % selectivity: half of the values are below 2^23.
+        h.case(
+            &format!("select_if/i32/{label}"),
+            n64,
+            bytes4 + bytes4 / 2,
+            || {
+                b.select_if(&ci, Predicate::new(Comparison::Lt, 1 << 23), false)
+                    .map(drop)
+            },
+        )?;
+        h.case(
+            &format!("select_if/f32/{label}"),
+            n64,
+            bytes4 + bytes4 / 2,
+            || {
+                b.select_if(&cf, Predicate::new(Comparison::Lt, 0.5), false)
+                    .map(drop)
+            },
+        )?;
+        for average in [4usize, 64, 10_000] {
+            if n < 16 * average {
+                continue;
+            }
+            // Segment lengths uniform in [0, 2 * average], the last one takes the rest.
+            let mut offsets = vec![0i64];
+            let mut state = 0x9e37_79b9u64 + average as u64;
+            while (*offsets.last().unwrap_or(&0) as usize) < n {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                let next = offsets.last().copied().unwrap_or(0)
+                    + (state % (2 * average as u64 + 1)) as i64;
+                offsets.push(next.min(n as i64));
+            }
+            let segments = offsets.len() as u64 - 1;
+            let device_offsets = b.upload(&ScalarBuffer::from(offsets))?;
+            let bytes = bytes4 + 8 * (segments + 1) + 8 * segments;
+            h.case(
+                &format!("segmented_sum/avg{average}/i32/{label}"),
+                n64,
+                bytes,
+                || b.segmented_sum(&ci, &device_offsets).map(drop),
+            )?;
+            let bytes_max = bytes4 + 8 * (segments + 1) + 4 * segments;
+            h.case(
+                &format!("segmented_max/avg{average}/f32/{label}"),
+                n64,
+                bytes_max,
+                || b.segmented_max(&cf, &device_offsets).map(drop),
+            )?;
+        }
+    }
+    Ok(())
 }
 
 /// Pinned transfers exist only on CUDA; the CPU backend has none to measure.

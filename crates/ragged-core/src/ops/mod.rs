@@ -13,7 +13,9 @@ mod strings;
 
 pub use lists::ListOps;
 pub use memory::Memory;
-pub use primitives::Primitives;
+pub use primitives::{
+    Comparison, OffsetWidth, Offsets, Predicate, Primitives, ScanKind, Selection, Transform,
+};
 pub use strings::StringOps;
 
 /// A complete backend: memory and transfers plus every op family.

@@ -1,51 +1,68 @@
-//! `reduce_sum` on the GPU: host dispatch for `kernels/primitives/reduce.cu`.
+//! Whole-column reductions on the GPU: host dispatch for `kernels/primitives/reduce.cu`.
 //!
-//! Launches `reduce_sum_partial_<T>` over a grid that fills the chip (one 128-bit or
-//! floating partial per block), then `reduce_sum_final_<T>` with one block, and reads
-//! the total back. Integer totals arrive as 128-bit values and are checked against the
-//! accumulator type here, so overflow is an error exactly where the CPU reports one.
+//! Each reduction launches its `<op>_partial_<T>` kernel over a grid that fills the chip
+//! (one partial per block) and then one block of `<op>_final` over the partials; inputs
+//! of at most [`ONE_BLOCK`] values use a single block whose partial is the result, one
+//! launch in all. Results come back through the pinned scratch buffer.
 
-use ragged_core::{Error, Native, PrimitiveColumn, Result, ValidityBitmap};
+use ragged_core::ops::{Predicate, Transform};
+use ragged_core::{BooleanColumn, Error, Native, PrimitiveColumn, Result};
 
+use super::{validity_args, value_from_bytes};
 use crate::compile::PRIMITIVES_REDUCE;
 use crate::launch::{grid_for, launch, params, BLOCK};
 use crate::memory::Device;
 use crate::CudaBackend;
+
+/// Inputs up to this many values are reduced by one block in one launch.
+const ONE_BLOCK: u64 = 1 << 15;
+
+/// Blocks for the partial phase: one for small inputs, else enough to fill the chip
+/// (each thread of a full grid reads many 16-byte vectors).
+fn reduce_grid(backend: &CudaBackend, n: u64) -> u32 {
+    if n <= ONE_BLOCK {
+        1
+    } else {
+        grid_for(n.div_ceil(8), backend.info().multiprocessors)
+    }
+}
 
 pub(crate) fn reduce_sum<T: Native>(
     backend: &CudaBackend,
     col: &PrimitiveColumn<T, Device>,
 ) -> Result<T::Sum> {
     let n = col.len() as u64;
-    if n == 0 || col.validity().is_some_and(|v| v.null_count() == v.len()) {
+    if n == 0 || col.null_count() == col.len() {
         return Ok(T::sum_zero());
     }
+    let grid = reduce_grid(backend, n);
     let partial = backend.function(
         &PRIMITIVES_REDUCE,
         &format!("reduce_sum_partial_{}", T::NAME),
     )?;
-    let finish = backend.function(&PRIMITIVES_REDUCE, &format!("reduce_sum_final_{}", T::NAME))?;
-    let grid = grid_for(n.div_ceil(4), backend.info().multiprocessors);
-    let partials = backend.alloc::<[u8; 16]>(grid as usize)?;
-    let total = backend.alloc::<[u8; 16]>(1)?;
-    let (values, (bits, bit_offset)) = (
-        col.values().device_ptr(),
-        col.validity().map_or((0u64, 0u64), |v| {
-            (v.bits().device_ptr(), v.bit_offset() as u64)
-        }),
-    );
-    let (partials_ptr, total_ptr, count) =
-        (partials.device_ptr(), total.device_ptr(), u64::from(grid));
-    let mut args = params![values, bits, bit_offset, n, partials_ptr];
-    // SAFETY: parameters match `reduce_sum_partial_<T>(const T*, const uint8_t*,
-    // uint64_t, uint64_t, Wide*)`; it reads n values and their bits and writes `grid`
-    // 16-byte partials (Wide is at most 16 bytes).
+    // 16 bytes per partial, plus 16 for the total.
+    let scratch = backend.alloc::<u8>(16 * (grid as usize + 1))?;
+    let (values, (bits, bit_offset)) = (col.values().device_ptr(), validity_args(col.validity()));
+    let partials = scratch.device_ptr();
+    let mut args = params![values, bits, bit_offset, n, partials];
+    // SAFETY: `reduce_sum_partial_<T>(const T*, const uint8_t*, uint64_t, uint64_t, Wide*)`
+    // reads n values (and their bits) and writes `grid` partials of at most 16 bytes.
     unsafe { launch(partial, grid, BLOCK, 0, backend.stream(), &mut args)? };
-    let mut args = params![partials_ptr, count, total_ptr];
-    // SAFETY: `reduce_sum_final_<T>(const Wide*, uint64_t, Wide*)` reads `grid` partials
-    // and writes one total.
-    unsafe { launch(finish, 1, BLOCK, 0, backend.stream(), &mut args)? };
-    let wide = backend.read_scalar(&total)?;
+    let at = if grid > 1 {
+        let finish =
+            backend.function(&PRIMITIVES_REDUCE, &format!("reduce_sum_final_{}", T::NAME))?;
+        let (count, total) = (u64::from(grid), partials + 16 * u64::from(grid));
+        let mut args = params![partials, count, total];
+        // SAFETY: `reduce_sum_final_<T>(const Wide*, uint64_t, Wide*)` reads `grid`
+        // partials and writes one total inside the scratch buffer.
+        unsafe { launch(finish, 1, BLOCK, 0, backend.stream(), &mut args)? };
+        16 * grid as usize
+    } else {
+        0
+    };
+    let bytes = backend.read_bytes(&scratch, at, 16)?;
+    let mut wide = [0u8; 16];
+    wide.copy_from_slice(&bytes);
     T::sum_from_wide(wide).ok_or_else(|| Error::Overflow {
         op: "reduce_sum",
         message: format!(
@@ -54,4 +71,176 @@ pub(crate) fn reduce_sum<T: Native>(
             <T::Sum as Native>::NAME
         ),
     })
+}
+
+pub(crate) fn reduce_sum_f64<T: Native>(
+    backend: &CudaBackend,
+    col: &PrimitiveColumn<T, Device>,
+    transform: Transform,
+) -> Result<f64> {
+    let n = col.len() as u64;
+    if n == 0 || col.null_count() == col.len() {
+        return Ok(0.0);
+    }
+    let grid = reduce_grid(backend, n);
+    let partial = backend.function(
+        &PRIMITIVES_REDUCE,
+        &format!("reduce_sum_f64_partial_{}", T::NAME),
+    )?;
+    let scratch = backend.alloc::<f64>(grid as usize + 1)?;
+    let (values, (bits, bit_offset)) = (col.values().device_ptr(), validity_args(col.validity()));
+    let (partials, code) = (scratch.device_ptr(), transform.code());
+    let mut args = params![values, bits, bit_offset, n, code, partials];
+    // SAFETY: `reduce_sum_f64_partial_<T>(const T*, const uint8_t*, uint64_t, uint64_t,
+    // uint32_t, double*)` reads n values and writes `grid` doubles.
+    unsafe { launch(partial, grid, BLOCK, 0, backend.stream(), &mut args)? };
+    let at = finish_count_or_sum(backend, "reduce_sum_f64_final", partials, grid, 8)?;
+    value_from_bytes::<f64>(&backend.read_bytes(&scratch, at, 8)?).ok_or_else(|| Error::Device {
+        op: "reduce_sum_f64",
+        message: "short read".into(),
+    })
+}
+
+/// Launch a one-block final over `grid` partials of `width` bytes at `partials`,
+/// writing the result right after them; returns the byte offset of the result.
+fn finish_count_or_sum(
+    backend: &CudaBackend,
+    kernel: &str,
+    partials: u64,
+    grid: u32,
+    width: usize,
+) -> Result<usize> {
+    if grid == 1 {
+        return Ok(0);
+    }
+    let finish = backend.function(&PRIMITIVES_REDUCE, kernel)?;
+    let (count, total) = (u64::from(grid), partials + (width * grid as usize) as u64);
+    let mut args = params![partials, count, total];
+    // SAFETY: the final kernels take (const W*, uint64_t, W*) with W of `width` bytes;
+    // the scratch buffer holds grid + 1 such values.
+    unsafe { launch(finish, 1, BLOCK, 0, backend.stream(), &mut args)? };
+    Ok(width * grid as usize)
+}
+
+/// (value, row) of the minimum or maximum, `None` without a valid value.
+pub(crate) fn reduce_extremum<T: Native>(
+    backend: &CudaBackend,
+    col: &PrimitiveColumn<T, Device>,
+    is_max: bool,
+) -> Result<Option<(T, usize)>> {
+    let n = col.len() as u64;
+    if n == 0 || col.null_count() == col.len() {
+        return Ok(None);
+    }
+    let which = if is_max { "max" } else { "min" };
+    let grid = reduce_grid(backend, n);
+    let g = grid as usize;
+    // Layout: partial values (16 bytes each), partial rows (8 each), final value (16), final row (8).
+    let scratch = backend.alloc::<u8>(24 * g + 24)?;
+    let base = scratch.device_ptr();
+    let (part_values, part_rows) = (base, base + 16 * g as u64);
+    let partial = backend.function(
+        &PRIMITIVES_REDUCE,
+        &format!("reduce_{which}_partial_{}", T::NAME),
+    )?;
+    let (values, (bits, bit_offset)) = (col.values().device_ptr(), validity_args(col.validity()));
+    let mut args = params![values, bits, bit_offset, n, part_values, part_rows];
+    // SAFETY: `reduce_<which>_partial_<T>(const T*, const uint8_t*, uint64_t, uint64_t, T*,
+    // long long*)` writes `grid` values (T fits in 16 bytes) and `grid` rows.
+    unsafe { launch(partial, grid, BLOCK, 0, backend.stream(), &mut args)? };
+    let (value_at, row_at) = if grid > 1 {
+        let finish = backend.function(
+            &PRIMITIVES_REDUCE,
+            &format!("reduce_{which}_final_{}", T::NAME),
+        )?;
+        let (count, out_value, out_row) = (
+            u64::from(grid),
+            base + 24 * g as u64,
+            base + 24 * g as u64 + 16,
+        );
+        let mut args = params![part_values, part_rows, count, out_value, out_row];
+        // SAFETY: `reduce_<which>_final_<T>(const T*, const long long*, uint64_t, T*,
+        // long long*)` reads the partials and writes one value and one row.
+        unsafe { launch(finish, 1, BLOCK, 0, backend.stream(), &mut args)? };
+        (24 * g, 24 * g + 16)
+    } else {
+        (0, 16)
+    };
+    let bytes = backend.read_bytes(&scratch, value_at, row_at + 8 - value_at)?;
+    let value = value_from_bytes::<T>(&bytes);
+    let row = value_from_bytes::<i64>(&bytes[row_at - value_at..]);
+    match (value, row) {
+        (Some(v), Some(r)) if r >= 0 => Ok(Some((v, r as usize))),
+        (Some(_), Some(_)) => Ok(None),
+        _ => Err(Error::Device {
+            op: "reduce_extremum",
+            message: "short read".into(),
+        }),
+    }
+}
+
+pub(crate) fn count_if<T: Native>(
+    backend: &CudaBackend,
+    col: &PrimitiveColumn<T, Device>,
+    predicate: Predicate<T>,
+) -> Result<usize> {
+    let n = col.len() as u64;
+    if n == 0 || col.null_count() == col.len() {
+        return Ok(0);
+    }
+    let grid = reduce_grid(backend, n);
+    let partial = backend.function(&PRIMITIVES_REDUCE, &format!("count_if_partial_{}", T::NAME))?;
+    let scratch = backend.alloc::<u64>(grid as usize + 1)?;
+    let (values, (bits, bit_offset)) = (col.values().device_ptr(), validity_args(col.validity()));
+    let (cmp, value, partials) = (
+        predicate.comparison.code(),
+        predicate.value,
+        scratch.device_ptr(),
+    );
+    let mut args = params![values, bits, bit_offset, n, cmp, value, partials];
+    // SAFETY: `count_if_partial_<T>(const T*, const uint8_t*, uint64_t, uint64_t, uint32_t,
+    // T, unsigned long long*)`: `value` is a T passed by value; writes `grid` counts.
+    unsafe { launch(partial, grid, BLOCK, 0, backend.stream(), &mut args)? };
+    let at = finish_count_or_sum(backend, "count_final", partials, grid, 8)?;
+    let count = value_from_bytes::<u64>(&backend.read_bytes(&scratch, at, 8)?).unwrap_or(0);
+    Ok(count as usize)
+}
+
+/// (valid rows, valid rows that are true) of a boolean column.
+pub(crate) fn reduce_bool(
+    backend: &CudaBackend,
+    col: &BooleanColumn<Device>,
+) -> Result<(u64, u64)> {
+    let n = col.len() as u64;
+    if n == 0 || col.null_count() == col.len() {
+        return Ok((0, 0));
+    }
+    let grid = reduce_grid(backend, n);
+    let partial = backend.function(&PRIMITIVES_REDUCE, "reduce_bool_partial")?;
+    let scratch = backend.alloc::<u64>(2 * grid as usize + 2)?;
+    let (bits, bits_offset) = (
+        col.values().bits().device_ptr(),
+        col.values().bit_offset() as u64,
+    );
+    let (valid_bits, valid_offset) = validity_args(col.validity());
+    let partials = scratch.device_ptr();
+    let mut args = params![bits, bits_offset, valid_bits, valid_offset, n, partials];
+    // SAFETY: `reduce_bool_partial(const uint8_t*, uint64_t, const uint8_t*, uint64_t,
+    // uint64_t, unsigned long long*)` reads n bits of each bitmap, writes 2 * grid counts.
+    unsafe { launch(partial, grid, BLOCK, 0, backend.stream(), &mut args)? };
+    let at = if grid > 1 {
+        let finish = backend.function(&PRIMITIVES_REDUCE, "reduce_bool_final")?;
+        let (blocks, out) = (u64::from(grid), partials + 16 * u64::from(grid));
+        let mut args = params![partials, blocks, out];
+        // SAFETY: `reduce_bool_final(const unsigned long long*, uint64_t, unsigned long
+        // long*)` reads 2 * grid counts and writes 2.
+        unsafe { launch(finish, 1, BLOCK, 0, backend.stream(), &mut args)? };
+        16 * grid as usize
+    } else {
+        0
+    };
+    let bytes = backend.read_bytes(&scratch, at, 16)?;
+    let valid = value_from_bytes::<u64>(&bytes).unwrap_or(0);
+    let set = value_from_bytes::<u64>(&bytes[8..]).unwrap_or(0);
+    Ok((valid, set))
 }

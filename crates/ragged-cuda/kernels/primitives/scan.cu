@@ -1,0 +1,179 @@
+// scan: inclusive and exclusive scans of a primitive column — scan_sum (in the sum
+// type: i64 / u64 / the float), scan_min, scan_max, scan_sum_f64 (of transform(x)),
+// scan_count_if (of a predicate as 0/1) — and sizes_to_offsets (the exclusive scan of
+// i32 sizes into n + 1 offsets plus the total, in one pass).
+//
+// Mapping: one block per tile of 256 * ITEMS elements, single pass with decoupled
+// look-back (common/scan.cuh). Nulls load as the identity (0, the type's max or min);
+// NaN loads as the identity in min/max scans.
+// Overflow: sums of 64-bit integers accumulate in 128 bits; a prefix that does not fit
+// i64 / u64 reports its row through the device error word (code 1). sizes_to_offsets
+// reports a negative size (code 1) and, for i32 output, an offset above INT32_MAX
+// (code 2) at the lowest row.
+// Pseudo-code: out[i] = op(x[0..i]) (inclusive) or op(x[0..i-1]) (exclusive).
+// Complexity: O(n) work, input read once, output written once, O(n / tile) state.
+#include "common/primitives.cuh"
+#include "common/scan.cuh"
+
+constexpr long long INT64_MAX_VALUE = 0x7fffffffffffffffll;
+constexpr long long INT64_MIN_VALUE = -INT64_MAX_VALUE - 1;
+
+using namespace ragged;
+
+template <typename T> struct ScanItems { static constexpr int value = sizeof(T) <= 4 ? 16 : 8; };
+template <> struct ScanItems<int64_t> { static constexpr int value = 8; };
+template <> struct ScanItems<uint64_t> { static constexpr int value = 8; };
+
+struct NoTotal {
+    template <typename A> __device__ __forceinline__ void operator()(const A&) const {}
+};
+
+/// Narrow a 128-bit prefix to i64 / u64, reporting rows that do not fit (code 1).
+__device__ __forceinline__ int64_t narrow(uint64_t row, __int128 value, uint64_t* error_word) {
+    if (value < static_cast<__int128>(INT64_MIN_VALUE) || value > static_cast<__int128>(INT64_MAX_VALUE))
+        report_error(error_word, row, 1);
+    return static_cast<int64_t>(value);
+}
+__device__ __forceinline__ uint64_t narrow(uint64_t row, unsigned __int128 value, uint64_t* error_word) {
+    if (value > static_cast<unsigned __int128>(~0ull)) report_error(error_word, row, 1);
+    return static_cast<uint64_t>(value);
+}
+
+// ---- scan_sum ----------------------------------------------------------------------------
+
+template <typename T>
+__device__ void scan_sum(const T* values, const uint8_t* validity, uint64_t bit_offset, uint64_t n,
+                         void* out, void* state, uint64_t state_bytes, bool exclusive,
+                         uint64_t* error_word) {
+    typedef typename SumTraits<T>::Thread Acc;  // 64-bit ints, 128-bit for 64-bit inputs, floats
+    typedef typename ::cuda::std::conditional<sizeof(Acc) == 16,
+        typename ::cuda::std::conditional<(T(-1) < T(0)), int64_t, uint64_t>::type, Acc>::type Out;
+    auto load = [=](uint64_t row, T x) -> Acc {
+        return is_valid(validity, bit_offset, row) ? static_cast<Acc>(x) : Acc(0);
+    };
+    auto convert = [=](uint64_t row, Acc v) -> Out {
+        if constexpr (sizeof(Acc) == 16) return narrow(row, v, error_word);
+        else return static_cast<Out>(v);
+    };
+    scan_tile<T, Acc, Out, ScanItems<T>::value>(values, n, static_cast<Out*>(out), state, state_bytes,
+                                                exclusive, Acc(0), SumOp(), load, convert, NoTotal());
+}
+
+#define RAGGED_SCAN_SUM(T, NAME)                                                            \
+    extern "C" __global__ void __launch_bounds__(SCAN_BLOCK) scan_sum_##NAME(               \
+        const T* values, const uint8_t* validity, uint64_t bit_offset, uint64_t n, void* out, \
+        void* state, uint64_t state_bytes, uint32_t exclusive, uint64_t* error_word) {      \
+        scan_sum<T>(values, validity, bit_offset, n, out, state, state_bytes, exclusive != 0, error_word); \
+    }
+RAGGED_FOR_EACH_NATIVE(RAGGED_SCAN_SUM)
+
+// ---- scan_min / scan_max -----------------------------------------------------------------
+
+template <typename T, bool IS_MAX>
+__device__ void scan_extremum(const T* values, const uint8_t* validity, uint64_t bit_offset,
+                              uint64_t n, T* out, void* state, uint64_t state_bytes, bool exclusive,
+                              T identity) {
+    auto load = [=](uint64_t row, T x) -> T {
+        return (is_valid(validity, bit_offset, row) && !is_nan(x)) ? x : identity;
+    };
+    auto convert = [](uint64_t, T v) -> T { return v; };
+    if (IS_MAX)
+        scan_tile<T, T, T, ScanItems<T>::value>(values, n, out, state, state_bytes, exclusive, identity,
+                                                MaxOp(), load, convert, NoTotal());
+    else
+        scan_tile<T, T, T, ScanItems<T>::value>(values, n, out, state, state_bytes, exclusive, identity,
+                                                MinOp(), load, convert, NoTotal());
+}
+
+#define RAGGED_SCAN_EXTREMUM(T, NAME)                                                       \
+    extern "C" __global__ void __launch_bounds__(SCAN_BLOCK) scan_min_##NAME(               \
+        const T* values, const uint8_t* validity, uint64_t bit_offset, uint64_t n, T* out,  \
+        void* state, uint64_t state_bytes, uint32_t exclusive, T identity) {                \
+        scan_extremum<T, false>(values, validity, bit_offset, n, out, state, state_bytes, exclusive != 0, identity); \
+    }                                                                                       \
+    extern "C" __global__ void __launch_bounds__(SCAN_BLOCK) scan_max_##NAME(               \
+        const T* values, const uint8_t* validity, uint64_t bit_offset, uint64_t n, T* out,  \
+        void* state, uint64_t state_bytes, uint32_t exclusive, T identity) {                \
+        scan_extremum<T, true>(values, validity, bit_offset, n, out, state, state_bytes, exclusive != 0, identity); \
+    }                                                                                       \
+    RAGGED_SCAN_STATE(T, NAME)
+RAGGED_FOR_EACH_NATIVE(RAGGED_SCAN_EXTREMUM)
+
+// Tile states of the sum accumulators.
+RAGGED_SCAN_STATE(long long, acc_i64)
+RAGGED_SCAN_STATE(unsigned long long, acc_u64)
+RAGGED_SCAN_STATE(__int128, acc_i128)
+RAGGED_SCAN_STATE(unsigned __int128, acc_u128)
+
+// ---- scan_sum_f64 and scan_count_if --------------------------------------------------------
+
+template <typename T>
+__device__ void scan_sum_f64(const T* values, const uint8_t* validity, uint64_t bit_offset,
+                             uint64_t n, double* out, void* state, uint64_t state_bytes,
+                             bool exclusive, uint32_t code) {
+    auto load = [=](uint64_t row, T x) -> double {
+        return is_valid(validity, bit_offset, row) ? transform(x, code) : 0.0;
+    };
+    auto convert = [](uint64_t, double v) -> double { return v; };
+    scan_tile<T, double, double, ScanItems<T>::value>(values, n, out, state, state_bytes, exclusive, 0.0,
+                                                      SumOp(), load, convert, NoTotal());
+}
+
+template <typename T>
+__device__ void scan_count_if(const T* values, const uint8_t* validity, uint64_t bit_offset,
+                              uint64_t n, long long* out, void* state, uint64_t state_bytes,
+                              bool exclusive, uint32_t cmp, T value) {
+    auto load = [=](uint64_t row, T x) -> long long {
+        return (is_valid(validity, bit_offset, row) && compare(x, cmp, value)) ? 1 : 0;
+    };
+    auto convert = [](uint64_t, long long v) -> long long { return v; };
+    scan_tile<T, long long, long long, ScanItems<T>::value>(values, n, out, state, state_bytes, exclusive,
+                                                            0ll, SumOp(), load, convert, NoTotal());
+}
+
+#define RAGGED_SCAN_DERIVED(T, NAME)                                                        \
+    extern "C" __global__ void __launch_bounds__(SCAN_BLOCK) scan_sum_f64_##NAME(           \
+        const T* values, const uint8_t* validity, uint64_t bit_offset, uint64_t n, double* out, \
+        void* state, uint64_t state_bytes, uint32_t exclusive, uint32_t code) {             \
+        scan_sum_f64<T>(values, validity, bit_offset, n, out, state, state_bytes, exclusive != 0, code); \
+    }                                                                                       \
+    extern "C" __global__ void __launch_bounds__(SCAN_BLOCK) scan_count_if_##NAME(          \
+        const T* values, const uint8_t* validity, uint64_t bit_offset, uint64_t n, long long* out, \
+        void* state, uint64_t state_bytes, uint32_t exclusive, uint32_t cmp, T value) {     \
+        scan_count_if<T>(values, validity, bit_offset, n, out, state, state_bytes, exclusive != 0, cmp, value); \
+    }
+RAGGED_FOR_EACH_NATIVE(RAGGED_SCAN_DERIVED)
+
+// ---- sizes_to_offsets ------------------------------------------------------------------------
+
+/// out[0..n] = exclusive scan of sizes (nulls as 0), out[n] = total; total[0] = total.
+template <typename O>
+__device__ void sizes_to_offsets(const int32_t* sizes, const uint8_t* validity, uint64_t bit_offset,
+                                 uint64_t n, O* out, void* state, uint64_t state_bytes,
+                                 uint64_t* error_word, long long* total_out) {
+    auto load = [=](uint64_t row, int32_t size) -> long long {
+        if (!is_valid(validity, bit_offset, row)) return 0;
+        if (size < 0) report_error(error_word, row, 1);
+        return size < 0 ? 0 : size;
+    };
+    auto convert = [=](uint64_t row, long long offset) -> O {
+        if (sizeof(O) == 4 && offset > 2147483647ll) report_error(error_word, row, 2);
+        return static_cast<O>(offset);
+    };
+    auto on_total = [=](long long total) {
+        if (sizeof(O) == 4 && total > 2147483647ll) report_error(error_word, n, 2);
+        out[n] = static_cast<O>(total);
+        total_out[0] = total;
+    };
+    scan_tile<int32_t, long long, O, 16>(sizes, n, out, state, state_bytes, true, 0ll, SumOp(), load,
+                                         convert, on_total);
+}
+
+#define RAGGED_SIZES_TO_OFFSETS(O, NAME)                                                    \
+    extern "C" __global__ void __launch_bounds__(SCAN_BLOCK) sizes_to_offsets_##NAME(       \
+        const int32_t* sizes, const uint8_t* validity, uint64_t bit_offset, uint64_t n, O* out, \
+        void* state, uint64_t state_bytes, uint64_t* error_word, long long* total) {        \
+        sizes_to_offsets<O>(sizes, validity, bit_offset, n, out, state, state_bytes, error_word, total); \
+    }
+RAGGED_SIZES_TO_OFFSETS(int32_t, i32)
+RAGGED_SIZES_TO_OFFSETS(int64_t, i64)

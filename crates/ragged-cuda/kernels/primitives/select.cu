@@ -1,0 +1,123 @@
+// select: stream compaction — the valid values whose mask bit is set (select_mask) or
+// that satisfy a predicate against a scalar (select_if), in input order, optionally
+// with their rows.
+//
+// Mapping: single pass, one block per tile of 256 * ITEMS values. The block loads its
+// tile (cub::BlockLoad, warp-transposed), computes a 0/1 flag per value, and an
+// exclusive cub::BlockScan of the flags with decoupled look-back over earlier tiles
+// (cub::TilePrefixCallbackOp) gives each selected value its output position; selected
+// values are first compacted in shared memory, then written out by the whole block in
+// consecutive (coalesced) stores. The last tile publishes the total count.
+// The output buffers are allocated for n values by the host (the count is unknown
+// until the pass ends) and viewed as `count` values afterwards.
+// Pseudo-code: flag[i] = valid(i) && keep(i); pos = exclusive_scan(flag);
+//              if flag[i]: out[pos[i]] = x[i], rows[pos[i]] = i
+// Complexity: O(n) work, input read once, selected values (and rows) written once.
+#include "common/primitives.cuh"
+#include "common/scan.cuh"
+
+using namespace ragged;
+
+/// Values per thread: 16, or 8 for 8-byte values (the compaction buffer must fit in
+/// 48 KiB of shared memory).
+template <typename T> constexpr int select_items() { return sizeof(T) >= 8 ? 8 : 16; }
+
+template <typename T, typename Keep>
+__device__ void select_tile(const T* values, uint64_t n, T* out, uint64_t* rows_out, void* state_mem,
+                            uint64_t state_bytes, unsigned long long* count_out, Keep keep) {
+    constexpr int SELECT_ITEMS = select_items<T>();
+    constexpr int SELECT_TILE = SCAN_BLOCK * SELECT_ITEMS;
+    typedef cub::ScanTileState<long long> TileState;
+    typedef cub::TilePrefixCallbackOp<long long, SumOp, TileState> Prefix;
+    typedef cub::BlockLoad<T, SCAN_BLOCK, SELECT_ITEMS, cub::BLOCK_LOAD_WARP_TRANSPOSE> Loader;
+    typedef cub::BlockScan<long long, SCAN_BLOCK, cub::BLOCK_SCAN_WARP_SCANS> Scanner;
+    __shared__ union {
+        typename Loader::TempStorage load;
+        struct {
+            typename Scanner::TempStorage scan;
+            typename Prefix::TempStorage prefix;
+        } scan;
+        struct {
+            T values[SELECT_TILE];
+            uint32_t rows[SELECT_TILE];
+        } compact;
+    } temp;
+    __shared__ long long tile_start, tile_count;
+    const int tiles = static_cast<int>(scan_tiles<SELECT_ITEMS>(n));
+    TileState state = scan_state<long long>(state_mem, state_bytes, tiles);
+    const int tile = blockIdx.x;
+    const uint64_t base = static_cast<uint64_t>(tile) * SELECT_TILE;
+    const uint64_t remaining = n - base;
+    T raw[SELECT_ITEMS];
+    if (remaining >= SELECT_TILE) Loader(temp.load).Load(values + base, raw);
+    else Loader(temp.load).Load(values + base, raw, static_cast<int>(remaining), T(0));
+    __syncthreads();
+    long long flags[SELECT_ITEMS];
+#pragma unroll
+    for (int k = 0; k < SELECT_ITEMS; ++k) {
+        const uint64_t row = base + threadIdx.x * SELECT_ITEMS + k;
+        flags[k] = (row < n && keep(row, raw[k])) ? 1 : 0;
+    }
+    long long positions[SELECT_ITEMS];
+    long long aggregate, start;
+    if (tile == 0) {
+        Scanner(temp.scan.scan).ExclusiveSum(flags, positions, aggregate);
+        if (threadIdx.x == 0 && tiles > 1) state.SetInclusive(0, aggregate);
+        start = 0;
+    } else {
+        Prefix prefix(state, temp.scan.prefix, SumOp(), tile);
+        Scanner(temp.scan.scan).ExclusiveScan(flags, positions, SumOp(), prefix);
+        __syncthreads();
+        start = prefix.GetExclusivePrefix();
+        aggregate = prefix.GetBlockAggregate();
+    }
+    if (threadIdx.x == 0) {
+        tile_start = start;
+        tile_count = aggregate;
+        if (tile == tiles - 1) count_out[0] = static_cast<unsigned long long>(start + aggregate);
+    }
+    __syncthreads();
+    // Positions are global; compact within the tile in shared memory first.
+    const long long local_start = tile_start;
+#pragma unroll
+    for (int k = 0; k < SELECT_ITEMS; ++k) {
+        if (flags[k]) {
+            const int local = static_cast<int>(positions[k] - local_start);
+            temp.compact.values[local] = raw[k];
+            temp.compact.rows[local] = threadIdx.x * SELECT_ITEMS + k;
+        }
+    }
+    __syncthreads();
+    const int count = static_cast<int>(tile_count);
+    for (int j = threadIdx.x; j < count; j += SCAN_BLOCK) {
+        out[local_start + j] = temp.compact.values[j];
+        if (rows_out != nullptr) rows_out[local_start + j] = base + temp.compact.rows[j];
+    }
+}
+
+#define RAGGED_SELECT(T, NAME)                                                              \
+    extern "C" __global__ void __launch_bounds__(SCAN_BLOCK) select_if_##NAME(              \
+        const T* values, const uint8_t* validity, uint64_t bit_offset, uint64_t n, uint32_t cmp, \
+        T value, T* out, uint64_t* rows_out, void* state, uint64_t state_bytes,             \
+        unsigned long long* count_out) {                                                    \
+        select_tile<T>(values, n, out, rows_out, state, state_bytes, count_out,             \
+                       [=](uint64_t row, T x) {                                             \
+                           return is_valid(validity, bit_offset, row) && compare(x, cmp, value); \
+                       });                                                                  \
+    }                                                                                       \
+    extern "C" __global__ void __launch_bounds__(SCAN_BLOCK) select_mask_##NAME(            \
+        const T* values, const uint8_t* validity, uint64_t bit_offset, uint64_t n,          \
+        const uint8_t* mask_bits, uint64_t mask_offset, const uint8_t* mask_validity,       \
+        uint64_t mask_valid_offset, T* out, uint64_t* rows_out, void* state,                \
+        uint64_t state_bytes, unsigned long long* count_out) {                              \
+        select_tile<T>(values, n, out, rows_out, state, state_bytes, count_out,             \
+                       [=](uint64_t row, T) {                                               \
+                           return is_valid(validity, bit_offset, row) &&                    \
+                                  is_valid(mask_validity, mask_valid_offset, row) &&        \
+                                  is_valid(mask_bits, mask_offset, row);                    \
+                       });                                                                  \
+    }
+RAGGED_FOR_EACH_NATIVE(RAGGED_SELECT)
+
+// The tile state of the flag scan.
+RAGGED_SCAN_STATE(long long, flags)

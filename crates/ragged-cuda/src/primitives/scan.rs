@@ -1,0 +1,359 @@
+//! Scans on the GPU: host dispatch for `kernels/primitives/scan.cu`.
+//!
+//! One launch initializes the decoupled look-back tile state (`scan_state_init_<acc>`),
+//! one launch scans (one block per tile of 256 × items values). Overflow and negative
+//! sizes come back through the device error word.
+
+use ragged_core::ops::{OffsetWidth, Offsets, Predicate, ScanKind, Transform};
+use ragged_core::{Error, Native, PrimitiveColumn, Result};
+
+use super::{validity_args, value_from_bytes};
+use crate::compile::{ModuleSource, PRIMITIVES_SCAN};
+use crate::error_word::ErrorWord;
+use crate::launch::{launch, params, BLOCK};
+use crate::memory::{Device, DeviceBuffer};
+use crate::CudaBackend;
+
+/// Values per thread of a scan over T (kernels/primitives/scan.cu, ScanItems).
+fn scan_items<T>() -> u64 {
+    if std::mem::size_of::<T>() <= 4 {
+        16
+    } else {
+        8
+    }
+}
+
+/// The initialized tile state of a scan with `tiles` tiles over accumulator `acc`.
+pub(crate) fn scan_state(
+    backend: &CudaBackend,
+    module: &ModuleSource,
+    acc: &str,
+    tiles: u64,
+) -> Result<(DeviceBuffer<u8>, u64)> {
+    let bytes = (tiles + 32) * 48 + 1024;
+    let state = backend.alloc::<u8>(bytes as usize)?;
+    let init = backend.function(module, &format!("scan_state_init_{acc}"))?;
+    let (mem, count) = (state.device_ptr(), tiles as i32);
+    let mut args = params![mem, bytes, count];
+    let grid = tiles.div_ceil(u64::from(BLOCK)).max(1) as u32;
+    // SAFETY: `scan_state_init_<acc>(void*, uint64_t, int)` writes the status words of
+    // `tiles` tiles plus 32 padding entries inside `bytes` bytes (the upper bound the
+    // kernel header documents).
+    unsafe { launch(init, grid, BLOCK, 0, backend.stream(), &mut args)? };
+    Ok((state, bytes))
+}
+
+/// The tile-state accumulator name of the sum scan of T.
+fn sum_acc<T: Native>() -> &'static str {
+    match T::NAME {
+        "i8" | "i16" | "i32" => "acc_i64",
+        "u8" | "u16" | "u32" => "acc_u64",
+        "i64" => "acc_i128",
+        "u64" => "acc_u128",
+        other => other,
+    }
+}
+
+fn exclusive(kind: ScanKind) -> u32 {
+    u32::from(kind == ScanKind::Exclusive)
+}
+
+pub(crate) fn scan_sum<T: Native>(
+    backend: &CudaBackend,
+    col: &PrimitiveColumn<T, Device>,
+    kind: ScanKind,
+) -> Result<PrimitiveColumn<T::Sum, Device>> {
+    let n = col.len() as u64;
+    let out = backend.alloc::<T::Sum>(col.len())?;
+    if n > 0 {
+        let tiles = n.div_ceil(u64::from(BLOCK) * scan_items::<T>());
+        let (state, state_bytes) = scan_state(backend, &PRIMITIVES_SCAN, sum_acc::<T>(), tiles)?;
+        let word = ErrorWord::new(backend)?;
+        let function = backend.function(&PRIMITIVES_SCAN, &format!("scan_sum_{}", T::NAME))?;
+        let (values, (bits, bit_offset)) =
+            (col.values().device_ptr(), validity_args(col.validity()));
+        let (out_ptr, state_ptr, excl, word_ptr) = (
+            out.device_ptr(),
+            state.device_ptr(),
+            exclusive(kind),
+            word.device_ptr(),
+        );
+        let mut args = params![
+            values,
+            bits,
+            bit_offset,
+            n,
+            out_ptr,
+            state_ptr,
+            state_bytes,
+            excl,
+            word_ptr
+        ];
+        // SAFETY: `scan_sum_<T>(const T*, const uint8_t*, uint64_t, uint64_t, void*, void*,
+        // uint64_t, uint32_t, uint64_t*)`: one block per tile reads n values, writes n
+        // sums of T::Sum, uses the initialized tile state of `tiles` tiles.
+        unsafe {
+            launch(
+                function,
+                tiles as u32,
+                BLOCK,
+                0,
+                backend.stream(),
+                &mut args,
+            )?
+        };
+        if let Some((row, _)) = word.read(backend)? {
+            return Err(Error::Overflow {
+                op: "scan_sum",
+                message: format!(
+                    "the prefix sum at row {row} does not fit {}",
+                    <T::Sum as Native>::NAME
+                ),
+            });
+        }
+    }
+    PrimitiveColumn::try_new(out, col.validity().cloned())
+}
+
+pub(crate) fn scan_extremum<T: Native>(
+    backend: &CudaBackend,
+    col: &PrimitiveColumn<T, Device>,
+    kind: ScanKind,
+    is_max: bool,
+) -> Result<PrimitiveColumn<T, Device>> {
+    let n = col.len() as u64;
+    let out = backend.alloc::<T>(col.len())?;
+    if n > 0 {
+        let tiles = n.div_ceil(u64::from(BLOCK) * scan_items::<T>());
+        let (state, state_bytes) = scan_state(backend, &PRIMITIVES_SCAN, T::NAME, tiles)?;
+        let which = if is_max { "max" } else { "min" };
+        let function = backend.function(&PRIMITIVES_SCAN, &format!("scan_{which}_{}", T::NAME))?;
+        let identity = if is_max {
+            T::min_value()
+        } else {
+            T::max_value()
+        };
+        let (values, (bits, bit_offset)) =
+            (col.values().device_ptr(), validity_args(col.validity()));
+        let (out_ptr, state_ptr, excl) = (out.device_ptr(), state.device_ptr(), exclusive(kind));
+        let mut args = params![
+            values,
+            bits,
+            bit_offset,
+            n,
+            out_ptr,
+            state_ptr,
+            state_bytes,
+            excl,
+            identity
+        ];
+        // SAFETY: `scan_<which>_<T>(const T*, const uint8_t*, uint64_t, uint64_t, T*, void*,
+        // uint64_t, uint32_t, T)`: `identity` is a T by value; writes n values.
+        unsafe {
+            launch(
+                function,
+                tiles as u32,
+                BLOCK,
+                0,
+                backend.stream(),
+                &mut args,
+            )?
+        };
+    }
+    PrimitiveColumn::try_new(out, col.validity().cloned())
+}
+
+pub(crate) fn scan_sum_f64<T: Native>(
+    backend: &CudaBackend,
+    col: &PrimitiveColumn<T, Device>,
+    transform: Transform,
+    kind: ScanKind,
+) -> Result<PrimitiveColumn<f64, Device>> {
+    let n = col.len() as u64;
+    let out = backend.alloc::<f64>(col.len())?;
+    if n > 0 {
+        let tiles = n.div_ceil(u64::from(BLOCK) * scan_items::<T>());
+        let (state, state_bytes) = scan_state(backend, &PRIMITIVES_SCAN, "f64", tiles)?;
+        let function = backend.function(&PRIMITIVES_SCAN, &format!("scan_sum_f64_{}", T::NAME))?;
+        let (values, (bits, bit_offset)) =
+            (col.values().device_ptr(), validity_args(col.validity()));
+        let (out_ptr, state_ptr, excl, code) = (
+            out.device_ptr(),
+            state.device_ptr(),
+            exclusive(kind),
+            transform.code(),
+        );
+        let mut args = params![
+            values,
+            bits,
+            bit_offset,
+            n,
+            out_ptr,
+            state_ptr,
+            state_bytes,
+            excl,
+            code
+        ];
+        // SAFETY: `scan_sum_f64_<T>(const T*, const uint8_t*, uint64_t, uint64_t, double*,
+        // void*, uint64_t, uint32_t, uint32_t)` writes n doubles.
+        unsafe {
+            launch(
+                function,
+                tiles as u32,
+                BLOCK,
+                0,
+                backend.stream(),
+                &mut args,
+            )?
+        };
+    }
+    PrimitiveColumn::try_new(out, col.validity().cloned())
+}
+
+pub(crate) fn scan_count_if<T: Native>(
+    backend: &CudaBackend,
+    col: &PrimitiveColumn<T, Device>,
+    predicate: Predicate<T>,
+    kind: ScanKind,
+) -> Result<PrimitiveColumn<i64, Device>> {
+    let n = col.len() as u64;
+    let out = backend.alloc::<i64>(col.len())?;
+    if n > 0 {
+        let tiles = n.div_ceil(u64::from(BLOCK) * scan_items::<T>());
+        let (state, state_bytes) = scan_state(backend, &PRIMITIVES_SCAN, "acc_i64", tiles)?;
+        let function = backend.function(&PRIMITIVES_SCAN, &format!("scan_count_if_{}", T::NAME))?;
+        let (values, (bits, bit_offset)) =
+            (col.values().device_ptr(), validity_args(col.validity()));
+        let (out_ptr, state_ptr, excl) = (out.device_ptr(), state.device_ptr(), exclusive(kind));
+        let (cmp, value) = (predicate.comparison.code(), predicate.value);
+        let mut args = params![
+            values,
+            bits,
+            bit_offset,
+            n,
+            out_ptr,
+            state_ptr,
+            state_bytes,
+            excl,
+            cmp,
+            value
+        ];
+        // SAFETY: `scan_count_if_<T>(const T*, const uint8_t*, uint64_t, uint64_t, long
+        // long*, void*, uint64_t, uint32_t, uint32_t, T)` writes n counts.
+        unsafe {
+            launch(
+                function,
+                tiles as u32,
+                BLOCK,
+                0,
+                backend.stream(),
+                &mut args,
+            )?
+        };
+    }
+    PrimitiveColumn::try_new(out, None)
+}
+
+pub(crate) fn sizes_to_offsets(
+    backend: &CudaBackend,
+    sizes: &PrimitiveColumn<i32, Device>,
+    width: OffsetWidth,
+) -> Result<(Offsets<Device>, i64)> {
+    let n = sizes.len() as u64;
+    if n == 0 {
+        return Ok(match width {
+            OffsetWidth::I64 => (Offsets::I64(backend.upload_values(&[0i64])?), 0),
+            _ => (Offsets::I32(backend.upload_values(&[0i32])?), 0),
+        });
+    }
+    let wide = width == OffsetWidth::I64;
+    match offsets_pass(backend, sizes, wide)? {
+        Ok(result) => Ok(result),
+        Err(_overflow_row) if width == OffsetWidth::Auto => {
+            match offsets_pass(backend, sizes, true)? {
+                Ok(result) => Ok(result),
+                Err(row) => Err(offsets_overflow(row)),
+            }
+        }
+        Err(row) => Err(offsets_overflow(row)),
+    }
+}
+
+fn offsets_overflow(row: u64) -> Error {
+    Error::Overflow {
+        op: "sizes_to_offsets",
+        message: format!("the offset at index {row} exceeds i32::MAX; ask for i64 offsets"),
+    }
+}
+
+/// One pass of `sizes_to_offsets_<i32|i64>`: `Ok(Err(row))` when an i32 offset overflows
+/// (the caller may retry with i64), `Err` for negative sizes and device errors.
+fn offsets_pass(
+    backend: &CudaBackend,
+    sizes: &PrimitiveColumn<i32, Device>,
+    wide: bool,
+) -> Result<std::result::Result<(Offsets<Device>, i64), u64>> {
+    let n = sizes.len() as u64;
+    let tiles = n.div_ceil(u64::from(BLOCK) * 16);
+    let (state, state_bytes) = scan_state(backend, &PRIMITIVES_SCAN, "acc_i64", tiles)?;
+    let word = ErrorWord::new(backend)?;
+    let total = backend.alloc::<i64>(1)?;
+    let (out, out_ptr) = if wide {
+        let b = backend.alloc::<i64>(sizes.len() + 1)?;
+        let p = b.device_ptr();
+        (Offsets::I64(b), p)
+    } else {
+        let b = backend.alloc::<i32>(sizes.len() + 1)?;
+        let p = b.device_ptr();
+        (Offsets::I32(b), p)
+    };
+    let function = backend.function(
+        &PRIMITIVES_SCAN,
+        if wide {
+            "sizes_to_offsets_i64"
+        } else {
+            "sizes_to_offsets_i32"
+        },
+    )?;
+    let (values, (bits, bit_offset)) =
+        (sizes.values().device_ptr(), validity_args(sizes.validity()));
+    let (state_ptr, word_ptr, total_ptr) =
+        (state.device_ptr(), word.device_ptr(), total.device_ptr());
+    let mut args = params![
+        values,
+        bits,
+        bit_offset,
+        n,
+        out_ptr,
+        state_ptr,
+        state_bytes,
+        word_ptr,
+        total_ptr
+    ];
+    // SAFETY: `sizes_to_offsets_<O>(const int32_t*, const uint8_t*, uint64_t, uint64_t, O*,
+    // void*, uint64_t, uint64_t*, long long*)` reads n sizes, writes n + 1 offsets and
+    // one total.
+    unsafe {
+        launch(
+            function,
+            tiles as u32,
+            BLOCK,
+            0,
+            backend.stream(),
+            &mut args,
+        )?
+    };
+    if let Some((row, code)) = word.read(backend)? {
+        if code == 1 {
+            let size = backend.read_bytes(sizes.values(), row as usize * 4, 4)?;
+            let size = value_from_bytes::<i32>(&size).unwrap_or(0);
+            return Err(Error::NegativeSize {
+                index: row as usize,
+                size: i64::from(size),
+            });
+        }
+        return Ok(Err(row));
+    }
+    let total = value_from_bytes::<i64>(&backend.read_bytes(&total, 0, 8)?).unwrap_or(0);
+    Ok(Ok((out, total)))
+}
