@@ -8,11 +8,12 @@
 
 use std::fmt;
 
-use arrow_buffer::NullBuffer;
-use ragged_core::{Error, Host, PrimitiveColumn};
+use arrow_buffer::{NullBuffer, ScalarBuffer};
+use ragged_core::ops::Offsets;
+use ragged_core::{Error, Host, Native, PrimitiveColumn};
 
-use crate::native::TestNative;
-use crate::oracle::{float_sum_tolerance, SumOracle};
+use crate::native::{is_nan, TestNative};
+use crate::oracle::{float_sum_tolerance, FloatSum, OffsetsOracle, SumOracle};
 
 /// How a backend's output differs from the oracle's.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -274,6 +275,297 @@ pub fn compare_error(
     }
 }
 
+/// Whether `got` is `want` within `tolerance`: NaN only matches NaN and an infinity
+/// only itself.
+pub fn float_close(got: f64, want: f64, tolerance: f64) -> bool {
+    if want.is_nan() {
+        got.is_nan()
+    } else if want.is_infinite() {
+        got == want
+    } else {
+        (got - want).abs() <= tolerance
+    }
+}
+
+/// Check a column of float sums (a float `scan_sum`, `scan_sum_f64`, a float
+/// `segmented_sum`) against per-row oracle sums: the same validity, and each valid
+/// value within the rounding bound of an accumulator of machine epsilon `epsilon`
+/// ([`FloatSum::tolerance`]).
+///
+/// # Errors
+/// A [`Mismatch`] naming the first differing row.
+pub fn compare_float_sums<S: TestNative>(
+    case: &str,
+    actual: &PrimitiveColumn<S, Host>,
+    expected: &[Option<FloatSum>],
+    epsilon: f64,
+) -> Result<(), Mismatch> {
+    let valid: Vec<bool> = expected.iter().map(Option::is_some).collect();
+    compare_validity(case, actual.validity(), actual.len(), &valid)?;
+    let values: &[S] = actual.values();
+    for (row, (got, want)) in values.iter().zip(expected).enumerate() {
+        if let Some(want) = want {
+            let (got, tolerance) = (got.to_f64(), want.tolerance(epsilon));
+            if !float_close(got, want.value(), tolerance) {
+                return Err(Mismatch::new(
+                    case,
+                    Some(row),
+                    format!(
+                        "expected {:e} (± {tolerance:e}, {} terms), got {got:e}",
+                        want.value(),
+                        want.terms
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Whether two values are the same bit for bit (any NaN matches any NaN): minima,
+/// maxima and selections are copies of input values, so they are compared exactly,
+/// `-0.0` against `0.0` included.
+pub fn same_bits<T: TestNative>(a: T, b: T) -> bool {
+    a.bits() == b.bits() || (is_nan(a) && is_nan(b))
+}
+
+/// [`compare_column`] with values compared bit for bit ([`same_bits`]).
+///
+/// # Errors
+/// A [`Mismatch`] naming the first differing row.
+pub fn compare_column_bits<T: TestNative>(
+    case: &str,
+    actual: &PrimitiveColumn<T, Host>,
+    expected: &[Option<T>],
+) -> Result<(), Mismatch> {
+    let valid: Vec<bool> = expected.iter().map(Option::is_some).collect();
+    compare_validity(case, actual.validity(), actual.len(), &valid)?;
+    let values: &[T] = actual.values();
+    for (row, (&got, want)) in values.iter().zip(expected).enumerate() {
+        if let Some(want) = *want {
+            if !same_bits(got, want) {
+                return Err(Mismatch::new(
+                    case,
+                    Some(row),
+                    format!("expected {want:?}, got {got:?}"),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Check an optional scalar (a minimum, an arg form, `any`/`all`) bit for bit.
+///
+/// # Errors
+/// A [`Mismatch`] showing both.
+pub fn compare_option<T: TestNative>(
+    case: &str,
+    what: &str,
+    actual: Option<T>,
+    expected: Option<T>,
+) -> Result<(), Mismatch> {
+    let same = match (actual, expected) {
+        (Some(a), Some(e)) => same_bits(a, e),
+        (None, None) => true,
+        _ => false,
+    };
+    if same {
+        Ok(())
+    } else {
+        Err(Mismatch::new(
+            case,
+            None,
+            format!("{what}: expected {expected:?}, got {actual:?}"),
+        ))
+    }
+}
+
+/// Check that a backend failed as the oracle says: the same kind at the same index
+/// ([`Error::same_kind_and_index`]); for `Overflow`, the backend's message contains
+/// the oracle's, not followed by a digit (the oracle's names the lowest offending row
+/// or segment, `row 12`, `segment 3`, or the total that does not fit); for
+/// `LengthMismatch`, the same expected and actual lengths.
+///
+/// # Errors
+/// A [`Mismatch`] showing both errors.
+pub fn compare_failure(case: &str, actual: &Error, expected: &Error) -> Result<(), Mismatch> {
+    let same = actual.same_kind_and_index(expected)
+        && match (actual, expected) {
+            (Error::Overflow { message: got, .. }, Error::Overflow { message: want, .. }) => {
+                contains_number_text(got, want)
+            }
+            (
+                Error::LengthMismatch {
+                    expected: a,
+                    actual: b,
+                    ..
+                },
+                Error::LengthMismatch {
+                    expected: c,
+                    actual: d,
+                    ..
+                },
+            ) => a == c && b == d,
+            _ => true,
+        };
+    if same {
+        Ok(())
+    } else {
+        Err(Mismatch::new(
+            case,
+            None,
+            format!("expected error {expected:?}, got error {actual:?}"),
+        ))
+    }
+}
+
+/// Whether `text` contains `needle` not followed by a digit (so that `row 1` is not
+/// found in `row 12`).
+fn contains_number_text(text: &str, needle: &str) -> bool {
+    text.match_indices(needle).any(|(at, _)| {
+        !text[at + needle.len()..]
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_digit())
+    })
+}
+
+/// Check a backend's outcome against an oracle's when either may be an error: both
+/// errors ([`compare_failure`]), or both values (checked by `values`).
+///
+/// # Errors
+/// A [`Mismatch`]: an unexpected error, a missing error, or what `values` reports.
+pub fn compare_outcome<A, E>(
+    case: &str,
+    actual: Result<A, Error>,
+    expected: &Result<E, Error>,
+    values: impl FnOnce(A, &E) -> Result<(), Mismatch>,
+) -> Result<(), Mismatch> {
+    match (actual, expected) {
+        (Ok(a), Ok(e)) => values(a, e),
+        (Err(a), Err(e)) => compare_failure(case, &a, e),
+        (Err(a), Ok(_)) => Err(Mismatch::new(case, None, format!("unexpected error: {a}"))),
+        (Ok(_), Err(e)) => Err(Mismatch::new(
+            case,
+            None,
+            format!("expected error {e:?}, got a result"),
+        )),
+    }
+}
+
+/// Check a select result (downloaded) against the oracle's `(row, value)` pairs: no
+/// null value, the same values bit for bit in the same order, and the rows exactly
+/// when they were asked for (`None` otherwise).
+///
+/// # Errors
+/// A [`Mismatch`] naming the first differing output position.
+pub fn compare_selection<T: TestNative>(
+    case: &str,
+    values: &PrimitiveColumn<T, Host>,
+    indices: Option<&ScalarBuffer<u64>>,
+    with_indices: bool,
+    expected: &[(usize, T)],
+) -> Result<(), Mismatch> {
+    if values.null_count() != 0 {
+        return Err(Mismatch::new(
+            case,
+            None,
+            format!("selected values hold {} nulls", values.null_count()),
+        ));
+    }
+    let want: Vec<Option<T>> = expected.iter().map(|&(_, v)| Some(v)).collect();
+    compare_column_bits(case, values, &want).map_err(|m| Mismatch {
+        detail: format!("selected values: {}", m.detail),
+        ..m
+    })?;
+    match (with_indices, indices) {
+        (false, None) => Ok(()),
+        (false, Some(_)) => Err(Mismatch::new(
+            case,
+            None,
+            "indices returned but not asked for",
+        )),
+        (true, None) => Err(Mismatch::new(
+            case,
+            None,
+            "indices asked for but not returned",
+        )),
+        (true, Some(got)) => {
+            if got.len() != expected.len() {
+                return Err(Mismatch::new(
+                    case,
+                    None,
+                    format!("{} indices, expected {}", got.len(), expected.len()),
+                ));
+            }
+            match got
+                .iter()
+                .zip(expected)
+                .position(|(&g, &(row, _))| g != row as u64)
+            {
+                Some(at) => Err(Mismatch::new(
+                    case,
+                    Some(at),
+                    format!(
+                        "selected index {at}: expected row {}, got {}",
+                        expected[at].0, got[at]
+                    ),
+                )),
+                None => Ok(()),
+            }
+        }
+    }
+}
+
+/// Check `sizes_to_offsets` (downloaded) against the oracle: the same width, offsets
+/// and total, or the same error ([`compare_failure`]).
+///
+/// # Errors
+/// A [`Mismatch`] naming the first differing offset.
+pub fn compare_offsets(
+    case: &str,
+    actual: Result<(Offsets<Host>, i64), Error>,
+    expected: &Result<OffsetsOracle, Error>,
+) -> Result<(), Mismatch> {
+    compare_outcome(case, actual, expected, |(offsets, total), want| {
+        let (wide, got): (bool, Vec<i64>) = match &offsets {
+            Offsets::I32(o) => (false, o.iter().map(|&x| i64::from(x)).collect()),
+            Offsets::I64(o) => (true, o.to_vec()),
+        };
+        let width = |wide: bool| if wide { "i64" } else { "i32" };
+        if wide != want.wide {
+            return Err(Mismatch::new(
+                case,
+                None,
+                format!("expected {} offsets, got {}", width(want.wide), width(wide)),
+            ));
+        }
+        if total != want.total {
+            return Err(Mismatch::new(
+                case,
+                None,
+                format!("expected total {}, got {total}", want.total),
+            ));
+        }
+        if got.len() != want.offsets.len() {
+            return Err(Mismatch::new(
+                case,
+                None,
+                format!("{} offsets, expected {}", got.len(), want.offsets.len()),
+            ));
+        }
+        match got.iter().zip(&want.offsets).position(|(g, w)| g != w) {
+            Some(i) => Err(Mismatch::new(
+                case,
+                Some(i),
+                format!("offset {i}: expected {}, got {}", want.offsets[i], got[i]),
+            )),
+            None => Ok(()),
+        }
+    })
+}
+
 /// Collects the mismatches of a suite test over many cases, to report them together.
 #[derive(Debug, Default)]
 pub struct Failures {
@@ -484,6 +776,94 @@ mod tests {
         assert!(compare_error("e", &Ok(()), &at(2, decreasing())).is_err());
         assert!(compare_error("e", &at(2, decreasing()), &Ok(())).is_err());
         assert_eq!(compare_error("e", &Ok(()), &Ok(())), Ok(()));
+    }
+
+    #[test]
+    fn selections_are_compared_value_by_value_and_row_by_row() {
+        let values = PrimitiveColumn::from_vec(vec![1.5f32, -0.0]);
+        let rows = ScalarBuffer::from(vec![2u64, 7]);
+        let want = [(2usize, 1.5f32), (7, -0.0)];
+        assert_eq!(
+            compare_selection("s", &values, Some(&rows), true, &want),
+            Ok(())
+        );
+        // A zero of the other sign, a wrong row, missing or unasked indices.
+        assert!(compare_selection("s", &values, Some(&rows), true, &[(2, 1.5), (7, 0.0)]).is_err());
+        let m =
+            compare_selection("s", &values, Some(&rows), true, &[(2, 1.5), (6, -0.0)]).unwrap_err();
+        assert_eq!(m.row, Some(1));
+        assert!(compare_selection("s", &values, None, true, &want).is_err());
+        assert!(compare_selection("s", &values, Some(&rows), false, &want).is_err());
+        assert_eq!(compare_selection("s", &values, None, false, &want), Ok(()));
+        // Nulls in a selection are an error.
+        let nulls = PrimitiveColumn::from_options([Some(1.5f32), None]);
+        assert!(compare_selection("s", &nulls, None, false, &want).is_err());
+    }
+
+    #[test]
+    fn offsets_are_compared_by_width_values_and_total() {
+        let want = Ok(OffsetsOracle {
+            wide: false,
+            offsets: vec![0, 2, 5],
+            total: 5,
+        });
+        let narrow = |o: Vec<i32>, t| Ok((Offsets::I32(ScalarBuffer::from(o)), t));
+        assert_eq!(
+            compare_offsets("o", narrow(vec![0, 2, 5], 5), &want),
+            Ok(())
+        );
+        assert_eq!(
+            compare_offsets("o", narrow(vec![0, 3, 5], 5), &want)
+                .unwrap_err()
+                .row,
+            Some(1)
+        );
+        assert!(compare_offsets("o", narrow(vec![0, 2, 5], 6), &want).is_err());
+        let wide = Ok((Offsets::I64(ScalarBuffer::from(vec![0i64, 2, 5])), 5));
+        assert!(compare_offsets("o", wide, &want).is_err());
+        let negative = Err(Error::NegativeSize { index: 3, size: -1 });
+        let at = |index| Err(Error::NegativeSize { index, size: -9 });
+        assert_eq!(compare_offsets("o", at(3), &negative), Ok(()));
+        assert!(compare_offsets("o", at(4), &negative).is_err());
+    }
+
+    #[test]
+    fn overflow_messages_must_name_the_same_row() {
+        let want = Error::Overflow {
+            op: "scan_sum",
+            message: "row 1".into(),
+        };
+        let got = |m: &str| Error::Overflow {
+            op: "scan_sum",
+            message: m.into(),
+        };
+        assert_eq!(
+            compare_failure("f", &got("does not fit from row 1 on"), &want),
+            Ok(())
+        );
+        assert_eq!(compare_failure("f", &got("row 1"), &want), Ok(()));
+        assert!(compare_failure("f", &got("does not fit from row 12 on"), &want).is_err());
+        assert!(compare_failure("f", &got("at index 1"), &want).is_err());
+    }
+
+    #[test]
+    fn bitwise_columns_tell_zeros_apart() {
+        let col = PrimitiveColumn::from_options([Some(-0.0f64), None, Some(f64::NAN)]);
+        assert_eq!(
+            compare_column_bits("b", &col, &[Some(-0.0), None, Some(f64::NAN)]),
+            Ok(())
+        );
+        assert_eq!(
+            compare_column_bits("b", &col, &[Some(0.0), None, Some(f64::NAN)])
+                .unwrap_err()
+                .row,
+            Some(0)
+        );
+        // compare_column does not (its values compare with ==).
+        assert_eq!(
+            compare_column("b", &col, &[Some(0.0), None, Some(f64::NAN)]),
+            Ok(())
+        );
     }
 
     #[test]

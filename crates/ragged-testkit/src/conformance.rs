@@ -19,6 +19,8 @@ use crate::native::TestNative;
 use crate::oracle;
 use crate::rng::Rng;
 
+pub mod primitives;
+
 /// The proptest configuration of the suite's properties: 64 cases (override with
 /// `PROPTEST_CASES`), no regression files written next to the caller's sources.
 pub fn proptest_config() -> proptest::test_runner::Config {

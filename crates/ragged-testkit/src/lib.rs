@@ -107,8 +107,15 @@ pub fn run_suite_test<B>(test: &str, made: Result<B, String>, body: impl FnOnce(
 /// Tests: `length_*`, `length_bytes_*`, `counts_*` (both offset widths), `reduce_sum_*`
 /// (all ten element types), `reduce_sum_overflow_{i64,u64}`,
 /// `reduce_sum_wide_accumulator`, `validate_offsets_{i32,i64}`, `nulls_preserved`,
-/// `sliced_inputs`, and `prop_*` properties (64 proptest cases each, more with
-/// `PROPTEST_CASES`).
+/// `sliced_inputs`; for the rest of the primitives family one module per op with one
+/// test per element type (`reduce_min::f32`, `scan_sum::i64`, `segmented_argmax::u8`,
+/// …: `reduce_sum_f64`, `reduce_{min,max,argmin,argmax}`, `count_valid`, `count_if`,
+/// `scan_{sum,min,max,sum_f64,count_if}`, `select_{mask,if}`,
+/// `segmented_{sum,min,max,argmin,argmax,count}`), plus `primitives_sliced_inputs`,
+/// `reduce_any_all`, `sizes_to_offsets`, `scan_sum_overflow_{i64,u64}`,
+/// `segmented_sum_overflow_{i64,u64}`, `segmented_invalid_offsets_{i32,i64}` and the
+/// `huge_*` tests on 2^24 + 3 rows; and `prop_*` properties (64 proptest cases each,
+/// more with `PROPTEST_CASES`).
 ///
 /// ```ignore
 /// ragged_testkit::conformance_suite!(Ok::<_, String>(ragged_cpu::CpuBackend::new()));
@@ -140,6 +147,27 @@ macro_rules! conformance_suite {
             validate_offsets_i64 => |b| $crate::conformance::validate_offsets::<_, i64>(b);
             nulls_preserved => |b| $crate::conformance::nulls_preserved(b);
             sliced_inputs => |b| $crate::conformance::sliced_inputs(b);
+            primitives_sliced_inputs => |b| $crate::conformance::primitives::primitives_sliced_inputs(b);
+            reduce_any_all => |b| $crate::conformance::primitives::reduce_any_all(b);
+            sizes_to_offsets => |b| $crate::conformance::primitives::sizes_to_offsets(b);
+            scan_sum_overflow_i64 => |b| $crate::conformance::primitives::scan_sum_overflow::<_, i64>(b);
+            scan_sum_overflow_u64 => |b| $crate::conformance::primitives::scan_sum_overflow::<_, u64>(b);
+            segmented_sum_overflow_i64 => |b| $crate::conformance::primitives::segmented_sum_overflow::<_, i64>(b);
+            segmented_sum_overflow_u64 => |b| $crate::conformance::primitives::segmented_sum_overflow::<_, u64>(b);
+            segmented_invalid_offsets_i32 => |b| $crate::conformance::primitives::segmented_invalid_offsets::<_, i32>(b);
+            segmented_invalid_offsets_i64 => |b| $crate::conformance::primitives::segmented_invalid_offsets::<_, i64>(b);
+            huge_reduce_sum_i32 => |b| $crate::conformance::primitives::huge_reduce_sum_i32(b);
+            huge_scan_sum_i32 => |b| $crate::conformance::primitives::huge_scan_sum_i32(b);
+            huge_select_if_f32 => |b| $crate::conformance::primitives::huge_select_if_f32(b);
+            huge_segmented_sum_i32 => |b| $crate::conformance::primitives::huge_segmented_sum_i32(b);
+            huge_sizes_to_offsets => |b| $crate::conformance::primitives::huge_sizes_to_offsets(b);
+        );
+        // One module per primitives op, one test per element type: `scan_sum::i32`.
+        $crate::conformance_suite!(@typed $make;
+            reduce_sum_f64 reduce_min reduce_max reduce_argmin reduce_argmax count_valid count_if
+            scan_sum scan_min scan_max scan_sum_f64 scan_count_if select_mask select_if
+            segmented_sum segmented_min segmented_max segmented_argmin segmented_argmax
+            segmented_count
         );
         $crate::conformance_suite!(@props $make;
             prop_length_utf8 => case in $crate::strategy::string_case::<i32>()
@@ -182,7 +210,76 @@ macro_rules! conformance_suite {
                 => |b| $crate::conformance::check_validate_offsets::<_, i32>(b, &case);
             prop_validate_offsets_i64 => case in $crate::strategy::offsets_case()
                 => |b| $crate::conformance::check_validate_offsets::<_, i64>(b, &case);
+            prop_reductions_i8 => case in $crate::strategy::special_primitive_case::<i8>()
+                => |b| $crate::conformance::primitives::check_reductions(b, &case);
+            prop_reductions_u64 => case in $crate::strategy::special_primitive_case::<u64>()
+                => |b| $crate::conformance::primitives::check_reductions(b, &case);
+            prop_reductions_f32 => case in $crate::strategy::special_primitive_case::<f32>()
+                => |b| $crate::conformance::primitives::check_reductions(b, &case);
+            prop_reductions_f64 => case in $crate::strategy::special_primitive_case::<f64>()
+                => |b| $crate::conformance::primitives::check_reductions(b, &case);
+            prop_reduce_any_all => case in $crate::strategy::boolean_entries()
+                => |b| $crate::conformance::primitives::check_any_all_entries(b, &case);
+            prop_scans_i16 => case in $crate::strategy::special_primitive_case::<i16>()
+                => |b| $crate::conformance::primitives::check_scans(b, &case);
+            prop_scans_u32 => case in $crate::strategy::special_primitive_case::<u32>()
+                => |b| $crate::conformance::primitives::check_scans(b, &case);
+            prop_scans_f32 => case in $crate::strategy::special_primitive_case::<f32>()
+                => |b| $crate::conformance::primitives::check_scans(b, &case);
+            prop_scans_f64 => case in $crate::strategy::special_primitive_case::<f64>()
+                => |b| $crate::conformance::primitives::check_scans(b, &case);
+            prop_scan_sum_overflow_i64 => case in $crate::strategy::full_range_i64_case()
+                => |b| $crate::conformance::primitives::check_scan_sums(b, &case);
+            prop_scan_sum_overflow_u64 => case in $crate::strategy::full_range_u64_case()
+                => |b| $crate::conformance::primitives::check_scan_sums(b, &case);
+            prop_predicates_i32 => case in $crate::strategy::predicate_case::<i32>()
+                => |b| $crate::conformance::primitives::check_predicate_ops(b, &case.0, case.1);
+            prop_predicates_u8 => case in $crate::strategy::predicate_case::<u8>()
+                => |b| $crate::conformance::primitives::check_predicate_ops(b, &case.0, case.1);
+            prop_predicates_f32 => case in $crate::strategy::predicate_case::<f32>()
+                => |b| $crate::conformance::primitives::check_predicate_ops(b, &case.0, case.1);
+            prop_predicates_f64 => case in $crate::strategy::predicate_case::<f64>()
+                => |b| $crate::conformance::primitives::check_predicate_ops(b, &case.0, case.1);
+            prop_select_mask_i64 => case in $crate::strategy::mask_case::<i64>()
+                => |b| $crate::conformance::primitives::check_select_masks(b, &case.0, &case.1);
+            prop_select_mask_f32 => case in $crate::strategy::mask_case::<f32>()
+                => |b| $crate::conformance::primitives::check_select_masks(b, &case.0, &case.1);
+            prop_sizes_to_offsets => case in $crate::strategy::sizes_case()
+                => |b| $crate::conformance::primitives::check_sizes_all(b, &case);
+            prop_segmented_i32 => case in $crate::strategy::segments_case::<i32>()
+                => |b| $crate::conformance::primitives::check_segmented_all::<_, _, i32>(b, &case);
+            prop_segmented_u16 => case in $crate::strategy::segments_case::<u16>()
+                => |b| $crate::conformance::primitives::check_segmented_all::<_, _, i64>(b, &case);
+            prop_segmented_i64 => case in $crate::strategy::segments_case::<i64>()
+                => |b| $crate::conformance::primitives::check_segmented_all::<_, _, i32>(b, &case);
+            prop_segmented_f32 => case in $crate::strategy::segments_case::<f32>()
+                => |b| $crate::conformance::primitives::check_segmented_all::<_, _, i64>(b, &case);
+            prop_segmented_f64 => case in $crate::strategy::segments_case::<f64>()
+                => |b| $crate::conformance::primitives::check_segmented_all::<_, _, i32>(b, &case);
         );
+    };
+
+    // A module per op of `conformance::primitives`, with a test per element type.
+    (@typed $make:expr; $($op:ident)*) => {
+        $(
+            mod $op {
+                #[allow(unused_imports)]
+                use super::*;
+                $crate::conformance_suite!(@typed_op $make; $op; i8 i16 i32 i64 u8 u16 u32 u64 f32 f64);
+            }
+        )*
+    };
+    (@typed_op $make:expr; $op:ident; $($t:ident)*) => {
+        $(
+            #[test]
+            fn $t() {
+                $crate::run_suite_test(
+                    concat!(stringify!($op), "::", stringify!($t)),
+                    $make,
+                    |b| $crate::conformance::primitives::$op::<_, $t>(b),
+                );
+            }
+        )*
     };
 
     // One plain test per suite body.

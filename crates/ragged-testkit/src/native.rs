@@ -12,7 +12,7 @@ use crate::rng::Rng;
 /// A [`Native`] element type with test support: i8…i64, u8…u64, f32, f64.
 ///
 /// Integer values convert to `i128` exactly (every sum of up to 2^63 values fits), floats
-/// to `f64` exactly.
+/// to `f64` exactly (through `Native::to_f64`).
 pub trait TestNative: Native {
     /// Whether sums of this type are compared exactly (integers) or within a rounding
     /// bound (floats).
@@ -22,8 +22,6 @@ pub trait TestNative: Native {
 
     /// The value as an exact `i128`; `None` for floats.
     fn to_i128(self) -> Option<i128>;
-    /// The value as `f64` (exact for floats and for integers below 2^53).
-    fn to_f64(self) -> f64;
     /// The value for an exact integer, `None` when it does not fit (or for floats).
     fn from_i128(value: i128) -> Option<Self>;
 
@@ -48,6 +46,25 @@ pub trait TestNative: Native {
     /// Wrap a primitive column of this type into the matching [`Column`] variant
     /// (for list children).
     fn into_column(col: PrimitiveColumn<Self, Host>) -> Column<Host>;
+
+    /// The float nearest `value` (NaN and infinities included), `None` for integers:
+    /// how the NaN-placement cases write their values.
+    fn from_f64(value: f64) -> Option<Self>;
+
+    /// The value's bits, zero-extended: two values are the same *bit for bit* (`-0.0`
+    /// is not `0.0`) when their bits are equal.
+    fn bits(self) -> u64;
+
+    /// A proptest strategy over the values that exercise the edges of minima, maxima,
+    /// predicates and arg forms: for floats NaN, `±inf`, `±0.0` and a few small values
+    /// (many ties); for integers the extremes, 0, 1 and a few small values.
+    fn special_value() -> BoxedStrategy<Self>;
+}
+
+/// Whether `x` is NaN, without `Native` (`x != x` holds only for NaN).
+#[allow(clippy::eq_op)]
+pub fn is_nan<T: PartialEq + Copy>(x: T) -> bool {
+    x != x
 }
 
 macro_rules! test_int {
@@ -57,9 +74,6 @@ macro_rules! test_int {
             const EPSILON: f64 = 0.0;
             fn to_i128(self) -> Option<i128> {
                 Some(i128::from(self))
-            }
-            fn to_f64(self) -> f64 {
-                self as f64
             }
             fn from_i128(value: i128) -> Option<Self> {
                 <$t>::try_from(value).ok()
@@ -79,6 +93,28 @@ macro_rules! test_int {
             }
             fn extremes() -> (Self, Self) {
                 (<$t>::MIN, <$t>::MAX)
+            }
+            fn from_f64(_: f64) -> Option<Self> {
+                None
+            }
+            fn bits(self) -> u64 {
+                // Zero-extend through the unsigned type of the same width.
+                u64::from_le_bytes({
+                    let mut b = [0u8; 8];
+                    let le = self.to_le_bytes();
+                    b[..le.len()].copy_from_slice(&le);
+                    b
+                })
+            }
+            fn special_value() -> BoxedStrategy<Self> {
+                prop_oneof![
+                    Just(<$t>::MIN),
+                    Just(<$t>::MAX),
+                    Just(0 as $t),
+                    Just(1 as $t),
+                    (0u8..4).prop_map(|v| v as $t),
+                ]
+                .boxed()
             }
         }
     };
@@ -111,9 +147,6 @@ impl TestNative for f32 {
     fn to_i128(self) -> Option<i128> {
         None
     }
-    fn to_f64(self) -> f64 {
-        f64::from(self)
-    }
     fn from_i128(_: i128) -> Option<Self> {
         None
     }
@@ -127,6 +160,23 @@ impl TestNative for f32 {
     }
     fn extremes() -> (Self, Self) {
         (f32::MIN, f32::MAX)
+    }
+    fn from_f64(value: f64) -> Option<Self> {
+        Some(value as f32)
+    }
+    fn bits(self) -> u64 {
+        u64::from(self.to_bits())
+    }
+    fn special_value() -> BoxedStrategy<Self> {
+        prop_oneof![
+            Just(f32::NAN),
+            Just(f32::INFINITY),
+            Just(f32::NEG_INFINITY),
+            Just(0.0),
+            Just(-0.0),
+            (-3i8..4).prop_map(|v| f32::from(v) / 2.0),
+        ]
+        .boxed()
     }
     fn into_column(col: PrimitiveColumn<Self, Host>) -> Column<Host> {
         Column::Float32(col)
@@ -142,9 +192,6 @@ impl TestNative for f64 {
     fn to_i128(self) -> Option<i128> {
         None
     }
-    fn to_f64(self) -> f64 {
-        self
-    }
     fn from_i128(_: i128) -> Option<Self> {
         None
     }
@@ -158,6 +205,23 @@ impl TestNative for f64 {
     }
     fn extremes() -> (Self, Self) {
         (f64::MIN, f64::MAX)
+    }
+    fn from_f64(value: f64) -> Option<Self> {
+        Some(value)
+    }
+    fn bits(self) -> u64 {
+        self.to_bits()
+    }
+    fn special_value() -> BoxedStrategy<Self> {
+        prop_oneof![
+            Just(f64::NAN),
+            Just(f64::INFINITY),
+            Just(f64::NEG_INFINITY),
+            Just(0.0),
+            Just(-0.0),
+            (-3i8..4).prop_map(|v| f64::from(v) / 2.0),
+        ]
+        .boxed()
     }
     fn into_column(col: PrimitiveColumn<Self, Host>) -> Column<Host> {
         Column::Float64(col)

@@ -7,9 +7,12 @@
 //! conformance suite compares every backend against these, never against another
 //! backend.
 
+use std::cmp::Ordering;
+
+use ragged_core::ops::{Comparison, OffsetWidth, Predicate, ScanKind, Transform};
 use ragged_core::{Error, OffsetsProblem};
 
-use crate::native::TestNative;
+use crate::native::{is_nan, TestNative};
 
 /// Characters (Unicode scalar values) of each row; `None` for null rows.
 ///
@@ -163,6 +166,474 @@ pub fn validate_offsets(offsets: &[i64], values_len: usize) -> Result<(), Error>
     Ok(())
 }
 
+// ---------------------------------------------------------------------------------
+// The primitives family (reductions, scans, select, segmented reductions)
+// ---------------------------------------------------------------------------------
+//
+// Written from the contract in `ragged_core::ops::primitives` (nulls skipped, exact
+// integer sums in i128, NaN ignored by minima and maxima unless every valid value is
+// NaN, lowest row on ties, empty → None / null) and from the choices the CPU backend
+// documents where the contract leaves one open (`ragged_cpu::primitives`): each
+// running extreme is the reduction of its prefix (the identity for a prefix with no
+// valid value); integer scans fail when any inclusive prefix does not fit.
+
+/// A float sum with what bounds its rounding: Neumaier's compensated sum of the finite
+/// terms in `f64`, the sum of their absolute values, their number, and which
+/// non-finite terms were seen (NaN, `+inf`, `-inf`).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct FloatSum {
+    sum: f64,
+    compensation: f64,
+    /// The sum of the absolute values of the finite terms.
+    pub sum_abs: f64,
+    /// The number of terms.
+    pub terms: usize,
+    nan: bool,
+    positive_infinity: bool,
+    negative_infinity: bool,
+}
+
+impl FloatSum {
+    /// The empty sum.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Add one term.
+    pub fn add(&mut self, x: f64) {
+        self.terms += 1;
+        if x.is_nan() {
+            self.nan = true;
+        } else if x == f64::INFINITY {
+            self.positive_infinity = true;
+        } else if x == f64::NEG_INFINITY {
+            self.negative_infinity = true;
+        } else {
+            let t = self.sum + x;
+            if self.sum.abs() >= x.abs() {
+                self.compensation += (self.sum - t) + x;
+            } else {
+                self.compensation += (x - t) + self.sum;
+            }
+            self.sum = t;
+            self.sum_abs += x.abs();
+        }
+    }
+
+    /// The sum: NaN when a term is NaN or both infinities occur, an infinity when one
+    /// occurs, otherwise the compensated sum of the finite terms.
+    pub fn value(&self) -> f64 {
+        match (self.nan, self.positive_infinity, self.negative_infinity) {
+            (true, _, _) | (false, true, true) => f64::NAN,
+            (false, true, false) => f64::INFINITY,
+            (false, false, true) => f64::NEG_INFINITY,
+            (false, false, false) => self.sum + self.compensation,
+        }
+    }
+
+    /// The largest difference allowed between this sum computed in any order with an
+    /// accumulator of machine epsilon `epsilon` and [`FloatSum::value`] (as
+    /// [`float_sum_tolerance`]).
+    pub fn tolerance(&self, epsilon: f64) -> f64 {
+        (self.terms as f64 + 1.0) * epsilon * self.sum_abs + 4.0 * f64::EPSILON * self.sum_abs
+    }
+}
+
+/// `transform(x)` as the contract defines it (`ragged_core::ops::Transform`).
+fn apply(transform: Transform, x: f64) -> f64 {
+    match transform {
+        Transform::Identity => x,
+        Transform::Square => x * x,
+        Transform::Abs => x.abs(),
+    }
+}
+
+/// `reduce_sum_f64`: the sum of `transform(x)` over the valid values, in `f64`.
+///
+/// ```
+/// use ragged_core::ops::Transform;
+/// let sum = ragged_testkit::oracle::reduce_sum_f64(&[Some(3i32), None, Some(-4)], Transform::Square);
+/// assert_eq!(sum.value(), 25.0);
+/// ```
+pub fn reduce_sum_f64<T: TestNative>(values: &[Option<T>], transform: Transform) -> FloatSum {
+    let mut sum = FloatSum::new();
+    for v in values.iter().flatten() {
+        sum.add(apply(transform, v.to_f64()));
+    }
+    sum
+}
+
+/// Whether `candidate` is a better extreme than `best` (both not NaN).
+fn better<T: TestNative>(candidate: T, best: T, max: bool) -> bool {
+    if max {
+        candidate > best
+    } else {
+        candidate < best
+    }
+}
+
+/// The least (`max == false`) or greatest valid value and its row: the lowest row
+/// holding the extreme non-NaN value; when every valid value is NaN, the first of
+/// them; `None` when no value is valid.
+///
+/// ```
+/// let v = [Some(f64::NAN), Some(2.0), None, Some(1.0), Some(1.0)];
+/// assert_eq!(ragged_testkit::oracle::extreme(&v, false), Some((3, 1.0)));
+/// assert_eq!(ragged_testkit::oracle::extreme(&v, true), Some((1, 2.0)));
+/// ```
+pub fn extreme<T: TestNative>(values: &[Option<T>], max: bool) -> Option<(usize, T)> {
+    let mut best: Option<(usize, T)> = None;
+    for (row, v) in values.iter().enumerate() {
+        let Some(x) = *v else { continue };
+        if is_nan(x) {
+            continue;
+        }
+        if best.is_none_or(|(_, b)| better(x, b, max)) {
+            best = Some((row, x));
+        }
+    }
+    best.or_else(|| {
+        values
+            .iter()
+            .enumerate()
+            .find_map(|(row, v)| v.filter(|&x| is_nan(x)).map(|x| (row, x)))
+    })
+}
+
+/// The number of valid values.
+pub fn count_valid<T>(values: &[Option<T>]) -> usize {
+    values.iter().filter(|v| v.is_some()).count()
+}
+
+/// Whether `x <comparison> value` under IEEE 754 (an unordered pair, i.e. a NaN,
+/// satisfies only `Ne`).
+pub fn satisfies<T: PartialOrd>(comparison: Comparison, x: T, value: T) -> bool {
+    match x.partial_cmp(&value) {
+        None => comparison == Comparison::Ne,
+        Some(order) => match comparison {
+            Comparison::Eq => order == Ordering::Equal,
+            Comparison::Ne => order != Ordering::Equal,
+            Comparison::Lt => order == Ordering::Less,
+            Comparison::Le => order != Ordering::Greater,
+            Comparison::Gt => order == Ordering::Greater,
+            Comparison::Ge => order != Ordering::Less,
+        },
+    }
+}
+
+/// The number of valid values satisfying the predicate.
+pub fn count_if<T: TestNative>(values: &[Option<T>], predicate: Predicate<T>) -> usize {
+    values
+        .iter()
+        .flatten()
+        .filter(|&&x| satisfies(predicate.comparison, x, predicate.value))
+        .count()
+}
+
+/// Whether any valid value is true; `None` without a valid value.
+pub fn reduce_any(values: &[Option<bool>]) -> Option<bool> {
+    let mut seen = None;
+    for v in values.iter().flatten() {
+        seen = Some(seen.unwrap_or(false) || *v);
+    }
+    seen
+}
+
+/// Whether every valid value is true; `None` without a valid value.
+pub fn reduce_all(values: &[Option<bool>]) -> Option<bool> {
+    let mut seen = None;
+    for v in values.iter().flatten() {
+        seen = Some(seen.unwrap_or(true) && *v);
+    }
+    seen
+}
+
+/// The overflow a backend must report, naming `what` (`row 12`, `segment 3`): the
+/// backend's message must contain this oracle's message.
+fn overflow(op: &'static str, what: String) -> Error {
+    Error::Overflow { op, message: what }
+}
+
+/// Integer `scan_sum`: the running sums (`None` at null rows, whose value is
+/// unspecified), or `Error::Overflow` naming (`row <r>`) the lowest row whose
+/// inclusive running sum does not fit `T::Sum`, for either scan kind.
+///
+/// # Errors
+/// The overflow.
+///
+/// # Panics
+/// For float types (use [`scan_sum_float`]).
+pub fn scan_sum_exact<T: TestNative>(
+    values: &[Option<T>],
+    kind: ScanKind,
+) -> Result<Vec<Option<T::Sum>>, Error>
+where
+    T::Sum: TestNative,
+{
+    assert!(T::EXACT, "scan_sum_exact is for integer types");
+    let fits = |x: i128| <T::Sum as TestNative>::from_i128(x);
+    let mut out = Vec::with_capacity(values.len());
+    let mut running: i128 = 0;
+    for (row, v) in values.iter().enumerate() {
+        let before = running;
+        if let Some(x) = v {
+            running += x.to_i128().unwrap_or(0);
+        }
+        let Some(after) = fits(running) else {
+            return Err(overflow("scan_sum", format!("row {row}")));
+        };
+        let shown = match kind {
+            ScanKind::Inclusive => after,
+            ScanKind::Exclusive => fits(before).unwrap_or(after),
+        };
+        out.push(v.map(|_| shown));
+    }
+    Ok(out)
+}
+
+/// Float `scan_sum` (and, with `f64` terms, `scan_sum_f64`): the running sum of each
+/// valid row (`None` at null rows).
+pub fn scan_sum_float<T: TestNative>(
+    values: &[Option<T>],
+    kind: ScanKind,
+) -> Vec<Option<FloatSum>> {
+    scan_sum_f64(values, Transform::Identity, kind)
+}
+
+/// `scan_sum_f64`: the running sums of `transform(x)` in `f64` (`None` at null rows).
+pub fn scan_sum_f64<T: TestNative>(
+    values: &[Option<T>],
+    transform: Transform,
+    kind: ScanKind,
+) -> Vec<Option<FloatSum>> {
+    let mut running = FloatSum::new();
+    values
+        .iter()
+        .map(|v| {
+            let before = running;
+            if let Some(x) = v {
+                running.add(apply(transform, x.to_f64()));
+            }
+            v.map(|_| match kind {
+                ScanKind::Inclusive => running,
+                ScanKind::Exclusive => before,
+            })
+        })
+        .collect()
+}
+
+/// `scan_min` (`max == false`) and `scan_max`: at each valid row, the extreme of the
+/// prefix (`x[..=i]` inclusive, `x[..i]` exclusive) as [`extreme`] defines it, or the
+/// identity (`Native::max_value` for minima, `Native::min_value` for maxima) when the
+/// prefix has no valid value; `None` at null rows.
+pub fn scan_extreme<T: TestNative>(
+    values: &[Option<T>],
+    kind: ScanKind,
+    max: bool,
+) -> Vec<Option<T>> {
+    let identity = if max { T::min_value() } else { T::max_value() };
+    let mut best: Option<T> = None;
+    let mut nan: Option<T> = None;
+    values
+        .iter()
+        .map(|v| {
+            let before = best.or(nan).unwrap_or(identity);
+            if let Some(x) = *v {
+                if is_nan(x) {
+                    nan = nan.or(Some(x));
+                } else if best.is_none_or(|b| better(x, b, max)) {
+                    best = Some(x);
+                }
+            }
+            let after = best.or(nan).unwrap_or(identity);
+            v.map(|_| match kind {
+                ScanKind::Inclusive => after,
+                ScanKind::Exclusive => before,
+            })
+        })
+        .collect()
+}
+
+/// `scan_count_if`: running counts of the valid values satisfying the predicate
+/// (every row has a value).
+pub fn scan_count_if<T: TestNative>(
+    values: &[Option<T>],
+    predicate: Predicate<T>,
+    kind: ScanKind,
+) -> Vec<i64> {
+    let mut count = 0i64;
+    values
+        .iter()
+        .map(|v| {
+            let before = count;
+            if v.is_some_and(|x| satisfies(predicate.comparison, x, predicate.value)) {
+                count += 1;
+            }
+            match kind {
+                ScanKind::Inclusive => count,
+                ScanKind::Exclusive => before,
+            }
+        })
+        .collect()
+}
+
+/// The expected result of `sizes_to_offsets`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OffsetsOracle {
+    /// Whether the offsets are `i64` (otherwise `i32`).
+    pub wide: bool,
+    /// The `n + 1` offsets.
+    pub offsets: Vec<i64>,
+    /// The total (the last offset).
+    pub total: i64,
+}
+
+/// `sizes_to_offsets`: `offsets[0] = 0`, `offsets[i + 1] = offsets[i] + size[i]`
+/// (null sizes add 0). A negative valid size is checked first and reported at the
+/// lowest row; then an `i32` request whose total exceeds `i32::MAX` is an overflow;
+/// `Auto` is `i32` unless the total exceeds `i32::MAX`.
+///
+/// ```
+/// use ragged_core::ops::OffsetWidth;
+/// let o = ragged_testkit::oracle::sizes_to_offsets(&[Some(2), None, Some(3)], OffsetWidth::Auto).unwrap();
+/// assert_eq!((o.wide, o.offsets, o.total), (false, vec![0, 2, 2, 5], 5));
+/// ```
+///
+/// # Errors
+/// `Error::NegativeSize` or `Error::Overflow`.
+pub fn sizes_to_offsets(sizes: &[Option<i32>], width: OffsetWidth) -> Result<OffsetsOracle, Error> {
+    if let Some((index, size)) = sizes
+        .iter()
+        .enumerate()
+        .find_map(|(i, s)| s.filter(|&s| s < 0).map(|s| (i, s)))
+    {
+        return Err(Error::NegativeSize {
+            index,
+            size: i64::from(size),
+        });
+    }
+    let mut offsets = vec![0i64];
+    let mut total = 0i64;
+    for s in sizes {
+        total += i64::from(s.unwrap_or(0));
+        offsets.push(total);
+    }
+    let above = total > i64::from(i32::MAX);
+    let wide = match width {
+        OffsetWidth::I64 => true,
+        OffsetWidth::Auto => above,
+        OffsetWidth::I32 if above => {
+            return Err(overflow("sizes_to_offsets", format!("{total}")));
+        }
+        OffsetWidth::I32 => false,
+    };
+    Ok(OffsetsOracle {
+        wide,
+        offsets,
+        total,
+    })
+}
+
+/// `select_mask`: the valid values whose mask entry is valid and true, with their rows.
+///
+/// # Errors
+/// `Error::LengthMismatch` when the lengths differ.
+pub fn select_mask<T: TestNative>(
+    values: &[Option<T>],
+    mask: &[Option<bool>],
+) -> Result<Vec<(usize, T)>, Error> {
+    if mask.len() != values.len() {
+        return Err(Error::LengthMismatch {
+            op: "select_mask",
+            what: "mask",
+            expected: values.len(),
+            actual: mask.len(),
+        });
+    }
+    let mut out = Vec::new();
+    for (row, (v, m)) in values.iter().zip(mask).enumerate() {
+        if let (Some(x), Some(true)) = (*v, *m) {
+            out.push((row, x));
+        }
+    }
+    Ok(out)
+}
+
+/// `select_if`: the valid values satisfying the predicate, with their rows.
+pub fn select_if<T: TestNative>(values: &[Option<T>], predicate: Predicate<T>) -> Vec<(usize, T)> {
+    let mut out = Vec::new();
+    for (row, v) in values.iter().enumerate() {
+        if let Some(x) = *v {
+            if satisfies(predicate.comparison, x, predicate.value) {
+                out.push((row, x));
+            }
+        }
+    }
+    out
+}
+
+/// The segments `values[offsets[i]..offsets[i + 1]]`, after checking the offsets
+/// against `values.len()` as [`validate_offsets`] does.
+fn segments<'a, T>(
+    values: &'a [Option<T>],
+    offsets: &[i64],
+) -> Result<Vec<&'a [Option<T>]>, Error> {
+    validate_offsets(offsets, values.len())?;
+    Ok(offsets
+        .windows(2)
+        .map(|w| &values[w[0] as usize..w[1] as usize])
+        .collect())
+}
+
+/// `segmented_sum`: each segment's [`reduce_sum`].
+///
+/// # Errors
+/// The [`validate_offsets`] error; `Error::Overflow` naming (`segment <i>`) the lowest
+/// segment whose integer sum does not fit.
+pub fn segmented_sum<T: TestNative>(
+    values: &[Option<T>],
+    offsets: &[i64],
+) -> Result<Vec<SumOracle>, Error>
+where
+    T::Sum: TestNative,
+{
+    let sums: Vec<SumOracle> = segments(values, offsets)?
+        .into_iter()
+        .map(reduce_sum)
+        .collect();
+    match sums.iter().position(|s| *s == SumOracle::Int(None)) {
+        Some(i) => Err(overflow("segmented_sum", format!("segment {i}"))),
+        None => Ok(sums),
+    }
+}
+
+/// `segmented_min`/`max`/`argmin`/`argmax`: each segment's [`extreme`], its row
+/// counted from the segment's start; `None` for a segment with no valid value.
+///
+/// # Errors
+/// The [`validate_offsets`] error.
+pub fn segmented_extreme<T: TestNative>(
+    values: &[Option<T>],
+    offsets: &[i64],
+    max: bool,
+) -> Result<Vec<Option<(usize, T)>>, Error> {
+    Ok(segments(values, offsets)?
+        .into_iter()
+        .map(|s| extreme(s, max))
+        .collect())
+}
+
+/// `segmented_count`: the valid values of each segment.
+///
+/// # Errors
+/// The [`validate_offsets`] error.
+pub fn segmented_count<T>(values: &[Option<T>], offsets: &[i64]) -> Result<Vec<usize>, Error> {
+    Ok(segments(values, offsets)?
+        .into_iter()
+        .map(count_valid)
+        .collect())
+}
+
 #[cfg(test)]
 mod tests {
     use proptest::prelude::*;
@@ -288,6 +759,189 @@ mod tests {
                 problem: OffsetsProblem::Decreasing { .. }
             }
         ));
+    }
+
+    #[test]
+    fn float_sums_handle_non_finite_terms() {
+        let sum = |xs: &[f64]| {
+            let mut s = FloatSum::new();
+            xs.iter().for_each(|&x| s.add(x));
+            s.value()
+        };
+        assert_eq!(sum(&[1.0, f64::INFINITY, 2.0]), f64::INFINITY);
+        assert_eq!(sum(&[f64::NEG_INFINITY, 2.0]), f64::NEG_INFINITY);
+        assert!(sum(&[f64::INFINITY, f64::NEG_INFINITY]).is_nan());
+        assert!(sum(&[1.0, f64::NAN]).is_nan());
+        assert_eq!(sum(&[1.0e16, 1.0, -1.0e16]), 1.0);
+        assert_eq!(sum(&[]), 0.0);
+    }
+
+    #[test]
+    fn extremes_skip_nan_and_take_the_lowest_row_on_ties() {
+        let nan = f64::NAN;
+        assert_eq!(
+            extreme(&[Some(2.0), Some(1.0), Some(1.0)], false),
+            Some((1, 1.0))
+        );
+        assert_eq!(
+            extreme(&[Some(nan), Some(1.0), Some(nan)], true),
+            Some((1, 1.0))
+        );
+        let all_nan = extreme(&[None, Some(nan), Some(nan)], false).unwrap();
+        assert_eq!(all_nan.0, 1);
+        assert!(all_nan.1.is_nan());
+        assert_eq!(extreme::<f64>(&[None, None], true), None);
+        // ±0 are equal: the first one is the extreme.
+        let zero = extreme(&[Some(0.0f64), Some(-0.0)], false).unwrap();
+        assert_eq!((zero.0, zero.1.to_bits()), (0, 0.0f64.to_bits()));
+        assert_eq!(
+            extreme(&[Some(-1.0), Some(f64::NEG_INFINITY)], false),
+            Some((1, f64::NEG_INFINITY))
+        );
+    }
+
+    #[test]
+    fn predicates_follow_ieee() {
+        let nan = f32::NAN;
+        for c in [
+            Comparison::Eq,
+            Comparison::Lt,
+            Comparison::Le,
+            Comparison::Gt,
+            Comparison::Ge,
+        ] {
+            assert!(!satisfies(c, nan, 1.0));
+            assert!(!satisfies(c, 1.0, nan));
+        }
+        assert!(satisfies(Comparison::Ne, nan, nan));
+        assert!(satisfies(Comparison::Le, 2, 2) && !satisfies(Comparison::Lt, 2, 2));
+        assert!(satisfies(Comparison::Eq, -0.0f32, 0.0));
+        let p = Predicate::new(Comparison::Gt, 1i32);
+        assert_eq!(count_if(&[Some(2), None, Some(1), Some(5)], p), 2);
+        assert_eq!(
+            select_if(&[Some(2), None, Some(1), Some(5)], p),
+            vec![(0, 2), (3, 5)]
+        );
+    }
+
+    #[test]
+    fn any_and_all_of_no_valid_value_are_none() {
+        assert_eq!(reduce_any(&[None, None]), None);
+        assert_eq!(reduce_all(&[]), None);
+        assert_eq!(reduce_any(&[Some(false), None, Some(true)]), Some(true));
+        assert_eq!(reduce_all(&[Some(true), None, Some(false)]), Some(false));
+        assert_eq!(reduce_all(&[Some(true), None]), Some(true));
+    }
+
+    #[test]
+    fn integer_scans_fail_when_a_prefix_does_not_fit() {
+        let max = i64::MAX;
+        // The total fits, a prefix does not: reduce_sum succeeds, scan_sum fails at row 1.
+        let values = [Some(max), Some(1), Some(-1)];
+        assert_eq!(reduce_sum(&values), SumOracle::Int(Some(i128::from(max))));
+        for kind in [ScanKind::Inclusive, ScanKind::Exclusive] {
+            let err = scan_sum_exact(&values, kind).unwrap_err();
+            assert!(matches!(err, Error::Overflow { ref message, .. } if message == "row 1"));
+        }
+        // Only the total overflows: the exclusive scan fails too.
+        let err = scan_sum_exact(&[Some(max), None, Some(1)], ScanKind::Exclusive).unwrap_err();
+        assert!(matches!(err, Error::Overflow { ref message, .. } if message == "row 2"));
+        assert_eq!(
+            scan_sum_exact(&[Some(3u8), None, Some(4)], ScanKind::Exclusive).unwrap(),
+            vec![Some(0u64), None, Some(3)]
+        );
+        assert_eq!(
+            scan_sum_exact(&[Some(3i8), None, Some(-4)], ScanKind::Inclusive).unwrap(),
+            vec![Some(3i64), None, Some(-1)]
+        );
+    }
+
+    #[test]
+    fn running_extremes_reduce_their_prefix() {
+        let (nan, inf) = (f32::NAN, f32::INFINITY);
+        let bits = |v: Vec<Option<f32>>| {
+            v.into_iter()
+                .map(|x| x.map(f32::to_bits))
+                .collect::<Vec<_>>()
+        };
+        let values = [Some(nan), Some(1.0), None, Some(0.5), Some(nan)];
+        // Inclusive: NaN while every valid value so far is NaN.
+        assert_eq!(
+            bits(scan_extreme(&values, ScanKind::Inclusive, false)),
+            bits(vec![Some(nan), Some(1.0), None, Some(0.5), Some(0.5)])
+        );
+        // Exclusive: the identity, then the inclusive result of the previous row.
+        assert_eq!(
+            bits(scan_extreme(&values, ScanKind::Exclusive, false)),
+            bits(vec![Some(inf), Some(nan), None, Some(1.0), Some(0.5)])
+        );
+        assert_eq!(
+            scan_extreme(&[None, Some(5i16), Some(7)], ScanKind::Exclusive, true),
+            vec![None, Some(i16::MIN), Some(5)]
+        );
+        assert_eq!(
+            scan_extreme(&[Some(5u8), Some(7), Some(2)], ScanKind::Inclusive, false),
+            vec![Some(5), Some(5), Some(2)]
+        );
+        assert_eq!(
+            scan_count_if(
+                &[Some(1), None, Some(3)],
+                Predicate::new(Comparison::Ge, 1),
+                ScanKind::Exclusive
+            ),
+            vec![0, 1, 1]
+        );
+    }
+
+    #[test]
+    fn sizes_report_negative_sizes_before_overflow() {
+        let err = sizes_to_offsets(
+            &[Some(i32::MAX), Some(i32::MAX), Some(-1)],
+            OffsetWidth::I32,
+        )
+        .unwrap_err();
+        assert!(matches!(err, Error::NegativeSize { index: 2, size: -1 }));
+        let err = sizes_to_offsets(&[Some(1 << 30), Some(1 << 30)], OffsetWidth::I32).unwrap_err();
+        assert!(matches!(err, Error::Overflow { .. }));
+        let wide = sizes_to_offsets(&[Some(1 << 30), Some(1 << 30)], OffsetWidth::Auto).unwrap();
+        assert_eq!((wide.wide, wide.total), (true, 1 << 31));
+        let narrow =
+            sizes_to_offsets(&[Some(1 << 30), Some((1 << 30) - 1)], OffsetWidth::Auto).unwrap();
+        assert_eq!((narrow.wide, narrow.total), (false, i64::from(i32::MAX)));
+        let empty = sizes_to_offsets(&[], OffsetWidth::I32).unwrap();
+        assert_eq!((empty.offsets, empty.total), (vec![0], 0));
+    }
+
+    #[test]
+    fn selections_need_a_valid_true_mask_entry() {
+        let values = [Some(1u8), None, Some(3), Some(4)];
+        let mask = [Some(true), Some(true), None, Some(true)];
+        assert_eq!(select_mask(&values, &mask).unwrap(), vec![(0, 1), (3, 4)]);
+        let err = select_mask(&values, &mask[..3]).unwrap_err();
+        assert!(matches!(
+            err,
+            Error::LengthMismatch {
+                expected: 4,
+                actual: 3,
+                ..
+            }
+        ));
+    }
+
+    #[test]
+    fn segmented_reductions_validate_then_reduce_each_segment() {
+        let values = [Some(1i64), None, Some(3), Some(i64::MAX), Some(1)];
+        assert_eq!(segmented_count(&values, &[1, 1, 3]).unwrap(), vec![0, 1]);
+        assert_eq!(
+            segmented_extreme(&values, &[0, 2, 2, 4], true).unwrap(),
+            vec![Some((0, 1)), None, Some((1, i64::MAX))]
+        );
+        let err = segmented_sum(&values, &[0, 3, 5]).unwrap_err();
+        assert!(matches!(err, Error::Overflow { ref message, .. } if message == "segment 1"));
+        let err = segmented_count(&values, &[0, 3, 2]).unwrap_err();
+        assert!(matches!(err, Error::InvalidOffsets { index: 2, .. }));
+        let err = segmented_count(&values, &[0, 6]).unwrap_err();
+        assert!(matches!(err, Error::InvalidOffsets { index: 1, .. }));
     }
 
     proptest! {

@@ -8,10 +8,13 @@
 use proptest::collection::vec;
 use proptest::prelude::*;
 use proptest::sample::Index;
+use ragged_core::ops::Predicate;
 use ragged_core::OffsetSize;
 
+use crate::conformance::primitives::COMPARISONS;
 use crate::gen::{
-    ListCase, ListSpec, OffsetsCase, PrimitiveCase, PrimitiveSpec, StringCase, StringSpec,
+    ListCase, ListSpec, OffsetsCase, PrimitiveCase, PrimitiveSpec, SegmentsCase, StringCase,
+    StringSpec,
 };
 use crate::native::TestNative;
 
@@ -231,6 +234,99 @@ pub fn offsets_case() -> impl Strategy<Value = OffsetsCase> {
         1 => (0usize..3).prop_map(|len| OffsetsCase::new("proptest/empty-offsets", vec![], len)),
         30 => built,
     ]
+}
+
+/// A primitive case of `T` for the primitives family: 0 to 299 values mixing
+/// [`TestNative::arbitrary_value`] and [`TestNative::special_value`] (NaN, `±inf`, `±0.0`
+/// for floats; extremes and small values, hence ties, for integers), 10 % null,
+/// sometimes sliced. Float sums are compared within the rounding bound.
+pub fn special_primitive_case<T: TestNative>() -> impl Strategy<Value = PrimitiveCase<T>> {
+    let value = prop_oneof![T::arbitrary_value(), T::special_value()];
+    primitive_spec_from(vec(proptest::option::weighted(0.9, value), 0..300)).prop_map(|spec| {
+        PrimitiveCase::from_spec(format!("proptest/{}/special", T::NAME), &spec, false)
+    })
+}
+
+/// A predicate for a case's values: any comparison, against a special value or one of
+/// the case's own values (so that `Eq` matches).
+pub fn predicate_for<T: TestNative>(values: &[Option<T>]) -> BoxedStrategy<Predicate<T>> {
+    let own: Vec<T> = values.iter().flatten().copied().collect();
+    let comparison = proptest::sample::select(COMPARISONS.to_vec());
+    let value = if own.is_empty() {
+        T::special_value()
+    } else {
+        prop_oneof![T::special_value(), proptest::sample::select(own)].boxed()
+    };
+    (comparison, value)
+        .prop_map(|(c, v)| Predicate::new(c, v))
+        .boxed()
+}
+
+/// A [`special_primitive_case`] with a predicate ([`predicate_for`]).
+pub fn predicate_case<T: TestNative>() -> impl Strategy<Value = (PrimitiveCase<T>, Predicate<T>)> {
+    special_primitive_case::<T>().prop_flat_map(|case| {
+        let predicate = predicate_for(&case.values);
+        (Just(case), predicate)
+    })
+}
+
+/// A [`primitive_case`] with a mask of the same length (10 % null entries), or, one
+/// time in twenty, of a length one longer (`LengthMismatch`).
+pub fn mask_case<T: TestNative>() -> impl Strategy<Value = (PrimitiveCase<T>, Vec<Option<bool>>)> {
+    primitive_case::<T>().prop_flat_map(|case| {
+        let n = case.values.len();
+        let len = prop_oneof![19 => Just(n), 1 => Just(n + 1)];
+        let entries =
+            len.prop_flat_map(|len| vec(proptest::option::weighted(0.9, any::<bool>()), len..=len));
+        (Just(case), entries)
+    })
+}
+
+/// A segmented case of `T`: [`special_primitive_case`] values cut at 0 to 39 sorted
+/// points (so empty segments, a first offset above 0 and a last one below the end are
+/// common); one time in five an offset is overwritten by an arbitrary one (possibly
+/// negative, decreasing or out of bounds: the error path).
+pub fn segments_case<T: TestNative>() -> impl Strategy<Value = SegmentsCase<T>> {
+    (
+        special_primitive_case::<T>(),
+        vec(any::<Index>(), 1..40),
+        proptest::option::weighted(0.2, (any::<Index>(), -3i64..400)),
+    )
+        .prop_map(|(values, cuts, perturb)| {
+            let n = values.values.len();
+            let mut offsets: Vec<i64> = cuts.iter().map(|c| c.index(n + 1) as i64).collect();
+            offsets.sort_unstable();
+            if let Some((at, value)) = perturb {
+                let at = at.index(offsets.len());
+                offsets[at] = value;
+            }
+            SegmentsCase::new(format!("proptest/segments/{}", T::NAME), &values, offsets)
+        })
+}
+
+/// Sizes for `sizes_to_offsets`: 0 to 99 sizes, 10 % null, mostly small, sometimes
+/// negative, sometimes 2^29 or more (totals beyond `i32::MAX`).
+pub fn sizes_case() -> impl Strategy<Value = PrimitiveCase<i32>> {
+    let size = prop_oneof![
+        16 => 0..100i32,
+        1 => -5..0i32,
+        2 => (1i32 << 29)..=i32::MAX,
+    ];
+    primitive_spec_from(vec(proptest::option::weighted(0.9, size), 0..100))
+        .prop_map(|spec| PrimitiveCase::from_spec("proptest/sizes", &spec, true))
+}
+
+/// Boolean entries for `reduce_any`/`reduce_all`: 0 to 199, mostly one value, some
+/// null.
+pub fn boolean_entries() -> impl Strategy<Value = Vec<Option<bool>>> {
+    (any::<bool>(), 1u32..4).prop_flat_map(|(common, rare)| {
+        let entry = prop_oneof![
+            8 => Just(Some(common)),
+            rare => Just(Some(!common)),
+            2 => Just(None),
+        ];
+        vec(entry, 0..200)
+    })
 }
 
 #[cfg(test)]

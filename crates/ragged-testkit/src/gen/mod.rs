@@ -18,11 +18,17 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 mod lists;
 mod offsets;
+mod primitive_ops;
 mod primitives;
 mod strings;
 
 pub use lists::{list_case, list_cases, ListCase, ListKind, ListSpec};
 pub use offsets::{offsets_cases, OffsetsCase};
+pub use primitive_ops::{
+    huge_case, huge_segments_case, huge_sizes_case, mask, nan_cases, op_cases, segment_cases,
+    segment_offsets, shaped_spec, sizes_cases, MaskShape, SegmentShape, SegmentsCase, SizesCase,
+    ValueShape, HUGE_ROWS, MULTI_CHUNK_ROWS, OP_ROW_COUNTS, SEGMENT_ROW_COUNTS,
+};
 pub use primitives::{
     primitive_case, primitive_cases, sum_overflow_cases, wide_accumulator_cases, PrimitiveCase,
     PrimitiveKind, PrimitiveSpec,

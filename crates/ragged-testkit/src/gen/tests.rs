@@ -5,6 +5,7 @@ use ragged_core::{Column, OffsetSize};
 use super::*;
 use crate::native::TestNative;
 use crate::oracle::{self, SumOracle};
+use crate::rng::Rng;
 
 /// The column holds exactly the case's rows.
 fn assert_string_case<O: OffsetSize>(case: &StringCase<O>) {
@@ -247,4 +248,158 @@ fn the_cache_shares_values_by_key_and_type() {
     let b = cached("test/key", || 6u32);
     let c = cached("test/key", || 7u64);
     assert_eq!((*a, *b, *c), (5, 5, 7));
+}
+
+#[test]
+fn op_cases_cover_every_count_and_shape() {
+    let cases = op_cases::<f32>();
+    let labels: Vec<&str> = cases.iter().map(|c| c.label.as_str()).collect();
+    for n in OP_ROW_COUNTS {
+        for shape in [
+            "nulls", "no-nulls", "all-null", "sliced", "ties", "nanmixed",
+        ] {
+            let label = format!("f32/{shape}/rows={n}");
+            assert!(labels.contains(&label.as_str()), "{label}");
+        }
+    }
+    for case in cases.iter() {
+        assert_eq!(
+            case.column.to_options().len(),
+            case.values.len(),
+            "{}",
+            case.label
+        );
+        let got = case.column.to_options();
+        let same = got
+            .iter()
+            .zip(&case.values)
+            .all(|(g, w)| g.map(f32::to_bits) == w.map(f32::to_bits));
+        assert!(same, "{}", case.label);
+    }
+    let mixed = cases
+        .iter()
+        .find(|c| c.label == "f32/nanmixed/rows=8193")
+        .unwrap();
+    let flat: Vec<f32> = mixed.values.iter().flatten().copied().collect();
+    assert!(flat.iter().any(|v| v.is_nan()));
+    assert!(flat.contains(&f32::INFINITY) && flat.contains(&f32::NEG_INFINITY));
+    let ties = cases
+        .iter()
+        .find(|c| c.label == "f32/ties/rows=1025")
+        .unwrap();
+    let flat: Vec<f32> = ties.values.iter().flatten().copied().collect();
+    assert!(flat.iter().any(|v| *v == 0.0 && v.is_sign_negative()));
+    assert!(flat.iter().any(|v| *v == 0.0 && v.is_sign_positive()));
+    // Integers have no NaN shape and no NaN cases.
+    assert!(op_cases::<i8>().iter().all(|c| !c.label.contains("nan")));
+    assert!(nan_cases::<u32>().is_empty());
+}
+
+#[test]
+fn nan_cases_place_their_nans() {
+    let cases = nan_cases::<f64>();
+    let find = |label: &str| {
+        cases
+            .iter()
+            .find(|c| c.label == format!("f64/{label}"))
+            .unwrap()
+            .values
+            .clone()
+    };
+    assert!(find("nan-first")[0].unwrap().is_nan());
+    assert!(find("nan-last").last().unwrap().unwrap().is_nan());
+    assert!(find("all-nan").iter().all(|v| v.unwrap().is_nan()));
+    let run = cases
+        .iter()
+        .find(|c| c.label == format!("f64/nan-run-at-65536/rows={MULTI_CHUNK_ROWS}"))
+        .unwrap();
+    assert!(run.values[65536].unwrap().is_nan() && !run.values[65537].unwrap().is_nan());
+}
+
+#[test]
+fn segment_offsets_have_their_shape() {
+    let mut rng = Rng::new(3);
+    for shape in SegmentShape::ALL {
+        for rows in [0usize, 1, 33, 20_497] {
+            let offsets = segment_offsets(shape, rows, &mut rng);
+            assert!(
+                oracle::validate_offsets(&offsets, rows).is_ok(),
+                "{shape:?} rows={rows}"
+            );
+            let (first, last) = (offsets[0], *offsets.last().unwrap());
+            match shape {
+                SegmentShape::Sliced if rows > 5 => {
+                    assert_eq!((first, last), (3, rows as i64 - 2));
+                }
+                SegmentShape::AllEmpty => {
+                    assert_eq!(offsets.len(), 38);
+                    assert!(offsets.windows(2).all(|w| w[0] == w[1]));
+                }
+                SegmentShape::NoSegments => assert_eq!(offsets.len(), 1),
+                SegmentShape::Sliced => {}
+                _ => assert_eq!((first, last), (0, rows as i64)),
+            }
+        }
+    }
+    let huge = segment_offsets(SegmentShape::OneHuge, 20_000, &mut rng);
+    let largest = huge.windows(2).map(|w| w[1] - w[0]).max().unwrap();
+    assert_eq!(largest, 18_000);
+    let average = segment_offsets(SegmentShape::Average10000, 1_000_000, &mut rng);
+    let mean = 1_000_000 / (average.len() - 1);
+    assert!((8_000..12_000).contains(&mean), "{mean}");
+}
+
+#[test]
+fn segment_cases_are_valid_and_cover_both_offset_widths() {
+    for case in segment_cases::<i16>().iter() {
+        assert!(
+            oracle::validate_offsets(&case.offsets, case.values.len()).is_ok(),
+            "{}",
+            case.label
+        );
+        assert!(case.buffer::<i32>().is_some() && case.buffer::<i64>().is_some());
+        assert_eq!(case.column.to_options(), case.values, "{}", case.label);
+    }
+    let f = segment_cases::<f64>();
+    assert!(f.iter().any(|c| c.label.contains("nan-mixed")));
+    assert!(f.iter().any(|c| c.label.ends_with("all-nan/pairs")));
+}
+
+#[test]
+fn sizes_cases_reach_the_i32_limits() {
+    use ragged_core::ops::OffsetWidth;
+    let cases = sizes_cases();
+    let total = |label: &str| {
+        let case = cases.iter().find(|c| c.label == label).unwrap();
+        oracle::sizes_to_offsets(&case.values, OffsetWidth::I64)
+            .unwrap()
+            .total
+    };
+    let max = i64::from(i32::MAX);
+    assert_eq!(total("sizes/exactly-i32-max"), max);
+    assert_eq!(total("sizes/one-above-i32-max"), max + 1);
+    assert_eq!(total("sizes/2^30x3"), 3 << 30);
+    assert!(total("sizes/spread-above-i32-max") > max);
+    assert_eq!(total("sizes/spread-exactly-i32-max"), max);
+    // Null sizes hold negative garbage in the column, not in the values.
+    let garbage = cases
+        .iter()
+        .find(|c| c.label == "sizes/negative-under-nulls")
+        .unwrap();
+    let raw: &[i32] = garbage.column.values();
+    assert!(raw.iter().any(|&v| v < 0));
+    assert!(garbage.values.iter().flatten().all(|&v| v >= 0));
+}
+
+#[test]
+fn masks_hold_their_entries() {
+    let mut rng = Rng::new(9);
+    for shape in MaskShape::ALL {
+        for rows in [0usize, 1, 33, 1025] {
+            let (col, entries) = mask(shape, rows, &mut rng);
+            assert_eq!(col.to_options(), entries, "{shape:?} rows={rows}");
+        }
+    }
+    let (col, _) = mask(MaskShape::Sliced, 40, &mut rng);
+    assert_eq!(col.values().inner().offset(), 5);
 }
