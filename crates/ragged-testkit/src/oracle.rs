@@ -175,7 +175,8 @@ pub fn validate_offsets(offsets: &[i64], values_len: usize) -> Result<(), Error>
 // NaN, lowest row on ties, empty → None / null) and from the choices the CPU backend
 // documents where the contract leaves one open (`ragged_cpu::primitives`): each
 // running extreme is the reduction of its prefix (the identity for a prefix with no
-// valid value); integer scans fail when any inclusive prefix does not fit.
+// valid value); an integer scan fails at the lowest row whose output value does not
+// fit; an i32 `sizes_to_offsets` fails naming the first offset beyond i32::MAX.
 
 /// A float sum with what bounds its rounding: Neumaier's compensated sum of the finite
 /// terms in `f64`, the sum of their absolute values, their number, and which
@@ -355,8 +356,10 @@ fn overflow(op: &'static str, what: String) -> Error {
 }
 
 /// Integer `scan_sum`: the running sums (`None` at null rows, whose value is
-/// unspecified), or `Error::Overflow` naming (`row <r>`) the lowest row whose
-/// inclusive running sum does not fit `T::Sum`, for either scan kind.
+/// unspecified), or `Error::Overflow` naming (`row <r>`) the lowest row whose value
+/// does not fit `T::Sum`: the running sum through the row (inclusive) or before it
+/// (exclusive), null rows included (they hold the running value). An exclusive scan
+/// whose total alone does not fit succeeds: the total is no output row.
 ///
 /// # Errors
 /// The overflow.
@@ -379,12 +382,12 @@ where
         if let Some(x) = v {
             running += x.to_i128().unwrap_or(0);
         }
-        let Some(after) = fits(running) else {
-            return Err(overflow("scan_sum", format!("row {row}")));
+        let value = match kind {
+            ScanKind::Inclusive => running,
+            ScanKind::Exclusive => before,
         };
-        let shown = match kind {
-            ScanKind::Inclusive => after,
-            ScanKind::Exclusive => fits(before).unwrap_or(after),
+        let Some(shown) = fits(value) else {
+            return Err(overflow("scan_sum", format!("row {row}")));
         };
         out.push(v.map(|_| shown));
     }
@@ -490,8 +493,9 @@ pub struct OffsetsOracle {
 
 /// `sizes_to_offsets`: `offsets[0] = 0`, `offsets[i + 1] = offsets[i] + size[i]`
 /// (null sizes add 0). A negative valid size is checked first and reported at the
-/// lowest row; then an `i32` request whose total exceeds `i32::MAX` is an overflow;
-/// `Auto` is `i32` unless the total exceeds `i32::MAX`.
+/// lowest row; then an `i32` request whose total exceeds `i32::MAX` is an overflow
+/// naming (`index <k>`) the first offset beyond `i32::MAX`; `Auto` is `i32` unless the
+/// total exceeds `i32::MAX`.
 ///
 /// ```
 /// use ragged_core::ops::OffsetWidth;
@@ -523,7 +527,11 @@ pub fn sizes_to_offsets(sizes: &[Option<i32>], width: OffsetWidth) -> Result<Off
         OffsetWidth::I64 => true,
         OffsetWidth::Auto => above,
         OffsetWidth::I32 if above => {
-            return Err(overflow("sizes_to_offsets", format!("{total}")));
+            let k = offsets
+                .iter()
+                .position(|&o| o > i64::from(i32::MAX))
+                .unwrap_or(offsets.len());
+            return Err(overflow("sizes_to_offsets", format!("index {k}")));
         }
         OffsetWidth::I32 => false,
     };
@@ -836,15 +844,21 @@ mod tests {
     #[test]
     fn integer_scans_fail_when_a_prefix_does_not_fit() {
         let max = i64::MAX;
-        // The total fits, a prefix does not: reduce_sum succeeds, scan_sum fails at row 1.
+        // The total fits, a prefix does not: reduce_sum succeeds, scan_sum fails at the
+        // row holding it (row 1 inclusive, row 2 exclusive).
         let values = [Some(max), Some(1), Some(-1)];
         assert_eq!(reduce_sum(&values), SumOracle::Int(Some(i128::from(max))));
-        for kind in [ScanKind::Inclusive, ScanKind::Exclusive] {
-            let err = scan_sum_exact(&values, kind).unwrap_err();
-            assert!(matches!(err, Error::Overflow { ref message, .. } if message == "row 1"));
-        }
-        // Only the total overflows: the exclusive scan fails too.
-        let err = scan_sum_exact(&[Some(max), None, Some(1)], ScanKind::Exclusive).unwrap_err();
+        let message = |kind| match scan_sum_exact(&values, kind).unwrap_err() {
+            Error::Overflow { message, .. } => message,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(message(ScanKind::Inclusive), "row 1");
+        assert_eq!(message(ScanKind::Exclusive), "row 2");
+        // Only the total overflows: no exclusive output holds it.
+        let fine = scan_sum_exact(&[Some(max), None, Some(1)], ScanKind::Exclusive).unwrap();
+        assert_eq!(fine, vec![Some(0), None, Some(max)]);
+        // A null row holding a running value that does not fit fails.
+        let err = scan_sum_exact(&[Some(max), Some(1), None], ScanKind::Exclusive).unwrap_err();
         assert!(matches!(err, Error::Overflow { ref message, .. } if message == "row 2"));
         assert_eq!(
             scan_sum_exact(&[Some(3u8), None, Some(4)], ScanKind::Exclusive).unwrap(),
@@ -901,8 +915,9 @@ mod tests {
         )
         .unwrap_err();
         assert!(matches!(err, Error::NegativeSize { index: 2, size: -1 }));
-        let err = sizes_to_offsets(&[Some(1 << 30), Some(1 << 30)], OffsetWidth::I32).unwrap_err();
-        assert!(matches!(err, Error::Overflow { .. }));
+        let err = sizes_to_offsets(&[Some(1 << 30), Some(1 << 30), Some(0)], OffsetWidth::I32)
+            .unwrap_err();
+        assert!(matches!(err, Error::Overflow { ref message, .. } if message == "index 2"));
         let wide = sizes_to_offsets(&[Some(1 << 30), Some(1 << 30)], OffsetWidth::Auto).unwrap();
         assert_eq!((wide.wide, wide.total), (true, 1 << 31));
         let narrow =

@@ -16,8 +16,16 @@
 //!   reduce rules (NaN only when every valid value of the prefix is NaN), and a prefix
 //!   with no valid value gives the identity (the type's maximum or minimum, `±inf`);
 //!   the exclusive scan is the inclusive one shifted by one row;
-//! - integer `scan_sum` fails with `Overflow` when any inclusive prefix (nulls adding
-//!   0), including the total, does not fit `Native::Sum`, for both scan kinds;
+//! - integer `scan_sum` fails with `Overflow` when the value of an output row does not
+//!   fit `Native::Sum`: the running sum (nulls adding 0) through the row (inclusive) or
+//!   before it (exclusive), null rows included, so an exclusive scan whose total alone
+//!   does not fit succeeds; the message names the lowest such row (`at row 12`);
+//! - `sizes_to_offsets` checks negative sizes first (`NegativeSize` at the lowest valid
+//!   row with a negative size; null rows count 0 whatever they hold), then the width:
+//!   an `I32` request whose total exceeds `i32::MAX` fails with `Overflow` naming the
+//!   first offset beyond it (`offset at index 2`); `Auto` gives i32 offsets exactly when
+//!   the total fits;
+//! - `segmented_sum` reports `Overflow` naming the lowest segment (`segment 3`);
 //! - values under null output rows are unspecified (this backend writes the running
 //!   value, or the identity for segmented minima and maxima).
 

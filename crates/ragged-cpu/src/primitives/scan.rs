@@ -14,8 +14,10 @@
 //!
 //! The state of each op is a value of an associative `combine` with an identity, so
 //! the result does not depend on the chunking. Integer sums carry an exact 128-bit
-//! state; every inclusive prefix is checked against `Native::Sum` in pass 2 and the
-//! lowest row whose prefix does not fit is reported as `Error::Overflow`.
+//! state; the value of every output row (null rows included: they hold the running
+//! value) is checked against `Native::Sum` in pass 2, and the lowest row whose value
+//! does not fit is reported as `Error::Overflow` (for an exclusive scan the total
+//! itself is no output row, so a total that alone does not fit is no error).
 //!
 //! Complexity: O(n) work, two reads of the input and one write of the output.
 
@@ -44,8 +46,8 @@ trait ScanOp<T: Native>: Sync {
     fn output(&self, state: Self::State) -> Option<Self::Out>;
 }
 
-/// Run `op` over `col`: the output values (one per row) or, when an inclusive prefix
-/// does not fit the output type, the lowest such row.
+/// Run `op` over `col`: the output values (one per row) or, when an output value does
+/// not fit the output type, the lowest such row.
 fn scan<T: Native, Op: ScanOp<T>>(
     col: &PrimitiveColumn<T>,
     op: &Op,
@@ -76,7 +78,7 @@ fn scan<T: Native, Op: ScanOp<T>>(
     }
 
     // Pass 2: fill each chunk from its carry; each chunk reports its first row whose
-    // inclusive prefix does not fit.
+    // value does not fit.
     let mut out = vec![<Op::Out>::default(); values.len()];
     let first_bad = out
         .par_chunks_mut(CHUNK)
@@ -90,14 +92,13 @@ fn scan<T: Native, Op: ScanOp<T>>(
             for_each_row(chunk, validity, base, |i, v, valid| {
                 let before = state;
                 state = op.step(state, v, valid);
-                let after = op.output(state);
-                if after.is_none() && bad.is_none() {
-                    bad = Some(base + i);
-                }
                 let shown = match kind {
-                    ScanKind::Inclusive => after,
+                    ScanKind::Inclusive => op.output(state),
                     ScanKind::Exclusive => op.output(before),
                 };
+                if shown.is_none() && bad.is_none() {
+                    bad = Some(base + i);
+                }
                 out[i] = shown.unwrap_or_default();
             });
             bad
@@ -157,7 +158,7 @@ pub(crate) fn scan_sum<T: Native>(
         Err(row) => Err(Error::Overflow {
             op: "scan_sum",
             message: format!(
-                "the running sum of {} values does not fit {} from row {row} on",
+                "the running sum of {} values at row {row} does not fit {}",
                 T::NAME,
                 <T::Sum as Native>::NAME
             ),
@@ -345,12 +346,13 @@ pub(crate) fn sizes_to_offsets(
         OffsetWidth::Auto => total <= i64::from(i32::MAX),
         OffsetWidth::I32 if total <= i64::from(i32::MAX) => true,
         OffsetWidth::I32 => {
+            let index = first_offset_above_i32(values, sizes, &per_chunk, &carries);
             return Err(Error::Overflow {
                 op: OP,
                 message: format!(
-                    "the total size {total} exceeds i32::MAX; ask for i64 (or Auto) offsets"
+                    "the offset at index {index} exceeds i32::MAX (total {total}); ask for i64 or Auto offsets"
                 ),
-            })
+            });
         }
     };
     let offsets = if narrow {
@@ -369,6 +371,34 @@ pub(crate) fn sizes_to_offsets(
         )))
     };
     Ok((offsets, total))
+}
+
+/// The index of the first offset above `i32::MAX` (there is one: the total is): the
+/// first chunk whose end passes the limit is walked from its carry.
+fn first_offset_above_i32(
+    values: &[i32],
+    sizes: &PrimitiveColumn<i32>,
+    per_chunk: &[(i64, Option<(usize, i32)>)],
+    carries: &[i64],
+) -> usize {
+    let limit = i64::from(i32::MAX);
+    let Some(chunk_index) = (0..carries.len()).find(|&c| carries[c] + per_chunk[c].0 > limit)
+    else {
+        return values.len();
+    };
+    let base = chunk_index * CHUNK;
+    let chunk = &values[base..values.len().min(base + CHUNK)];
+    let mut offset = carries[chunk_index];
+    let mut found = None;
+    for_each_row(chunk, sizes.validity(), base, |i, size, valid| {
+        if valid {
+            offset += i64::from(size);
+        }
+        if offset > limit && found.is_none() {
+            found = Some(base + i + 1);
+        }
+    });
+    found.unwrap_or(values.len())
 }
 
 /// Pass 2 of [`sizes_to_offsets`]: `n + 1` offsets of type `O` from the chunk carries.

@@ -303,8 +303,8 @@ pub fn check_reduce_any_all<B: Backend>(
 // ---------------------------------------------------------------------------------
 
 /// `scan_sum` on one case with one kind: integers exactly, with `Overflow` exactly when
-/// an inclusive prefix does not fit (its message naming the lowest such row); floats
-/// within the rounding bound of `T::Sum`.
+/// an output row's value does not fit (its message naming the lowest such row, see
+/// [`oracle::scan_sum_exact`]); floats within the rounding bound of `T::Sum`.
 ///
 /// # Errors
 /// The first [`Mismatch`].
@@ -404,7 +404,8 @@ pub fn check_scan_count_if<B: Backend, T: TestNative>(
 }
 
 /// `sizes_to_offsets` on one sizes case with one width: the same width, offsets and
-/// total, or the same error (`NegativeSize` at the lowest row, `Overflow`).
+/// total, or the same error (`NegativeSize` at the lowest row, `Overflow` naming the
+/// first offset beyond `i32::MAX`).
 ///
 /// # Errors
 /// The first [`Mismatch`].
@@ -807,8 +808,8 @@ where
 }
 
 /// Suite test: `scan_sum` of `i64` or `u64` near the limits
-/// ([`gen::sum_overflow_cases`]): prefixes that leave the range fail even where the
-/// total fits; the message names the lowest such row.
+/// ([`gen::sum_overflow_cases`]): running sums that leave the range fail even where
+/// the total fits; the message names the lowest row whose value does not fit.
 ///
 /// # Panics
 /// When any case differs from the oracle.

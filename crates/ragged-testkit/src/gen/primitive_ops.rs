@@ -508,7 +508,7 @@ fn sizes_case(label: impl Into<String>, values: Vec<Option<i32>>) -> SizesCase {
 /// The sizes cases: random small sizes with 10 % nulls at every [`OP_ROW_COUNTS`]
 /// count and [`MULTI_CHUNK_ROWS`]; null sizes holding negative or huge values (which
 /// count as 0); negative sizes (one, several far apart, the first row, the last row,
-/// beyond a chunk); totals exactly at `i32::MAX`, one above, `2^30 · 2` and `2^30 · 3`,
+/// beyond a chunk, after the total passed `i32::MAX`); totals exactly at `i32::MAX`, one above, `2^30 · 2` and `2^30 · 3`,
 /// and many sizes whose total passes `i32::MAX` only in the last chunk.
 pub fn sizes_cases() -> Arc<Vec<SizesCase>> {
     cached("sizes_cases", || {
@@ -542,6 +542,12 @@ pub fn sizes_cases() -> Arc<Vec<SizesCase>> {
                 "sizes/negative-and-overflow",
                 vec![Some(i32::MAX), Some(i32::MAX), Some(-1)],
             ),
+            // The i32 limit is passed at a lower row than the negative size: the
+            // negative size is still the error (whatever the width asked for).
+            sizes_case(
+                "sizes/overflow-before-negative",
+                vec![Some(big), Some(big), None, Some(-2)],
+            ),
         ]);
         // Null sizes holding negative values: the column is built by hand because a
         // spec stores garbage (i32::MAX) under nulls.
@@ -561,6 +567,12 @@ pub fn sizes_cases() -> Arc<Vec<SizesCase>> {
         far[(1 << 17) + 9] = Some(-1);
         far[70] = None;
         cases.push(sizes_case("sizes/negatives-far-apart", far));
+        let mut past = vec![Some(1 << 15); MULTI_CHUNK_ROWS];
+        past[MULTI_CHUNK_ROWS - 3] = Some(-1);
+        cases.push(sizes_case(
+            "sizes/overflow-then-negative-chunks-later",
+            past,
+        ));
         let mut late = random("sizes/negative-in-last-chunk", MULTI_CHUNK_ROWS, 16).values;
         late[MULTI_CHUNK_ROWS - 1] = Some(-2);
         cases.push(sizes_case("sizes/negative-in-last-chunk", late));
