@@ -12,8 +12,8 @@
 //!   [`crate::Error::Overflow`], never a wrapped value.
 //! - **NaN** (floats): minima, maxima and their arg forms (reduce and segmented) ignore
 //!   NaN values, as `f64::min`/`f64::max` do; only when every valid value is NaN is the
-//!   result NaN (and the arg form the first such index). Min/max scans skip NaN like a
-//!   null (see [`Primitives::scan_min`]). Sums propagate NaN. Comparisons in predicates
+//!   result NaN (and the arg form the first such index). Min/max scans apply the same
+//!   rule to every prefix (see [`Primitives::scan_min`]). Sums propagate NaN. Comparisons in predicates
 //!   follow IEEE 754: NaN compares false, except `Ne`.
 //! - **Ties**: `argmin`/`argmax` return the lowest index among equal extremes.
 //! - **Empty** (no valid value): sums are 0, counts 0, minima/maxima/arg forms `None`
@@ -240,18 +240,19 @@ pub trait Primitives: Memory {
     /// Running sums in [`Native::Sum`] (nulls add 0 and stay null in the output).
     ///
     /// # Errors
-    /// [`crate::Error::Overflow`] when an integer prefix does not fit `i64` / `u64`.
+    /// [`crate::Error::Overflow`] naming the lowest row whose output (null rows hold the
+    /// running value) does not fit `i64` / `u64`.
     fn scan_sum<T: Native>(
         &self,
         col: &PrimitiveColumn<T, Self::Loc>,
         kind: ScanKind,
     ) -> Result<PrimitiveColumn<T::Sum, Self::Loc>>;
 
-    /// Running minima. Nulls are skipped (and null in the output); NaN values are
-    /// skipped like nulls, so a prefix without a valid non-NaN value gives the identity,
-    /// the type's maximum (`+inf` for floats), which is also where the exclusive scan
-    /// starts. (Unlike [`Primitives::reduce_min`], a scan never yields NaN: this keeps
-    /// the scan a plain monoid.)
+    /// Running minima: each row is the [`Primitives::reduce_min`] of its prefix (nulls
+    /// skipped and null in the output; NaN only while every valid value so far is NaN;
+    /// the identity — the type's maximum, `+inf` for floats — while there is no valid
+    /// value). The exclusive scan is the inclusive one shifted by a row, starting at the
+    /// identity.
     ///
     /// # Errors
     /// Device errors only.
@@ -299,9 +300,10 @@ pub trait Primitives: Memory {
     /// (`n + 1` offsets), and the total, from one pass. Null sizes count as 0.
     ///
     /// # Errors
-    /// [`crate::Error::NegativeSize`] for the lowest row with a negative size;
-    /// [`crate::Error::Overflow`] when `width` is [`OffsetWidth::I32`] and the total
-    /// exceeds `i32::MAX`.
+    /// [`crate::Error::NegativeSize`] for the lowest valid row with a negative size
+    /// (reported before any overflow, so the same input fails the same way at every
+    /// width); [`crate::Error::Overflow`] naming the first offset index above
+    /// `i32::MAX` when `width` is [`OffsetWidth::I32`].
     fn sizes_to_offsets(
         &self,
         sizes: &PrimitiveColumn<i32, Self::Loc>,

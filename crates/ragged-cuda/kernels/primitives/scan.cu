@@ -68,21 +68,55 @@ __device__ void scan_sum(const T* values, const uint8_t* validity, uint64_t bit_
 RAGGED_FOR_EACH_NATIVE(RAGGED_SCAN_SUM)
 
 // ---- scan_min / scan_max -----------------------------------------------------------------
+//
+// Each output row is the reduce_min / reduce_max of its prefix: NaN only while every
+// valid value so far is NaN, the identity while there is no valid value. Integers scan
+// plain values; floats scan (value, seen) pairs, seen = 0 nothing valid, 1 only NaN,
+// 2 a number — an associative combine that lets any number replace NaN.
+
+template <typename T> struct Seen {
+    T value;
+    int seen;
+};
+
+template <bool IS_MAX> struct SeenOp {
+    template <typename T>
+    __device__ __forceinline__ Seen<T> operator()(const Seen<T>& a, const Seen<T>& b) const {
+        if (b.seen == 0) return a;
+        if (a.seen == 0) return b;
+        if (a.seen == 2 && b.seen == 2) {
+            const bool take_b = IS_MAX ? (b.value > a.value) : (b.value < a.value);
+            return take_b ? b : a;
+        }
+        if (a.seen == 2) return a;
+        if (b.seen == 2) return b;
+        return a;  // both only NaN
+    }
+};
 
 template <typename T, bool IS_MAX>
 __device__ void scan_extremum(const T* values, const uint8_t* validity, uint64_t bit_offset,
                               uint64_t n, T* out, void* state, uint64_t state_bytes, bool exclusive,
                               T identity) {
-    auto load = [=](uint64_t row, T x) -> T {
-        return (is_valid(validity, bit_offset, row) && !is_nan(x)) ? x : identity;
-    };
-    auto convert = [](uint64_t, T v) -> T { return v; };
-    if (IS_MAX)
-        scan_tile<T, T, T, ScanItems<T>::value>(values, n, out, state, state_bytes, exclusive, identity,
-                                                MaxOp(), load, convert, NoTotal());
-    else
-        scan_tile<T, T, T, ScanItems<T>::value>(values, n, out, state, state_bytes, exclusive, identity,
-                                                MinOp(), load, convert, NoTotal());
+    if constexpr (sizeof(T) >= 4 && (T(0.5) != T(0))) {
+        // Floating point: (value, seen) pairs.
+        auto load = [=](uint64_t row, T x) -> Seen<T> {
+            if (!is_valid(validity, bit_offset, row)) return Seen<T>{identity, 0};
+            return Seen<T>{x, is_nan(x) ? 1 : 2};
+        };
+        auto convert = [=](uint64_t, Seen<T> v) -> T { return v.seen == 0 ? identity : v.value; };
+        scan_tile<T, Seen<T>, T, 8>(values, n, out, state, state_bytes, exclusive, Seen<T>{identity, 0},
+                                    SeenOp<IS_MAX>(), load, convert, NoTotal());
+    } else {
+        auto load = [=](uint64_t row, T x) -> T { return is_valid(validity, bit_offset, row) ? x : identity; };
+        auto convert = [](uint64_t, T v) -> T { return v; };
+        if (IS_MAX)
+            scan_tile<T, T, T, ScanItems<T>::value>(values, n, out, state, state_bytes, exclusive, identity,
+                                                    MaxOp(), load, convert, NoTotal());
+        else
+            scan_tile<T, T, T, ScanItems<T>::value>(values, n, out, state, state_bytes, exclusive, identity,
+                                                    MinOp(), load, convert, NoTotal());
+    }
 }
 
 #define RAGGED_SCAN_EXTREMUM(T, NAME)                                                       \
@@ -95,9 +129,22 @@ __device__ void scan_extremum(const T* values, const uint8_t* validity, uint64_t
         const T* values, const uint8_t* validity, uint64_t bit_offset, uint64_t n, T* out,  \
         void* state, uint64_t state_bytes, uint32_t exclusive, T identity) {                \
         scan_extremum<T, true>(values, validity, bit_offset, n, out, state, state_bytes, exclusive != 0, identity); \
-    }                                                                                       \
-    RAGGED_SCAN_STATE(T, NAME)
+    }
 RAGGED_FOR_EACH_NATIVE(RAGGED_SCAN_EXTREMUM)
+
+// Tile states of the min/max accumulators (plain integers, (value, seen) floats).
+RAGGED_SCAN_STATE(int8_t, i8)
+RAGGED_SCAN_STATE(int16_t, i16)
+RAGGED_SCAN_STATE(int32_t, i32)
+RAGGED_SCAN_STATE(int64_t, i64)
+RAGGED_SCAN_STATE(uint8_t, u8)
+RAGGED_SCAN_STATE(uint16_t, u16)
+RAGGED_SCAN_STATE(uint32_t, u32)
+RAGGED_SCAN_STATE(uint64_t, u64)
+RAGGED_SCAN_STATE(Seen<float>, seen_f32)
+RAGGED_SCAN_STATE(Seen<double>, seen_f64)
+RAGGED_SCAN_STATE(float, f32)
+RAGGED_SCAN_STATE(double, f64)
 
 // Tile states of the sum accumulators.
 RAGGED_SCAN_STATE(long long, acc_i64)
@@ -146,6 +193,10 @@ RAGGED_FOR_EACH_NATIVE(RAGGED_SCAN_DERIVED)
 
 // ---- sizes_to_offsets ------------------------------------------------------------------------
 
+/// Overflow reports are offset by 2^54 so that a negative size anywhere wins over an
+/// overflow (the same error at every width, as on the CPU).
+constexpr uint64_t OVERFLOW_BASE = 1ull << 54;
+
 /// out[0..n] = exclusive scan of sizes (nulls as 0), out[n] = total; total[0] = total.
 template <typename O>
 __device__ void sizes_to_offsets(const int32_t* sizes, const uint8_t* validity, uint64_t bit_offset,
@@ -157,11 +208,11 @@ __device__ void sizes_to_offsets(const int32_t* sizes, const uint8_t* validity, 
         return size < 0 ? 0 : size;
     };
     auto convert = [=](uint64_t row, long long offset) -> O {
-        if (sizeof(O) == 4 && offset > 2147483647ll) report_error(error_word, row, 2);
+        if (sizeof(O) == 4 && offset > 2147483647ll) report_error(error_word, OVERFLOW_BASE + row, 2);
         return static_cast<O>(offset);
     };
     auto on_total = [=](long long total) {
-        if (sizeof(O) == 4 && total > 2147483647ll) report_error(error_word, n, 2);
+        if (sizeof(O) == 4 && total > 2147483647ll) report_error(error_word, OVERFLOW_BASE + n, 2);
         out[n] = static_cast<O>(total);
         total_out[0] = total;
     };

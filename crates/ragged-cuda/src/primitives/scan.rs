@@ -124,8 +124,10 @@ pub(crate) fn scan_extremum<T: Native>(
     let n = col.len() as u64;
     let out = backend.alloc::<T>(col.len())?;
     if n > 0 {
-        let tiles = n.div_ceil(u64::from(BLOCK) * scan_items::<T>());
-        let (state, state_bytes) = scan_state(backend, &PRIMITIVES_SCAN, T::NAME, tiles)?;
+        // Floats scan (value, seen) pairs with 8 values per thread (scan.cu).
+        let (items, acc) = if T::IS_FLOAT { (8, format!("seen_{}", T::NAME)) } else { (scan_items::<T>(), T::NAME.to_string()) };
+        let tiles = n.div_ceil(u64::from(BLOCK) * items);
+        let (state, state_bytes) = scan_state(backend, &PRIMITIVES_SCAN, &acc, tiles)?;
         let which = if is_max { "max" } else { "min" };
         let function = backend.function(&PRIMITIVES_SCAN, &format!("scan_{which}_{}", T::NAME))?;
         let identity = if is_max {
@@ -344,6 +346,8 @@ fn offsets_pass(
         )?
     };
     if let Some((row, code)) = word.read(backend)? {
+        // Overflow rows come offset by 2^54 (negative sizes win; scan.cu).
+        let row = if code == 2 { row.saturating_sub(1 << 54) } else { row };
         if code == 1 {
             let size = backend.read_bytes(sizes.values(), row as usize * 4, 4)?;
             let size = value_from_bytes::<i32>(&size).unwrap_or(0);
