@@ -125,7 +125,11 @@ pub(crate) fn scan_extremum<T: Native>(
     let out = backend.alloc::<T>(col.len())?;
     if n > 0 {
         // Floats scan (value, seen) pairs with 8 values per thread (scan.cu).
-        let (items, acc) = if T::IS_FLOAT { (8, format!("seen_{}", T::NAME)) } else { (scan_items::<T>(), T::NAME.to_string()) };
+        let (items, acc) = if T::IS_FLOAT {
+            (8, format!("seen_{}", T::NAME))
+        } else {
+            (scan_items::<T>(), T::NAME.to_string())
+        };
         let tiles = n.div_ceil(u64::from(BLOCK) * items);
         let (state, state_bytes) = scan_state(backend, &PRIMITIVES_SCAN, &acc, tiles)?;
         let which = if is_max { "max" } else { "min" };
@@ -347,7 +351,11 @@ fn offsets_pass(
     };
     if let Some((row, code)) = word.read(backend)? {
         // Overflow rows come offset by 2^54 (negative sizes win; scan.cu).
-        let row = if code == 2 { row.saturating_sub(1 << 54) } else { row };
+        let row = if code == 2 {
+            row.saturating_sub(1 << 54)
+        } else {
+            row
+        };
         if code == 1 {
             let size = backend.read_bytes(sizes.values(), row as usize * 4, 4)?;
             let size = value_from_bytes::<i32>(&size).unwrap_or(0);
