@@ -36,6 +36,10 @@ pub trait Native:
     fn wide_merge(a: Self::Wide, b: Self::Wide) -> Self::Wide;
     /// The total as [`Native::Sum`], or `None` when it does not fit.
     fn wide_total(wide: Self::Wide) -> Option<Self::Sum>;
+    /// The sum of a slice of at most 2^32 values in [`Native::Wide`], with eight
+    /// independent lanes so that the compiler vectorizes it (floats: the order of
+    /// additions differs from a sequential loop, within rounding).
+    fn sum_slice(values: &[Self]) -> Self::Wide;
     /// The additive identity of the accumulator.
     fn sum_zero() -> Self::Sum;
     /// The value as `f64` (rounded for 64-bit integers beyond 2^53).
@@ -53,7 +57,7 @@ pub trait Native:
 }
 
 macro_rules! native_int {
-    ($t:ty, $arrow:ty, $sum:ty, $wide:ty, $name:literal) => {
+    ($t:ty, $arrow:ty, $sum:ty, $wide:ty, $lane:ty, $name:literal) => {
         impl sealed::Sealed for $t {}
         impl Native for $t {
             type Arrow = $arrow;
@@ -76,6 +80,22 @@ macro_rules! native_int {
             #[inline]
             fn wide_total(wide: $wide) -> Option<$sum> {
                 <$sum>::try_from(wide).ok()
+            }
+            #[inline]
+            fn sum_slice(values: &[$t]) -> $wide {
+                // Lanes of at least 64 bits: 2^32 values of at most 32 bits cannot wrap.
+                let mut lanes = [<$lane>::default(); 8];
+                let mut chunks = values.chunks_exact(8);
+                for c in &mut chunks {
+                    for k in 0..8 {
+                        lanes[k] = lanes[k].wrapping_add(<$lane>::from(c[k]));
+                    }
+                }
+                let mut total: $wide = chunks.remainder().iter().map(|&v| <$wide>::from(v)).sum();
+                for lane in lanes {
+                    total = total.wrapping_add(<$wide>::from(lane));
+                }
+                total
             }
             #[inline]
             fn sum_zero() -> $sum {
@@ -108,14 +128,14 @@ macro_rules! native_int {
         }
     };
 }
-native_int!(i8, at::Int8Type, i64, i128, "i8");
-native_int!(i16, at::Int16Type, i64, i128, "i16");
-native_int!(i32, at::Int32Type, i64, i128, "i32");
-native_int!(i64, at::Int64Type, i64, i128, "i64");
-native_int!(u8, at::UInt8Type, u64, u128, "u8");
-native_int!(u16, at::UInt16Type, u64, u128, "u16");
-native_int!(u32, at::UInt32Type, u64, u128, "u32");
-native_int!(u64, at::UInt64Type, u64, u128, "u64");
+native_int!(i8, at::Int8Type, i64, i128, i64, "i8");
+native_int!(i16, at::Int16Type, i64, i128, i64, "i16");
+native_int!(i32, at::Int32Type, i64, i128, i64, "i32");
+native_int!(i64, at::Int64Type, i64, i128, i128, "i64");
+native_int!(u8, at::UInt8Type, u64, u128, u64, "u8");
+native_int!(u16, at::UInt16Type, u64, u128, u64, "u16");
+native_int!(u32, at::UInt32Type, u64, u128, u64, "u32");
+native_int!(u64, at::UInt64Type, u64, u128, u128, "u64");
 
 macro_rules! native_float {
     ($t:ty, $arrow:ty, $name:literal) => {
@@ -141,6 +161,20 @@ macro_rules! native_float {
             #[inline]
             fn wide_total(wide: $t) -> Option<$t> {
                 Some(wide)
+            }
+            #[inline]
+            fn sum_slice(values: &[$t]) -> $t {
+                let mut lanes = [0.0 as $t; 8];
+                let mut chunks = values.chunks_exact(8);
+                for c in &mut chunks {
+                    for k in 0..8 {
+                        lanes[k] += c[k];
+                    }
+                }
+                let tail: $t = chunks.remainder().iter().sum();
+                ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3]))
+                    + ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]))
+                    + tail
             }
             #[inline]
             fn sum_zero() -> $t {

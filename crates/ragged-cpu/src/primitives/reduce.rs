@@ -29,6 +29,10 @@ pub(crate) fn reduce_sum<T: Native>(col: &PrimitiveColumn<T>) -> Result<T::Sum> 
         .par_chunks(CHUNK)
         .enumerate()
         .map(|(chunk_index, chunk)| {
+            if validity.is_none() {
+                // No nulls: eight independent lanes, vectorized.
+                return T::sum_slice(chunk);
+            }
             let mut acc = T::wide_zero();
             for_each_row(chunk, validity, chunk_index * CHUNK, |_, v, valid| {
                 if valid {

@@ -5,6 +5,7 @@
 // Mapping, chosen by the host from the average segment length (mode):
 //   0  thread per segment (short segments: a warp reads 32 neighbouring segments,
 //      which lie next to each other in memory);
+//   3  eight lanes per segment (medium segments, cub::WarpReduce with 8 logical lanes);
 //   1  warp per segment (lanes stride through the segment, cub::WarpReduce);
 //   2  block per segment (long segments: threads stride, cub::BlockReduce).
 // Nulls contribute the identity; extremes skip NaN unless the segment holds only NaN
@@ -21,9 +22,10 @@ using namespace ragged;
 
 constexpr int SEGMENT_BLOCK = 256;
 
-/// Sum reducer: 128-bit (or float) state.
+/// Sum reducer: 64-bit state for <= 32-bit integers (a segment has far fewer than 2^32
+/// values), 128-bit for 64-bit integers, the float itself for floats.
 template <typename T> struct SumReducer {
-    typedef typename SumTraits<T>::Wide State;
+    typedef typename SumTraits<T>::Thread State;
     static constexpr bool NEEDS_VALUES = true;
     __device__ __forceinline__ State init() const { return State(0); }
     __device__ __forceinline__ State add(State s, long long, T x) const { return s + static_cast<State>(x); }
@@ -73,6 +75,28 @@ __device__ __forceinline__ void segmented(const T* values, const uint8_t* validi
                 if (is_valid(validity, bit_offset, i)) state = reducer.add(state, i - begin, value_at<R>(values, i));
             finish(s, state);
         }
+    } else if (mode == 3) {
+        // Eight lanes per segment (medium segments): a warp serves four segments.
+        typedef cub::WarpReduce<State, 8> GroupReduce;
+        __shared__ typename GroupReduce::TempStorage temp[SEGMENT_BLOCK / 8];
+        const unsigned lane = threadIdx.x & 7u, group = threadIdx.x >> 3;
+        const uint64_t groups = grid_threads() >> 3;
+        // Every group of a warp takes the same number of iterations (warp-synchronous
+        // reduce): iterate over rounds of whole warps.
+        const uint64_t rounds = (segments + groups - 1) / groups;
+        for (uint64_t r = 0; r < rounds; ++r) {
+            const uint64_t s = r * groups + (global_thread() >> 3);
+            State state = reducer.init();
+            long long begin = 0, end = 0;
+            if (s < segments) {
+                begin = static_cast<long long>(offsets[s]);
+                end = static_cast<long long>(offsets[s + 1]);
+            }
+            for (long long i = begin + lane; i < end; i += 8)
+                if (is_valid(validity, bit_offset, i)) state = reducer.add(state, i - begin, value_at<R>(values, i));
+            const State total = GroupReduce(temp[group]).Reduce(state, reducer);
+            if (lane == 0 && s < segments) finish(s, total);
+        }
     } else if (mode == 1) {
         typedef cub::WarpReduce<State> WarpReduce;
         __shared__ typename WarpReduce::TempStorage temp[SEGMENT_BLOCK / 32];
@@ -110,6 +134,8 @@ __device__ __forceinline__ unsigned long long narrow_sum(uint64_t s, unsigned __
     if (v > static_cast<unsigned __int128>(~0ull)) report_error(error_word, s, 1);
     return static_cast<unsigned long long>(v);
 }
+__device__ __forceinline__ long long narrow_sum(uint64_t, long long v, uint64_t*) { return v; }
+__device__ __forceinline__ unsigned long long narrow_sum(uint64_t, unsigned long long v, uint64_t*) { return v; }
 __device__ __forceinline__ float narrow_sum(uint64_t, float v, uint64_t*) { return v; }
 __device__ __forceinline__ double narrow_sum(uint64_t, double v, uint64_t*) { return v; }
 

@@ -30,7 +30,8 @@ __device__ void select_tile(const T* values, uint64_t n, T* out, uint64_t* rows_
     typedef cub::ScanTileState<long long> TileState;
     typedef cub::TilePrefixCallbackOp<long long, SumOp, TileState> Prefix;
     typedef cub::BlockLoad<T, SCAN_BLOCK, SELECT_ITEMS, cub::BLOCK_LOAD_WARP_TRANSPOSE> Loader;
-    typedef cub::BlockScan<long long, SCAN_BLOCK, cub::BLOCK_SCAN_WARP_SCANS> Scanner;
+    // Positions inside a tile fit 32 bits; only the tile's start needs 64 (look-back).
+    typedef cub::BlockScan<int, SCAN_BLOCK, cub::BLOCK_SCAN_WARP_SCANS> Scanner;
     __shared__ union {
         typename Loader::TempStorage load;
         struct {
@@ -42,7 +43,8 @@ __device__ void select_tile(const T* values, uint64_t n, T* out, uint64_t* rows_
             uint32_t rows[SELECT_TILE];
         } compact;
     } temp;
-    __shared__ long long tile_start, tile_count;
+    __shared__ long long tile_start;
+    __shared__ int tile_count;
     const int tiles = static_cast<int>(scan_tiles<SELECT_ITEMS>(n));
     TileState state = scan_state<long long>(state_mem, state_bytes, tiles);
     const int tile = blockIdx.x;
@@ -52,43 +54,41 @@ __device__ void select_tile(const T* values, uint64_t n, T* out, uint64_t* rows_
     if (remaining >= SELECT_TILE) Loader(temp.load).Load(values + base, raw);
     else Loader(temp.load).Load(values + base, raw, static_cast<int>(remaining), T(0));
     __syncthreads();
-    long long flags[SELECT_ITEMS];
+    int flags[SELECT_ITEMS];
 #pragma unroll
     for (int k = 0; k < SELECT_ITEMS; ++k) {
         const uint64_t row = base + threadIdx.x * SELECT_ITEMS + k;
         flags[k] = (row < n && keep(row, raw[k])) ? 1 : 0;
     }
-    long long positions[SELECT_ITEMS];
-    long long aggregate, start;
+    int positions[SELECT_ITEMS];
+    int aggregate;
+    Scanner(temp.scan.scan).ExclusiveSum(flags, positions, aggregate);
     if (tile == 0) {
-        Scanner(temp.scan.scan).ExclusiveSum(flags, positions, aggregate);
-        if (threadIdx.x == 0 && tiles > 1) state.SetInclusive(0, aggregate);
-        start = 0;
-    } else {
+        if (threadIdx.x == 0) {
+            if (tiles > 1) state.SetInclusive(0, static_cast<long long>(aggregate));
+            tile_start = 0;
+        }
+    } else if (threadIdx.x < 32) {
+        // Warp 0 publishes this tile's aggregate and looks back for its prefix.
         Prefix prefix(state, temp.scan.prefix, SumOp(), tile);
-        Scanner(temp.scan.scan).ExclusiveScan(flags, positions, SumOp(), prefix);
-        __syncthreads();
-        start = prefix.GetExclusivePrefix();
-        aggregate = prefix.GetBlockAggregate();
+        const long long exclusive = prefix(static_cast<long long>(aggregate));
+        if (threadIdx.x == 0) tile_start = exclusive;
     }
-    if (threadIdx.x == 0) {
-        tile_start = start;
-        tile_count = aggregate;
-        if (tile == tiles - 1) count_out[0] = static_cast<unsigned long long>(start + aggregate);
-    }
+    if (threadIdx.x == 0) tile_count = aggregate;
     __syncthreads();
+    if (tile == tiles - 1 && threadIdx.x == 0) count_out[0] = static_cast<unsigned long long>(tile_start + tile_count);
     // Positions are global; compact within the tile in shared memory first.
     const long long local_start = tile_start;
 #pragma unroll
     for (int k = 0; k < SELECT_ITEMS; ++k) {
         if (flags[k]) {
-            const int local = static_cast<int>(positions[k] - local_start);
+            const int local = positions[k];
             temp.compact.values[local] = raw[k];
             temp.compact.rows[local] = threadIdx.x * SELECT_ITEMS + k;
         }
     }
     __syncthreads();
-    const int count = static_cast<int>(tile_count);
+    const int count = tile_count;
     for (int j = threadIdx.x; j < count; j += SCAN_BLOCK) {
         out[local_start + j] = temp.compact.values[j];
         if (rows_out != nullptr) rows_out[local_start + j] = base + temp.compact.rows[j];

@@ -15,7 +15,8 @@ use crate::launch::{grid_for, launch, params, BLOCK};
 use crate::memory::{Device, DeviceBitmap, DeviceBuffer};
 use crate::CudaBackend;
 
-/// Validate the offsets and pick (segments, mode, grid).
+/// Validate the offsets and pick (segments, mode, grid): thread per segment below an
+/// average of 8 values, 8 lanes below 48, a warp below 2048, else a block.
 fn plan<T: Native, O: OffsetSize>(
     backend: &CudaBackend,
     col: &PrimitiveColumn<T, Device>,
@@ -35,8 +36,10 @@ fn plan<T: Native, O: OffsetSize>(
             .map_or(0, |o| o.as_i64());
     let average = (last - first) as u64 / segments;
     let sms = backend.info().multiprocessors;
-    Ok(if average < 16 {
+    Ok(if average < 8 {
         (segments, 0, grid_for(segments, sms))
+    } else if average < 48 {
+        (segments, 3, grid_for(segments * 8, sms))
     } else if average < 2048 {
         (segments, 1, grid_for(segments * 32, sms))
     } else {
