@@ -8,7 +8,7 @@
 //!
 //! A backend crate instantiates the suite in one line of `tests/conformance.rs`:
 //!
-//! ```ignore
+//! ```text
 //! ragged_testkit::conformance_suite!(Ok::<_, String>(ragged_cpu::CpuBackend::new()));
 //! ```
 //!
@@ -117,7 +117,7 @@ pub fn run_suite_test<B>(test: &str, made: Result<B, String>, body: impl FnOnce(
 /// `huge_*` tests on 2^24 + 3 rows; and `prop_*` properties (64 proptest cases each,
 /// more with `PROPTEST_CASES`).
 ///
-/// ```ignore
+/// ```text
 /// ragged_testkit::conformance_suite!(Ok::<_, String>(ragged_cpu::CpuBackend::new()));
 /// ```
 #[macro_export]
