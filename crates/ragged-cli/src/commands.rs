@@ -25,6 +25,9 @@ pub struct BenchArgs {
     /// Small sizes and few runs (a smoke test, not a measurement).
     #[arg(long)]
     quick: bool,
+    /// Run only the cases whose name contains this text (e.g. `scan_sum`).
+    #[arg(long)]
+    filter: Option<String>,
 }
 
 /// `ragged strings …`
@@ -133,6 +136,7 @@ pub fn bench(global: &GlobalArgs, args: BenchArgs) -> anyhow::Result<()> {
     let options = ragged::bench::BenchOptions {
         suite: args.suite.clone(),
         quick: args.quick,
+        filter: args.filter.clone(),
     };
     if !global.quiet {
         eprintln!("bench on {}", selected.backend.describe());

@@ -40,6 +40,13 @@ pub trait Native:
     /// independent lanes so that the compiler vectorizes it (floats: the order of
     /// additions differs from a sequential loop, within rounding).
     fn sum_slice(values: &[Self]) -> Self::Wide;
+    /// A running total to continue in [`Native::Sum`] with [`Native::sum_step`] over at
+    /// most 2^16 more values without any chance of overflow: `Some` for floats and for
+    /// integers of at most 32 bits whose total is below 2^62 in magnitude, `None`
+    /// otherwise (64-bit integers must be checked value by value).
+    fn fast_carry(wide: Self::Wide) -> Option<Self::Sum>;
+    /// `acc + value` in [`Native::Sum`], unchecked (see [`Native::fast_carry`]).
+    fn sum_step(acc: Self::Sum, value: Self) -> Self::Sum;
     /// The additive identity of the accumulator.
     fn sum_zero() -> Self::Sum;
     /// The value as `f64` (rounded for 64-bit integers beyond 2^53).
@@ -80,6 +87,24 @@ macro_rules! native_int {
             #[inline]
             fn wide_total(wide: $wide) -> Option<$sum> {
                 <$sum>::try_from(wide).ok()
+            }
+            #[inline]
+            fn fast_carry(wide: $wide) -> Option<$sum> {
+                let small = std::mem::size_of::<$t>() <= 4;
+                let bound = 1 as $wide << 62;
+                // -2^62 for signed wides, 0 for unsigned ones.
+                let lower = (0 as $wide).wrapping_sub(bound).min(0);
+                #[allow(unused_comparisons)] // unsigned wides are never negative
+                let inside = wide >= lower && wide < bound;
+                if small && inside {
+                    <$sum>::try_from(wide).ok()
+                } else {
+                    None
+                }
+            }
+            #[inline]
+            fn sum_step(acc: $sum, value: $t) -> $sum {
+                acc.wrapping_add(<$sum>::from(value))
             }
             #[inline]
             fn sum_slice(values: &[$t]) -> $wide {
@@ -161,6 +186,14 @@ macro_rules! native_float {
             #[inline]
             fn wide_total(wide: $t) -> Option<$t> {
                 Some(wide)
+            }
+            #[inline]
+            fn fast_carry(wide: $t) -> Option<$t> {
+                Some(wide)
+            }
+            #[inline]
+            fn sum_step(acc: $t, value: $t) -> $t {
+                acc + value
             }
             #[inline]
             fn sum_slice(values: &[$t]) -> $t {

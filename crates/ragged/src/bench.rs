@@ -48,6 +48,8 @@ pub struct BenchOptions {
     pub suite: Option<String>,
     /// Smaller sizes and fewer runs (for smoke tests on small machines).
     pub quick: bool,
+    /// Run only the cases whose name contains this text.
+    pub filter: Option<String>,
 }
 
 /// The suites known to the harness.
@@ -136,6 +138,7 @@ struct Harness<'a, B: BenchBackend> {
     runs: usize,
     records: Vec<BenchRecord>,
     on_record: &'a mut dyn FnMut(&BenchRecord),
+    filter: Option<String>,
 }
 
 impl<B: BenchBackend> Harness<'_, B> {
@@ -146,6 +149,9 @@ impl<B: BenchBackend> Harness<'_, B> {
         bytes: u64,
         mut run: impl FnMut() -> Result<()>,
     ) -> Result<()> {
+        if self.filter.as_deref().is_some_and(|f| !case.contains(f)) {
+            return Ok(());
+        }
         for _ in 0..2 {
             self.backend.time_run(&mut run)?;
         }
@@ -195,6 +201,7 @@ fn run_on<B: BenchBackend>(
         runs: if options.quick { 5 } else { 30 },
         records: Vec::new(),
         on_record,
+        filter: options.filter.clone(),
     };
     h.record(
         "copy",

@@ -79,7 +79,7 @@ fn scan<T: Native, Op: ScanOp<T>>(
 
     // Pass 2: fill each chunk from its carry; each chunk reports its first row whose
     // value does not fit.
-    let mut out = vec![<Op::Out>::default(); values.len()];
+    let mut out = crate::output_vec::<Op::Out>(values.len());
     let first_bad = out
         .par_chunks_mut(CHUNK)
         .zip(values.par_chunks(CHUNK))
@@ -153,6 +153,11 @@ pub(crate) fn scan_sum<T: Native>(
     col: &PrimitiveColumn<T>,
     kind: ScanKind,
 ) -> Result<PrimitiveColumn<T::Sum>> {
+    if col.validity().is_none() {
+        if let Some(out) = scan_sum_dense(col.values(), kind) {
+            return with_validity(col, out);
+        }
+    }
     match scan(col, &Sum, kind) {
         Ok(out) => with_validity(col, out),
         Err(row) => Err(Error::Overflow {
@@ -164,6 +169,42 @@ pub(crate) fn scan_sum<T: Native>(
             ),
         }),
     }
+}
+
+/// The fast path of `scan_sum` for columns without nulls: chunk totals in eight
+/// vectorized lanes, then each chunk continues its carry in `T::Sum` without checks.
+/// `None` when some chunk's carry could overflow on the way (64-bit integers, totals
+/// near the limits): the exact, checked scan handles those.
+fn scan_sum_dense<T: Native>(values: &[T], kind: ScanKind) -> Option<Vec<T::Sum>> {
+    let totals: Vec<T::Wide> = values.par_chunks(CHUNK).map(T::sum_slice).collect();
+    let mut carries = Vec::with_capacity(totals.len());
+    let mut carry = T::wide_zero();
+    for &total in &totals {
+        carries.push(T::fast_carry(carry)?);
+        carry = T::wide_merge(carry, total);
+    }
+    let mut out = crate::output_vec::<T::Sum>(values.len());
+    out.par_chunks_mut(CHUNK)
+        .zip(values.par_chunks(CHUNK))
+        .zip(carries.par_iter())
+        .for_each(|((out, chunk), &carry)| {
+            let mut acc = carry;
+            match kind {
+                ScanKind::Inclusive => {
+                    for (o, &v) in out.iter_mut().zip(chunk) {
+                        acc = T::sum_step(acc, v);
+                        *o = acc;
+                    }
+                }
+                ScanKind::Exclusive => {
+                    for (o, &v) in out.iter_mut().zip(chunk) {
+                        *o = acc;
+                        acc = T::sum_step(acc, v);
+                    }
+                }
+            }
+        });
+    Some(out)
 }
 
 // ---- scan_min / scan_max ----------------------------------------------------------
@@ -409,7 +450,7 @@ fn fill_offsets<O: Native>(
     narrow: impl Fn(i64) -> O + Sync,
 ) -> Vec<O> {
     let validity = sizes.validity();
-    let mut out = vec![O::default(); values.len() + 1];
+    let mut out = crate::output_vec::<O>(values.len() + 1);
     // out[0] = 0 (the default); rows of chunk c write out[base + 1..=base + len].
     out[1..]
         .par_chunks_mut(CHUNK)

@@ -46,7 +46,7 @@ fn select<T: Native>(
     let total: usize = counts.iter().sum();
 
     // Pass 2: each chunk fills its own piece of the outputs.
-    let mut out_values = vec![T::default(); total];
+    let mut out_values = crate::output_vec::<T>(total);
     let mut out_rows = if with_indices {
         vec![0u64; total]
     } else {
