@@ -153,22 +153,7 @@ pub fn bench(global: &GlobalArgs, args: BenchArgs) -> anyhow::Result<()> {
     print!("{}", ragged::bench::table(&records));
     if let Some(path) = &args.json {
         let json = serde_json::to_vec_pretty(&records)?;
-        write_atomically(path, &json)?;
-    }
-    Ok(())
-}
-
-fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> anyhow::Result<()> {
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(std::path::Path::new("."));
-    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("out");
-    let tmp = dir.join(format!(".{name}.ragged-tmp-{}", std::process::id()));
-    let result = std::fs::write(&tmp, bytes).and_then(|()| std::fs::rename(&tmp, path));
-    if let Err(e) = result {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(anyhow::Error::new(e).context(format!("cannot write '{}'", path.display())));
+        ragged::io::write_bytes(path, &json)?;
     }
     Ok(())
 }

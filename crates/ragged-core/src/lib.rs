@@ -16,6 +16,7 @@
 pub mod arrow;
 pub mod column;
 pub mod error;
+pub mod host;
 pub mod location;
 pub mod ops;
 pub mod types;

@@ -144,11 +144,7 @@ macro_rules! native_int {
             }
             #[inline]
             fn sum_from_wide(wide: [u8; 16]) -> Option<$sum> {
-                if <$sum>::MIN == 0 {
-                    <$sum>::try_from(u128::from_le_bytes(wide)).ok()
-                } else {
-                    <$sum>::try_from(i128::from_le_bytes(wide)).ok()
-                }
+                Self::wide_total(<$wide>::from_le_bytes(wide))
             }
         }
     };

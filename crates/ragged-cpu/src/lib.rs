@@ -27,25 +27,8 @@ pub(crate) const CHUNK: usize = 1 << 16;
 /// transparent huge pages before the first write: filling fresh memory 4 KiB page by
 /// page costs more than computing it.
 pub(crate) fn output_vec<T: Default + Clone>(len: usize) -> Vec<T> {
-    const HUGE: usize = 2 << 20;
     let mut out = vec![T::default(); len];
-    let bytes = std::mem::size_of_val(out.as_slice());
-    if bytes >= 4 * HUGE {
-        let start = out.as_mut_ptr() as usize;
-        let aligned = start.next_multiple_of(HUGE);
-        let end = (start + bytes) / HUGE * HUGE;
-        if end > aligned {
-            // SAFETY: the range lies inside `out`, which we own; MADV_HUGEPAGE is advice
-            // and changes no contents. Failure is ignored.
-            unsafe {
-                libc::madvise(
-                    aligned as *mut libc::c_void,
-                    end - aligned,
-                    libc::MADV_HUGEPAGE,
-                )
-            };
-        }
-    }
+    ragged_core::host::advise_huge_pages(&mut out);
     out
 }
 

@@ -4,9 +4,9 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use cudarc::driver::{result, sys, CudaContext};
-use ragged_core::{Error, Native, NullBuffer, Result, ScalarBuffer};
+use ragged_core::{Error, Native, NullBuffer, Result};
 
-use crate::compile::{cubin_cached, ModuleSource, MODULES};
+use crate::compile::{CompileJob, ModuleSource, MODULES};
 use crate::launch::{Function, Module};
 use crate::memory::{driver_error, DeviceBitmap, DeviceBuffer, PinnedBuffer, Pool};
 use crate::probe::{cuda_status, CudaStatus, DeviceInfo};
@@ -306,28 +306,13 @@ impl CudaBackend {
             return Ok((Arc::clone(m), true));
         }
         self.bind()?;
-        let (cubin, cached) = cubin_cached(module, self.inner.toolkit, self.arch())?;
-        let loaded = match Module::load(&cubin) {
-            Ok(m) => m,
-            Err(_) if cached => {
-                // A cache entry the driver rejects is recompiled, not fatal.
-                let cubin = crate::compile::compile_cubin(module, self.inner.toolkit, self.arch())?;
-                if let Some(dir) = crate::compile::cache_dir() {
-                    let source = crate::compile::expand_includes(module)?;
-                    let options = crate::compile::compile_options(self.inner.toolkit, self.arch());
-                    let path = crate::compile::cache_path(
-                        &dir,
-                        module,
-                        &source,
-                        &options,
-                        self.inner.toolkit.nvrtc_version,
-                        self.arch(),
-                    );
-                    crate::compile::cache_write(&path, &cubin);
-                }
-                Module::load(&cubin).map_err(|e| driver_error("load module", e))?
-            }
-            Err(e) => return Err(driver_error("load module", e)),
+        let job = CompileJob::new(module, self.inner.toolkit, self.arch())?;
+        // A cache entry that is missing, corrupt or rejected by the driver is recompiled.
+        let from_cache = job.cached().and_then(|cubin| Module::load(&cubin).ok());
+        let cached = from_cache.is_some();
+        let loaded = match from_cache {
+            Some(m) => m,
+            None => Module::load(&job.compile()?).map_err(|e| driver_error("load module", e))?,
         };
         let loaded = Arc::new(loaded);
         modules.insert(module.name, Arc::clone(&loaded));
@@ -445,31 +430,28 @@ impl CudaBackend {
                 staging.pending[s] = false;
             }
         }
-        let chunks: Vec<&mut [u8]> = dst.chunks_mut(STAGING_CHUNK).collect();
-        let count = chunks.len();
-        let mut targets: Vec<Option<&mut [u8]>> = chunks.into_iter().map(Some).collect();
-        let issue = |k: usize, staging: &mut Staging, len: usize| -> Result<()> {
+        let total = dst.len();
+        let count = total.div_ceil(STAGING_CHUNK);
+        let len_of = |k: usize| STAGING_CHUNK.min(total - k * STAGING_CHUNK);
+        let issue = |k: usize, staging: &mut Staging| -> Result<()> {
             let s = k % 2;
-            let pinned = &mut staging.chunks[s].as_mut_slice()[..len];
-            // SAFETY: src + offset holds len bytes; the pinned chunk is read only after
-            // its event completes.
+            let pinned = &mut staging.chunks[s].as_mut_slice()[..len_of(k)];
+            // SAFETY: src + offset holds len_of(k) bytes; the pinned chunk is read only
+            // after its event completes.
             unsafe { result::memcpy_dtoh_async(pinned, src + (k * STAGING_CHUNK) as u64, stream) }
                 .map_err(|e| driver_error("copy to host", e))?;
             staging.events[s].record(stream)
         };
-        let len_of = |k: usize, total: usize| STAGING_CHUNK.min(total - k * STAGING_CHUNK);
-        let total = dst_len(&targets);
+        // Two chunks in flight: while one DMA runs, the other chunk is copied out.
         for k in 0..count.min(2) {
-            issue(k, staging, len_of(k, total))?;
+            issue(k, staging)?;
         }
-        for (k, slot) in targets.iter_mut().enumerate() {
+        for (k, target) in dst.chunks_mut(STAGING_CHUNK).enumerate() {
             let s = k % 2;
             staging.events[s].wait()?;
-            if let Some(target) = slot.take() {
-                parallel_copy(target, &staging.chunks[s].as_slice()[..target.len()]);
-            }
+            parallel_copy(target, &staging.chunks[s].as_slice()[..target.len()]);
             if k + 2 < count {
-                issue(k + 2, staging, len_of(k + 2, total))?;
+                issue(k + 2, staging)?;
             }
         }
         Ok(())
@@ -489,7 +471,8 @@ impl CudaBackend {
         guard.as_mut().ok_or_else(poisoned)
     }
 
-    fn synchronize_stream(&self) -> Result<()> {
+    /// Wait for all work queued on the stream.
+    pub(crate) fn synchronize_stream(&self) -> Result<()> {
         self.bind()?;
         // SAFETY: the stream is alive.
         unsafe { result::stream::synchronize(self.stream()) }
@@ -528,11 +511,6 @@ impl CudaBackend {
         let mut out = vec![0u8; len];
         self.copy_to_host(&mut out, buffer.device_ptr() + offset as u64)?;
         Ok(out)
-    }
-
-    /// Upload plain values to a new device buffer (for small parameter arrays).
-    pub(crate) fn upload_values<T: Native>(&self, data: &[T]) -> Result<DeviceBuffer<T>> {
-        self.upload_slice(data)
     }
 
     /// Read element 0 of a device buffer (waits for queued work).
@@ -656,7 +634,7 @@ impl CudaBackend {
     /// Download a device buffer into a host vector.
     pub(crate) fn download_vec<T: Native>(&self, data: &DeviceBuffer<T>) -> Result<Vec<T>> {
         let mut out = vec![T::default(); data.len()];
-        advise_huge_pages(&mut out);
+        ragged_core::host::advise_huge_pages(&mut out);
         // SAFETY: T is a plain number type; every byte pattern the device writes is a
         // valid T.
         let bytes = unsafe {
@@ -691,50 +669,6 @@ impl CudaBackend {
         let buffer = arrow_buffer::Buffer::from_vec(bytes);
         let boolean = arrow_buffer::BooleanBuffer::new(buffer, bits.bit_offset, bits.len);
         Ok(NullBuffer::new(boolean))
-    }
-
-    /// Wrap a host buffer upload for the Memory trait.
-    pub(crate) fn upload_scalar_buffer<T: Native>(
-        &self,
-        data: &ScalarBuffer<T>,
-    ) -> Result<DeviceBuffer<T>> {
-        self.upload_slice(data)
-    }
-
-    /// Wait for all queued work.
-    pub(crate) fn sync(&self) -> Result<()> {
-        self.synchronize_stream()
-    }
-}
-
-fn dst_len(targets: &[Option<&mut [u8]>]) -> usize {
-    targets
-        .iter()
-        .map(|t| t.as_ref().map_or(0, |t| t.len()))
-        .sum()
-}
-
-/// Ask for transparent huge pages on a large, still untouched destination: writing a
-/// fresh gigabyte page by 4 KiB page costs more than the DMA itself.
-fn advise_huge_pages<T>(out: &mut [T]) {
-    const HUGE: usize = 2 << 20;
-    let bytes = std::mem::size_of_val(out);
-    if bytes < 4 * HUGE {
-        return;
-    }
-    let start = out.as_mut_ptr() as usize;
-    let aligned = start.next_multiple_of(HUGE);
-    let end = (start + bytes) / HUGE * HUGE;
-    if end > aligned {
-        // SAFETY: the range lies inside `out`, which this function borrows mutably;
-        // MADV_HUGEPAGE is advice and changes no contents. Failure is ignored.
-        unsafe {
-            libc::madvise(
-                aligned as *mut libc::c_void,
-                end - aligned,
-                libc::MADV_HUGEPAGE,
-            )
-        };
     }
 }
 

@@ -50,8 +50,8 @@ pub const PRIMITIVES_SEGMENTED_REDUCE: ModuleSource = module!("primitives/segmen
 pub const BITMAP: ModuleSource = module!("common/bitmap");
 /// `length` and `length_bytes` of strings.
 pub const STRINGS_LENGTH: ModuleSource = module!("strings/length");
-/// `counts` of lists.
-pub const LISTS_COUNTS: ModuleSource = module!("lists/counts");
+/// Row lengths from offsets: `length_bytes` of strings and `counts` of lists.
+pub const OFFSET_LENGTHS: ModuleSource = module!("common/offset_lengths");
 
 /// Every registered module (compiled by `ragged kernels warmup` and the compile check).
 pub const MODULES: &[ModuleSource] = &[
@@ -62,7 +62,7 @@ pub const MODULES: &[ModuleSource] = &[
     PRIMITIVES_SELECT,
     PRIMITIVES_SEGMENTED_REDUCE,
     STRINGS_LENGTH,
-    LISTS_COUNTS,
+    OFFSET_LENGTHS,
 ];
 
 /// Our headers, by include name.
@@ -157,7 +157,7 @@ pub fn compile_options(toolkit: &Toolkit, arch: (i32, i32)) -> Vec<String> {
     options
 }
 
-/// Compile a module to CUBIN for `arch` with NVRTC.
+/// Compile a module to CUBIN for `arch` with NVRTC (no cache involved).
 ///
 /// # Errors
 /// [`Error::KernelCompile`] with NVRTC's log (naming `kernels/<file>:<line>`).
@@ -166,15 +166,64 @@ pub fn compile_cubin(
     toolkit: &Toolkit,
     arch: (i32, i32),
 ) -> Result<Vec<u8>> {
-    let source = expand_includes(module)?;
-    let options = compile_options(toolkit, arch);
-    let fail = |log: String| Error::KernelCompile {
-        module: module.name.into(),
-        log,
-    };
-    match std::panic::catch_unwind(|| nvrtc_compile(module.name, &source, &options)) {
-        Ok(result) => result.map_err(fail),
-        Err(_) => Err(fail("NVRTC panicked".into())),
+    CompileJob::new(module, toolkit, arch)?.nvrtc()
+}
+
+/// One module prepared for one architecture: its expanded source, the NVRTC options
+/// and its disk-cache file, computed once.
+pub struct CompileJob<'a> {
+    module: &'a ModuleSource,
+    source: String,
+    options: Vec<String>,
+    cache: Option<PathBuf>,
+}
+
+impl<'a> CompileJob<'a> {
+    /// Prepare `module` for `arch`.
+    ///
+    /// # Errors
+    /// [`Error::KernelCompile`] when a quoted include names no registered header.
+    pub fn new(module: &'a ModuleSource, toolkit: &Toolkit, arch: (i32, i32)) -> Result<Self> {
+        let source = expand_includes(module)?;
+        let options = compile_options(toolkit, arch);
+        let cache = cache_dir()
+            .map(|d| cache_path(&d, module, &source, &options, toolkit.nvrtc_version, arch));
+        Ok(Self {
+            module,
+            source,
+            options,
+            cache,
+        })
+    }
+
+    /// The CUBIN from the disk cache, `None` when absent or corrupt.
+    pub fn cached(&self) -> Option<Vec<u8>> {
+        self.cache.as_deref().and_then(cache_read)
+    }
+
+    /// Compile with NVRTC and store the result in the disk cache.
+    ///
+    /// # Errors
+    /// [`Error::KernelCompile`] with NVRTC's log.
+    pub fn compile(&self) -> Result<Vec<u8>> {
+        let cubin = self.nvrtc()?;
+        if let Some(path) = &self.cache {
+            cache_write(path, &cubin);
+        }
+        Ok(cubin)
+    }
+
+    fn nvrtc(&self) -> Result<Vec<u8>> {
+        let fail = |log: String| Error::KernelCompile {
+            module: self.module.name.into(),
+            log,
+        };
+        match std::panic::catch_unwind(|| {
+            nvrtc_compile(self.module.name, &self.source, &self.options)
+        }) {
+            Ok(result) => result.map_err(fail),
+            Err(_) => Err(fail("NVRTC panicked".into())),
+        }
     }
 }
 
@@ -339,28 +388,4 @@ pub fn cache_write(path: &Path, cubin: &[u8]) {
         return;
     }
     let _ = std::fs::remove_file(&tmp);
-}
-
-/// Compile a module, or take it from the disk cache. Returns the CUBIN and whether it
-/// came from the cache.
-///
-/// # Errors
-/// [`Error::KernelCompile`].
-pub fn cubin_cached(
-    module: &ModuleSource,
-    toolkit: &Toolkit,
-    arch: (i32, i32),
-) -> Result<(Vec<u8>, bool)> {
-    let source = expand_includes(module)?;
-    let options = compile_options(toolkit, arch);
-    let path =
-        cache_dir().map(|d| cache_path(&d, module, &source, &options, toolkit.nvrtc_version, arch));
-    if let Some(cubin) = path.as_deref().and_then(cache_read) {
-        return Ok((cubin, true));
-    }
-    let cubin = compile_cubin(module, toolkit, arch)?;
-    if let Some(path) = &path {
-        cache_write(path, &cubin);
-    }
-    Ok((cubin, false))
 }

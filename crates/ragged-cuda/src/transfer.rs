@@ -14,7 +14,7 @@ impl Memory for CudaBackend {
     }
 
     fn upload<T: Native>(&self, data: &ScalarBuffer<T>) -> Result<DeviceBuffer<T>> {
-        self.upload_scalar_buffer(data)
+        self.upload_slice(data)
     }
 
     fn download<T: Native>(&self, data: &DeviceBuffer<T>) -> Result<ScalarBuffer<T>> {
@@ -38,6 +38,6 @@ impl Memory for CudaBackend {
     }
 
     fn synchronize(&self) -> Result<()> {
-        self.sync()
+        self.synchronize_stream()
     }
 }

@@ -25,7 +25,11 @@ pub fn system_info(options: &CudaOptions) -> SystemInfo {
     let version = env!("CARGO_PKG_VERSION");
     let _ = writeln!(text, "ragged {version}");
     let _ = writeln!(text, "backends compiled in: cpu, cuda");
-    let _ = writeln!(text, "cpu: {} threads", rayon_threads());
+    let _ = writeln!(
+        text,
+        "{}",
+        ragged_core::Memory::describe(&ragged_cpu::CpuBackend::new())
+    );
     let cache = ragged_cuda::compile::cache_dir().map_or_else(
         || "(none: set XDG_CACHE_HOME or HOME)".to_string(),
         |p| p.display().to_string(),
@@ -107,10 +111,6 @@ pub fn system_info(options: &CudaOptions) -> SystemInfo {
         text,
         cuda_usable,
     }
-}
-
-fn rayon_threads() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
 /// The kernel cache directory (`$RAGGED_KERNEL_CACHE`, `$XDG_CACHE_HOME/ragged/kernels`

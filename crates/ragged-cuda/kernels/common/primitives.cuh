@@ -76,6 +76,23 @@ template <typename T, bool IS_MAX> struct BetterOp {
     }
 };
 
+/// A sum accumulated in its wide type, narrowed to the output sum type (i64 / u64 /
+/// the float); a 128-bit value that does not fit reports `index` through the error
+/// word (code 1). Narrower accumulators already are the output type.
+__device__ __forceinline__ long long narrow_sum(uint64_t index, __int128 v, uint64_t* error_word) {
+    if (v > static_cast<__int128>(0x7fffffffffffffffll) || v < -static_cast<__int128>(0x7fffffffffffffffll) - 1)
+        report_error(error_word, index, 1);
+    return static_cast<long long>(v);
+}
+__device__ __forceinline__ unsigned long long narrow_sum(uint64_t index, unsigned __int128 v, uint64_t* error_word) {
+    if (v > static_cast<unsigned __int128>(~0ull)) report_error(error_word, index, 1);
+    return static_cast<unsigned long long>(v);
+}
+__device__ __forceinline__ long long narrow_sum(uint64_t, long long v, uint64_t*) { return v; }
+__device__ __forceinline__ unsigned long long narrow_sum(uint64_t, unsigned long long v, uint64_t*) { return v; }
+__device__ __forceinline__ float narrow_sum(uint64_t, float v, uint64_t*) { return v; }
+__device__ __forceinline__ double narrow_sum(uint64_t, double v, uint64_t*) { return v; }
+
 /// 16 bytes of T.
 template <typename T> struct alignas(16) Vec16 {
     static constexpr int N = 16 / sizeof(T);

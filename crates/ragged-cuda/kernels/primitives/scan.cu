@@ -15,8 +15,6 @@
 #include "common/primitives.cuh"
 #include "common/scan.cuh"
 
-constexpr long long INT64_MAX_VALUE = 0x7fffffffffffffffll;
-constexpr long long INT64_MIN_VALUE = -INT64_MAX_VALUE - 1;
 
 using namespace ragged;
 
@@ -27,17 +25,6 @@ template <> struct ScanItems<uint64_t> { static constexpr int value = 8; };
 struct NoTotal {
     template <typename A> __device__ __forceinline__ void operator()(const A&) const {}
 };
-
-/// Narrow a 128-bit prefix to i64 / u64, reporting rows that do not fit (code 1).
-__device__ __forceinline__ int64_t narrow(uint64_t row, __int128 value, uint64_t* error_word) {
-    if (value < static_cast<__int128>(INT64_MIN_VALUE) || value > static_cast<__int128>(INT64_MAX_VALUE))
-        report_error(error_word, row, 1);
-    return static_cast<int64_t>(value);
-}
-__device__ __forceinline__ uint64_t narrow(uint64_t row, unsigned __int128 value, uint64_t* error_word) {
-    if (value > static_cast<unsigned __int128>(~0ull)) report_error(error_word, row, 1);
-    return static_cast<uint64_t>(value);
-}
 
 // ---- scan_sum ----------------------------------------------------------------------------
 
@@ -52,8 +39,7 @@ __device__ void scan_sum(const T* values, const uint8_t* validity, uint64_t bit_
         return is_valid(validity, bit_offset, row) ? static_cast<Acc>(x) : Acc(0);
     };
     auto convert = [=](uint64_t row, Acc v) -> Out {
-        if constexpr (sizeof(Acc) == 16) return narrow(row, v, error_word);
-        else return static_cast<Out>(v);
+        return static_cast<Out>(narrow_sum(row, v, error_word));
     };
     scan_tile<T, Acc, Out, ScanItems<T>::value>(values, n, static_cast<Out*>(out), state, state_bytes,
                                                 exclusive, Acc(0), SumOp(), load, convert, NoTotal());

@@ -125,20 +125,6 @@ __device__ __forceinline__ void segmented(const T* values, const uint8_t* validi
     }
 }
 
-__device__ __forceinline__ long long narrow_sum(uint64_t s, __int128 v, uint64_t* error_word) {
-    if (v > static_cast<__int128>(0x7fffffffffffffffll) || v < -static_cast<__int128>(0x7fffffffffffffffll) - 1)
-        report_error(error_word, s, 1);
-    return static_cast<long long>(v);
-}
-__device__ __forceinline__ unsigned long long narrow_sum(uint64_t s, unsigned __int128 v, uint64_t* error_word) {
-    if (v > static_cast<unsigned __int128>(~0ull)) report_error(error_word, s, 1);
-    return static_cast<unsigned long long>(v);
-}
-__device__ __forceinline__ long long narrow_sum(uint64_t, long long v, uint64_t*) { return v; }
-__device__ __forceinline__ unsigned long long narrow_sum(uint64_t, unsigned long long v, uint64_t*) { return v; }
-__device__ __forceinline__ float narrow_sum(uint64_t, float v, uint64_t*) { return v; }
-__device__ __forceinline__ double narrow_sum(uint64_t, double v, uint64_t*) { return v; }
-
 #define RAGGED_SEGMENTED(O, ONAME, T, NAME)                                                 \
     extern "C" __global__ void __launch_bounds__(SEGMENT_BLOCK) segmented_sum_##ONAME##_##NAME( \
         const T* values, const uint8_t* validity, uint64_t bit_offset, const O* offsets,   \

@@ -1,4 +1,4 @@
-// length: characters (length_chars) and bytes (length_bytes) of each row of a strings
+// length: characters (length_chars) of each row of a strings
 // column, written in the column's offset type.
 //
 // length_chars: a row's character count is the number of its bytes that are not UTF-8
@@ -8,7 +8,7 @@
 //   (CUB WarpReduce) gives the total; lane 0 writes it. A warp per row keeps long rows
 //   from serializing one thread; short rows cost one step.
 //   Pseudo-code: for row in warps: n = sum over lanes of #{b in row[lane::32] : (b & 0xC0) != 0x80}
-// length_bytes: offsets[i + 1] - offsets[i], one thread per row.
+// (length_bytes is common/offset_lengths.cu: it needs only the offsets.)
 // Complexity: O(bytes + rows) work.
 #include "common/ragged.cuh"
 #include <cub/warp/warp_reduce.cuh>
@@ -32,20 +32,10 @@ __device__ void length_chars(const O* offsets, const uint8_t* values, uint64_t r
     }
 }
 
-template <typename O>
-__device__ void length_bytes(const O* offsets, uint64_t rows, O* out) {
-    for (uint64_t row = ragged::global_thread(); row < rows; row += ragged::grid_threads()) {
-        out[row] = offsets[row + 1] - offsets[row];
-    }
-}
-
 #define RAGGED_LENGTH(O, NAME)                                                              \
     extern "C" __global__ void __launch_bounds__(256) length_chars_##NAME(                  \
         const O* offsets, const uint8_t* values, uint64_t rows, O* out) {                   \
         length_chars<O>(offsets, values, rows, out);                                        \
-    }                                                                                       \
-    extern "C" __global__ void length_bytes_##NAME(const O* offsets, uint64_t rows, O* out) { \
-        length_bytes<O>(offsets, rows, out);                                                \
     }
 RAGGED_LENGTH(int32_t, i32)
 RAGGED_LENGTH(int64_t, i64)

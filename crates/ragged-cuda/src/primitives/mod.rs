@@ -139,14 +139,14 @@ impl Primitives for CudaBackend {
         col: &PrimitiveColumn<T, Device>,
         offsets: &DeviceBuffer<O>,
     ) -> Result<PrimitiveColumn<T, Device>> {
-        segmented_reduce::segmented_extremum(self, col, offsets, false).map(|(v, _)| v)
+        segmented_reduce::segmented_extremum(self, col, offsets, false)
     }
     fn segmented_max<T: Native, O: OffsetSize>(
         &self,
         col: &PrimitiveColumn<T, Device>,
         offsets: &DeviceBuffer<O>,
     ) -> Result<PrimitiveColumn<T, Device>> {
-        segmented_reduce::segmented_extremum(self, col, offsets, true).map(|(v, _)| v)
+        segmented_reduce::segmented_extremum(self, col, offsets, true)
     }
     fn segmented_argmin<T: Native, O: OffsetSize>(
         &self,

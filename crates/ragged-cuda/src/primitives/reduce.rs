@@ -48,18 +48,14 @@ pub(crate) fn reduce_sum<T: Native>(
     // SAFETY: `reduce_sum_partial_<T>(const T*, const uint8_t*, uint64_t, uint64_t, Wide*)`
     // reads n values (and their bits) and writes `grid` partials of at most 16 bytes.
     unsafe { launch(partial, grid, BLOCK, 0, backend.stream(), &mut args)? };
-    let at = if grid > 1 {
-        let finish =
-            backend.function(&PRIMITIVES_REDUCE, &format!("reduce_sum_final_{}", T::NAME))?;
-        let (count, total) = (u64::from(grid), partials + 16 * u64::from(grid));
-        let mut args = params![partials, count, total];
-        // SAFETY: `reduce_sum_final_<T>(const Wide*, uint64_t, Wide*)` reads `grid`
-        // partials and writes one total inside the scratch buffer.
-        unsafe { launch(finish, 1, BLOCK, 0, backend.stream(), &mut args)? };
-        16 * grid as usize
-    } else {
-        0
-    };
+    // Partials are at most 16 bytes each; the total goes right after them.
+    let at = finish_partials(
+        backend,
+        &format!("reduce_sum_final_{}", T::NAME),
+        partials,
+        grid,
+        16,
+    )?;
     let bytes = backend.read_bytes(&scratch, at, 16)?;
     let mut wide = [0u8; 16];
     wide.copy_from_slice(&bytes);
@@ -94,7 +90,7 @@ pub(crate) fn reduce_sum_f64<T: Native>(
     // SAFETY: `reduce_sum_f64_partial_<T>(const T*, const uint8_t*, uint64_t, uint64_t,
     // uint32_t, double*)` reads n values and writes `grid` doubles.
     unsafe { launch(partial, grid, BLOCK, 0, backend.stream(), &mut args)? };
-    let at = finish_count_or_sum(backend, "reduce_sum_f64_final", partials, grid, 8)?;
+    let at = finish_partials(backend, "reduce_sum_f64_final", partials, grid, 8)?;
     value_from_bytes::<f64>(&backend.read_bytes(&scratch, at, 8)?).ok_or_else(|| Error::Device {
         op: "reduce_sum_f64",
         message: "short read".into(),
@@ -103,7 +99,7 @@ pub(crate) fn reduce_sum_f64<T: Native>(
 
 /// Launch a one-block final over `grid` partials of `width` bytes at `partials`,
 /// writing the result right after them; returns the byte offset of the result.
-fn finish_count_or_sum(
+fn finish_partials(
     backend: &CudaBackend,
     kernel: &str,
     partials: u64,
@@ -116,8 +112,10 @@ fn finish_count_or_sum(
     let finish = backend.function(&PRIMITIVES_REDUCE, kernel)?;
     let (count, total) = (u64::from(grid), partials + (width * grid as usize) as u64);
     let mut args = params![partials, count, total];
-    // SAFETY: the final kernels take (const W*, uint64_t, W*) with W of `width` bytes;
-    // the scratch buffer holds grid + 1 such values.
+    // SAFETY: every `*_final` kernel of reduce.cu takes (const W*, uint64_t, W*) with
+    // partials of at most `width` bytes (the sum's Wide, a double, a count, or
+    // reduce_bool's pair of counts); the scratch buffer holds grid + 1 slots of
+    // `width` bytes, so the result fits right after the partials.
     unsafe { launch(finish, 1, BLOCK, 0, backend.stream(), &mut args)? };
     Ok(width * grid as usize)
 }
@@ -201,7 +199,7 @@ pub(crate) fn count_if<T: Native>(
     // SAFETY: `count_if_partial_<T>(const T*, const uint8_t*, uint64_t, uint64_t, uint32_t,
     // T, unsigned long long*)`: `value` is a T passed by value; writes `grid` counts.
     unsafe { launch(partial, grid, BLOCK, 0, backend.stream(), &mut args)? };
-    let at = finish_count_or_sum(backend, "count_final", partials, grid, 8)?;
+    let at = finish_partials(backend, "count_final", partials, grid, 8)?;
     let count = value_from_bytes::<u64>(&backend.read_bytes(&scratch, at, 8)?).unwrap_or(0);
     Ok(count as usize)
 }
@@ -228,17 +226,8 @@ pub(crate) fn reduce_bool(
     // SAFETY: `reduce_bool_partial(const uint8_t*, uint64_t, const uint8_t*, uint64_t,
     // uint64_t, unsigned long long*)` reads n bits of each bitmap, writes 2 * grid counts.
     unsafe { launch(partial, grid, BLOCK, 0, backend.stream(), &mut args)? };
-    let at = if grid > 1 {
-        let finish = backend.function(&PRIMITIVES_REDUCE, "reduce_bool_final")?;
-        let (blocks, out) = (u64::from(grid), partials + 16 * u64::from(grid));
-        let mut args = params![partials, blocks, out];
-        // SAFETY: `reduce_bool_final(const unsigned long long*, uint64_t, unsigned long
-        // long*)` reads 2 * grid counts and writes 2.
-        unsafe { launch(finish, 1, BLOCK, 0, backend.stream(), &mut args)? };
-        16 * grid as usize
-    } else {
-        0
-    };
+    // Two counts (16 bytes) per block.
+    let at = finish_partials(backend, "reduce_bool_final", partials, grid, 16)?;
     let bytes = backend.read_bytes(&scratch, at, 16)?;
     let valid = value_from_bytes::<u64>(&bytes).unwrap_or(0);
     let set = value_from_bytes::<u64>(&bytes[8..]).unwrap_or(0);

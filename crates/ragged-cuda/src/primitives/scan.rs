@@ -23,24 +23,46 @@ fn scan_items<T>() -> u64 {
     }
 }
 
-/// The initialized tile state of a scan with `tiles` tiles over accumulator `acc`.
-pub(crate) fn scan_state(
-    backend: &CudaBackend,
-    module: &ModuleSource,
-    acc: &str,
-    tiles: u64,
-) -> Result<(DeviceBuffer<u8>, u64)> {
-    let bytes = (tiles + 32) * 48 + 1024;
-    let state = backend.alloc::<u8>(bytes as usize)?;
-    let init = backend.function(module, &format!("scan_state_init_{acc}"))?;
-    let (mem, count) = (state.device_ptr(), tiles as i32);
-    let mut args = params![mem, bytes, count];
-    let grid = tiles.div_ceil(u64::from(BLOCK)).max(1) as u32;
-    // SAFETY: `scan_state_init_<acc>(void*, uint64_t, int)` writes the status words of
-    // `tiles` tiles plus 32 padding entries inside `bytes` bytes (the upper bound the
-    // kernel header documents).
-    unsafe { launch(init, grid, BLOCK, 0, backend.stream(), &mut args)? };
-    Ok((state, bytes))
+/// The initialized decoupled look-back state of a scan of `n` values in tiles of
+/// `BLOCK * items`: one tile per block.
+pub(crate) struct TileState {
+    /// Tiles (= blocks to launch).
+    pub(crate) tiles: u32,
+    /// Device address of the state (`void*` for the kernels).
+    pub(crate) ptr: u64,
+    /// Its size in bytes.
+    pub(crate) bytes: u64,
+    _memory: DeviceBuffer<u8>,
+}
+
+impl TileState {
+    /// Allocate the state of accumulator `acc` and initialize it
+    /// (`scan_state_init_<acc>` of `module`).
+    pub(crate) fn new(
+        backend: &CudaBackend,
+        module: &ModuleSource,
+        acc: &str,
+        n: u64,
+        items: u64,
+    ) -> Result<Self> {
+        let tiles = n.div_ceil(u64::from(BLOCK) * items);
+        let bytes = (tiles + 32) * 48 + 1024;
+        let memory = backend.alloc::<u8>(bytes as usize)?;
+        let init = backend.function(module, &format!("scan_state_init_{acc}"))?;
+        let (ptr, count) = (memory.device_ptr(), tiles as i32);
+        let mut args = params![ptr, bytes, count];
+        let grid = tiles.div_ceil(u64::from(BLOCK)).max(1) as u32;
+        // SAFETY: `scan_state_init_<acc>(void*, uint64_t, int)` writes the status words of
+        // `tiles` tiles plus 32 padding entries inside `bytes` bytes (the upper bound the
+        // kernel header documents).
+        unsafe { launch(init, grid, BLOCK, 0, backend.stream(), &mut args)? };
+        Ok(Self {
+            tiles: tiles as u32,
+            ptr,
+            bytes,
+            _memory: memory,
+        })
+    }
 }
 
 /// The tile-state accumulator name of the sum scan of T.
@@ -66,15 +88,20 @@ pub(crate) fn scan_sum<T: Native>(
     let n = col.len() as u64;
     let out = backend.alloc::<T::Sum>(col.len())?;
     if n > 0 {
-        let tiles = n.div_ceil(u64::from(BLOCK) * scan_items::<T>());
-        let (state, state_bytes) = scan_state(backend, &PRIMITIVES_SCAN, sum_acc::<T>(), tiles)?;
+        let state = TileState::new(
+            backend,
+            &PRIMITIVES_SCAN,
+            sum_acc::<T>(),
+            n,
+            scan_items::<T>(),
+        )?;
         let word = ErrorWord::new(backend)?;
         let function = backend.function(&PRIMITIVES_SCAN, &format!("scan_sum_{}", T::NAME))?;
         let (values, (bits, bit_offset)) =
             (col.values().device_ptr(), validity_args(col.validity()));
         let (out_ptr, state_ptr, excl, word_ptr) = (
             out.device_ptr(),
-            state.device_ptr(),
+            state.ptr,
             exclusive(kind),
             word.device_ptr(),
         );
@@ -85,23 +112,14 @@ pub(crate) fn scan_sum<T: Native>(
             n,
             out_ptr,
             state_ptr,
-            state_bytes,
+            state.bytes,
             excl,
             word_ptr
         ];
         // SAFETY: `scan_sum_<T>(const T*, const uint8_t*, uint64_t, uint64_t, void*, void*,
         // uint64_t, uint32_t, uint64_t*)`: one block per tile reads n values, writes n
         // sums of T::Sum, uses the initialized tile state of `tiles` tiles.
-        unsafe {
-            launch(
-                function,
-                tiles as u32,
-                BLOCK,
-                0,
-                backend.stream(),
-                &mut args,
-            )?
-        };
+        unsafe { launch(function, state.tiles, BLOCK, 0, backend.stream(), &mut args)? };
         if let Some((row, _)) = word.read(backend)? {
             return Err(Error::Overflow {
                 op: "scan_sum",
@@ -130,8 +148,7 @@ pub(crate) fn scan_extremum<T: Native>(
         } else {
             (scan_items::<T>(), T::NAME.to_string())
         };
-        let tiles = n.div_ceil(u64::from(BLOCK) * items);
-        let (state, state_bytes) = scan_state(backend, &PRIMITIVES_SCAN, &acc, tiles)?;
+        let state = TileState::new(backend, &PRIMITIVES_SCAN, &acc, n, items)?;
         let which = if is_max { "max" } else { "min" };
         let function = backend.function(&PRIMITIVES_SCAN, &format!("scan_{which}_{}", T::NAME))?;
         let identity = if is_max {
@@ -141,7 +158,7 @@ pub(crate) fn scan_extremum<T: Native>(
         };
         let (values, (bits, bit_offset)) =
             (col.values().device_ptr(), validity_args(col.validity()));
-        let (out_ptr, state_ptr, excl) = (out.device_ptr(), state.device_ptr(), exclusive(kind));
+        let (out_ptr, state_ptr, excl) = (out.device_ptr(), state.ptr, exclusive(kind));
         let mut args = params![
             values,
             bits,
@@ -149,22 +166,13 @@ pub(crate) fn scan_extremum<T: Native>(
             n,
             out_ptr,
             state_ptr,
-            state_bytes,
+            state.bytes,
             excl,
             identity
         ];
         // SAFETY: `scan_<which>_<T>(const T*, const uint8_t*, uint64_t, uint64_t, T*, void*,
         // uint64_t, uint32_t, T)`: `identity` is a T by value; writes n values.
-        unsafe {
-            launch(
-                function,
-                tiles as u32,
-                BLOCK,
-                0,
-                backend.stream(),
-                &mut args,
-            )?
-        };
+        unsafe { launch(function, state.tiles, BLOCK, 0, backend.stream(), &mut args)? };
     }
     PrimitiveColumn::try_new(out, col.validity().cloned())
 }
@@ -178,14 +186,13 @@ pub(crate) fn scan_sum_f64<T: Native>(
     let n = col.len() as u64;
     let out = backend.alloc::<f64>(col.len())?;
     if n > 0 {
-        let tiles = n.div_ceil(u64::from(BLOCK) * scan_items::<T>());
-        let (state, state_bytes) = scan_state(backend, &PRIMITIVES_SCAN, "f64", tiles)?;
+        let state = TileState::new(backend, &PRIMITIVES_SCAN, "f64", n, scan_items::<T>())?;
         let function = backend.function(&PRIMITIVES_SCAN, &format!("scan_sum_f64_{}", T::NAME))?;
         let (values, (bits, bit_offset)) =
             (col.values().device_ptr(), validity_args(col.validity()));
         let (out_ptr, state_ptr, excl, code) = (
             out.device_ptr(),
-            state.device_ptr(),
+            state.ptr,
             exclusive(kind),
             transform.code(),
         );
@@ -196,22 +203,13 @@ pub(crate) fn scan_sum_f64<T: Native>(
             n,
             out_ptr,
             state_ptr,
-            state_bytes,
+            state.bytes,
             excl,
             code
         ];
         // SAFETY: `scan_sum_f64_<T>(const T*, const uint8_t*, uint64_t, uint64_t, double*,
         // void*, uint64_t, uint32_t, uint32_t)` writes n doubles.
-        unsafe {
-            launch(
-                function,
-                tiles as u32,
-                BLOCK,
-                0,
-                backend.stream(),
-                &mut args,
-            )?
-        };
+        unsafe { launch(function, state.tiles, BLOCK, 0, backend.stream(), &mut args)? };
     }
     PrimitiveColumn::try_new(out, col.validity().cloned())
 }
@@ -225,12 +223,11 @@ pub(crate) fn scan_count_if<T: Native>(
     let n = col.len() as u64;
     let out = backend.alloc::<i64>(col.len())?;
     if n > 0 {
-        let tiles = n.div_ceil(u64::from(BLOCK) * scan_items::<T>());
-        let (state, state_bytes) = scan_state(backend, &PRIMITIVES_SCAN, "acc_i64", tiles)?;
+        let state = TileState::new(backend, &PRIMITIVES_SCAN, "acc_i64", n, scan_items::<T>())?;
         let function = backend.function(&PRIMITIVES_SCAN, &format!("scan_count_if_{}", T::NAME))?;
         let (values, (bits, bit_offset)) =
             (col.values().device_ptr(), validity_args(col.validity()));
-        let (out_ptr, state_ptr, excl) = (out.device_ptr(), state.device_ptr(), exclusive(kind));
+        let (out_ptr, state_ptr, excl) = (out.device_ptr(), state.ptr, exclusive(kind));
         let (cmp, value) = (predicate.comparison.code(), predicate.value);
         let mut args = params![
             values,
@@ -239,23 +236,14 @@ pub(crate) fn scan_count_if<T: Native>(
             n,
             out_ptr,
             state_ptr,
-            state_bytes,
+            state.bytes,
             excl,
             cmp,
             value
         ];
         // SAFETY: `scan_count_if_<T>(const T*, const uint8_t*, uint64_t, uint64_t, long
         // long*, void*, uint64_t, uint32_t, uint32_t, T)` writes n counts.
-        unsafe {
-            launch(
-                function,
-                tiles as u32,
-                BLOCK,
-                0,
-                backend.stream(),
-                &mut args,
-            )?
-        };
+        unsafe { launch(function, state.tiles, BLOCK, 0, backend.stream(), &mut args)? };
     }
     PrimitiveColumn::try_new(out, None)
 }
@@ -268,8 +256,8 @@ pub(crate) fn sizes_to_offsets(
     let n = sizes.len() as u64;
     if n == 0 {
         return Ok(match width {
-            OffsetWidth::I64 => (Offsets::I64(backend.upload_values(&[0i64])?), 0),
-            _ => (Offsets::I32(backend.upload_values(&[0i32])?), 0),
+            OffsetWidth::I64 => (Offsets::I64(backend.upload_slice(&[0i64])?), 0),
+            _ => (Offsets::I32(backend.upload_slice(&[0i32])?), 0),
         });
     }
     let wide = width == OffsetWidth::I64;
@@ -300,8 +288,7 @@ fn offsets_pass(
     wide: bool,
 ) -> Result<std::result::Result<(Offsets<Device>, i64), u64>> {
     let n = sizes.len() as u64;
-    let tiles = n.div_ceil(u64::from(BLOCK) * 16);
-    let (state, state_bytes) = scan_state(backend, &PRIMITIVES_SCAN, "acc_i64", tiles)?;
+    let state = TileState::new(backend, &PRIMITIVES_SCAN, "acc_i64", n, 16)?;
     let word = ErrorWord::new(backend)?;
     let total = backend.alloc::<i64>(1)?;
     let (out, out_ptr) = if wide {
@@ -323,8 +310,7 @@ fn offsets_pass(
     )?;
     let (values, (bits, bit_offset)) =
         (sizes.values().device_ptr(), validity_args(sizes.validity()));
-    let (state_ptr, word_ptr, total_ptr) =
-        (state.device_ptr(), word.device_ptr(), total.device_ptr());
+    let (state_ptr, word_ptr, total_ptr) = (state.ptr, word.device_ptr(), total.device_ptr());
     let mut args = params![
         values,
         bits,
@@ -332,23 +318,14 @@ fn offsets_pass(
         n,
         out_ptr,
         state_ptr,
-        state_bytes,
+        state.bytes,
         word_ptr,
         total_ptr
     ];
     // SAFETY: `sizes_to_offsets_<O>(const int32_t*, const uint8_t*, uint64_t, uint64_t, O*,
     // void*, uint64_t, uint64_t*, long long*)` reads n sizes, writes n + 1 offsets and
     // one total.
-    unsafe {
-        launch(
-            function,
-            tiles as u32,
-            BLOCK,
-            0,
-            backend.stream(),
-            &mut args,
-        )?
-    };
+    unsafe { launch(function, state.tiles, BLOCK, 0, backend.stream(), &mut args)? };
     if let Some((row, code)) = word.read(backend)? {
         // Overflow rows come offset by 2^54 (negative sizes win; scan.cu).
         let row = if code == 2 {

@@ -181,9 +181,9 @@ pub(crate) fn segmented_extremum<T: Native, O: OffsetSize>(
     col: &PrimitiveColumn<T, Device>,
     offsets: &DeviceBuffer<O>,
     is_max: bool,
-) -> Result<(PrimitiveColumn<T, Device>, ())> {
+) -> Result<PrimitiveColumn<T, Device>> {
     let (values, _, validity) = extremum(backend, col, offsets, is_max, true)?;
-    Ok((PrimitiveColumn::try_new(values, validity)?, ()))
+    PrimitiveColumn::try_new(values, validity)
 }
 
 pub(crate) fn segmented_arg<T: Native, O: OffsetSize>(

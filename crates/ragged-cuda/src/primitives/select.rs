@@ -13,7 +13,7 @@ use crate::launch::{launch, params, BLOCK};
 use crate::memory::{Device, DeviceBuffer};
 use crate::CudaBackend;
 
-use super::scan::scan_state;
+use super::scan::TileState;
 
 /// Values per thread (kernels/primitives/select.cu, select_items).
 fn select_items<T>() -> u64 {
@@ -39,8 +39,13 @@ fn select<T: Native>(
             indices,
         });
     }
-    let tiles = (n as u64).div_ceil(u64::from(BLOCK) * select_items::<T>());
-    let (state, state_bytes) = scan_state(backend, &PRIMITIVES_SELECT, "flags", tiles)?;
+    let state = TileState::new(
+        backend,
+        &PRIMITIVES_SELECT,
+        "flags",
+        n as u64,
+        select_items::<T>(),
+    )?;
     let out = backend.alloc::<T>(n)?;
     let rows = if with_indices {
         Some(backend.alloc::<u64>(n)?)
@@ -52,10 +57,10 @@ fn select<T: Native>(
     launch_kernel(
         out.device_ptr(),
         rows_ptr,
-        state.device_ptr(),
-        state_bytes,
+        state.ptr,
+        state.bytes,
         count.device_ptr(),
-        tiles as u32,
+        state.tiles,
     )?;
     let selected =
         value_from_bytes::<u64>(&backend.read_bytes(&count, 0, 8)?).unwrap_or(0) as usize;

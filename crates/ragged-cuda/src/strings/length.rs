@@ -1,9 +1,10 @@
 //! `length` and `length_bytes` on the GPU: host dispatch for
 //! `kernels/strings/length.cu` (`length_chars_<offset>`, one warp per row, and
-//! `length_bytes_<offset>`, one thread per row). The output validity is the input's.
+//! `kernels/common/offset_lengths.cu`, one thread per row). The output validity is the input's.
 
 use ragged_core::{OffsetSize, PrimitiveColumn, Result, StringColumn};
 
+use crate::common::offset_lengths::offset_lengths;
 use crate::compile::STRINGS_LENGTH;
 use crate::launch::{grid_for, launch, params, BLOCK};
 use crate::memory::Device;
@@ -45,25 +46,8 @@ pub(crate) fn length_bytes<O: OffsetSize>(
     backend: &CudaBackend,
     col: &StringColumn<O, Device>,
 ) -> Result<PrimitiveColumn<O, Device>> {
-    let rows = col.len() as u64;
-    let out = backend.alloc::<O>(col.len())?;
-    if rows > 0 {
-        let function =
-            backend.function(&STRINGS_LENGTH, &format!("length_bytes_{}", O::OFFSET_NAME))?;
-        let (offsets, out_ptr) = (col.offsets().device_ptr(), out.device_ptr());
-        let mut args = params![offsets, rows, out_ptr];
-        // SAFETY: `length_bytes_<O>(const O*, uint64_t, O*)` reads rows + 1 offsets and
-        // writes `rows` outputs.
-        unsafe {
-            launch(
-                function,
-                grid_for(rows, backend.info().multiprocessors),
-                BLOCK,
-                0,
-                backend.stream(),
-                &mut args,
-            )?
-        };
-    }
-    PrimitiveColumn::try_new(out, col.validity().cloned())
+    PrimitiveColumn::try_new(
+        offset_lengths(backend, col.offsets())?,
+        col.validity().cloned(),
+    )
 }

@@ -64,11 +64,7 @@ mod write;
 use std::io::{Read, Write};
 use std::path::Path;
 
-use ragged_core::{Column, Host, Result};
-
-// Named in the documentation's links.
-#[cfg(doc)]
-use ragged_core::Error;
+use ragged_core::{Column, Error, Host, Result};
 
 pub use format::Format;
 pub use table::{ListsColumn, StringsColumn, Table};
@@ -186,6 +182,32 @@ pub fn write_table(
         return write::write_writer(std::io::stdout(), path, format, columns);
     }
     write::write_path(path, format, columns)
+}
+
+/// Write `bytes` to the file at `path` atomically, as [`write_table`] writes tables:
+/// through a temporary file in the same directory and a rename, so a failure leaves
+/// nothing behind (used for reports such as `ragged bench --json`).
+///
+/// # Errors
+/// [`Error::Io`] naming `path` (`create`, `write`, `sync`, `rename`);
+/// [`Error::InvalidArgument`] when `path` does not name a file.
+///
+/// # Example
+/// ```
+/// let path = std::env::temp_dir().join(format!("ragged-doc-{}.json", std::process::id()));
+/// ragged::io::write_bytes(&path, b"[]")?;
+/// assert_eq!(std::fs::read(&path).unwrap(), b"[]");
+/// # std::fs::remove_file(&path).unwrap();
+/// # Ok::<(), ragged::Error>(())
+/// ```
+pub fn write_bytes(path: impl AsRef<Path>, bytes: &[u8]) -> Result<()> {
+    let path = path.as_ref();
+    write::write_atomically(path, "write_bytes", |mut writer| {
+        writer
+            .write_all(bytes)
+            .map_err(|e| Error::io("write", path, e))?;
+        Ok(writer)
+    })
 }
 
 /// Write named columns in `format` to any writer (errors name the path `-`).

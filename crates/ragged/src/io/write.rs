@@ -27,6 +27,19 @@ pub(crate) fn write_path(
         None => Format::for_output(path)?,
     };
     let batch = record_batch(columns)?;
+    write_atomically(path, "write_table", |writer| {
+        encode(writer, format, &batch, path)
+    })
+}
+
+/// Create `path` atomically: `fill` writes the contents into a temporary file in the
+/// same directory, which is synced and renamed over `path`; on any error the temporary
+/// file is removed and `path` is untouched.
+pub(crate) fn write_atomically(
+    path: &Path,
+    op: &'static str,
+    fill: impl FnOnce(BufWriter<File>) -> Result<BufWriter<File>>,
+) -> Result<()> {
     if path.is_dir() {
         return Err(is_a_directory("write", path));
     }
@@ -34,10 +47,7 @@ pub(crate) fn write_path(
         .file_name()
         .map(|n| n.to_string_lossy())
         .ok_or_else(|| {
-            Error::invalid_argument(
-                "write_table",
-                format!("'{}' does not name a file", path.display()),
-            )
+            Error::invalid_argument(op, format!("'{}' does not name a file", path.display()))
         })?;
     let dir = match path.parent() {
         Some(parent) if !parent.as_os_str().is_empty() => parent,
@@ -50,7 +60,7 @@ pub(crate) fn write_path(
     if let Ok(existing) = std::fs::metadata(path) {
         let _ = file.set_permissions(existing.permissions());
     }
-    let file = encode(BufWriter::new(file), format, &batch, path)?
+    let file = fill(BufWriter::new(file))?
         .into_inner()
         .map_err(|e| Error::io("write", path, e.into_error()))?;
     file.sync_all().map_err(|e| Error::io("sync", path, e))?;
