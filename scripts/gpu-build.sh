@@ -28,4 +28,5 @@ for line in sys.stdin:
         print("test binary:", name)
 ' "$dir/tests"
 cp scripts/gpu-run.sh "$dir/gpu-run.sh"
+cp examples/data/people.parquet "$dir/people.parquet"
 du -sh "$dir"

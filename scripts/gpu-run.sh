@@ -6,7 +6,9 @@
 #   gpu-run.sh sanitize   the same under compute-sanitizer memcheck and racecheck,
 #                         with the memory pool disabled
 #   gpu-run.sh bench      `ragged bench` with JSON output
-#   gpu-run.sh all        all three
+#   gpu-run.sh startup    warm-start wall times: `ragged info` plus one small op, then
+#                         the same with RAGGED_TRACE=1 (phase timings)
+#   gpu-run.sh all        test, sanitize and bench
 #
 # Logs go to $LOGS (default: ./logs). Exit status is non-zero when any step fails.
 set -uo pipefail
@@ -47,10 +49,29 @@ run_bench() {
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 }
 
+ms_since() { echo $(( ($(date +%s%N) - $1) / 1000000 )); }
+
+run_startup() {
+  "$here/ragged" kernels warmup > "$logs/warmup.txt" 2>&1 || status=1
+  local input="$here/people.parquet"
+  for i in 1 2 3 4 5; do
+    local t0 t1
+    t0=$(date +%s%N)
+    "$here/ragged" info > /dev/null || status=1
+    local info_ms; info_ms=$(ms_since "$t0")
+    t1=$(date +%s%N)
+    "$here/ragged" --device cuda strings length --column name "$input" > /dev/null 2>&1 || status=1
+    echo "warm start $i: ragged info $info_ms ms + strings length on cuda $(ms_since "$t1") ms = $(ms_since "$t0") ms"
+  done
+  RAGGED_TRACE=1 "$here/ragged" info 2>&1 >/dev/null | sed 's/^/info: /'
+  RAGGED_TRACE=1 "$here/ragged" --device cuda strings length --column name "$input" 2>&1 | sed 's/^/length: /'
+}
+
 case "${1:-all}" in
   test) run_tests ;;
   sanitize) run_sanitize ;;
   bench) run_bench ;;
+  startup) run_startup ;;
   all) run_tests; run_sanitize; run_bench ;;
   *) echo "usage: $0 test|sanitize|bench|all" >&2; exit 2 ;;
 esac

@@ -87,9 +87,15 @@ fn cuda_options(global: &GlobalArgs) -> anyhow::Result<CudaOptions> {
     Ok(options)
 }
 
+/// The command's backend, never dropped (see `device`).
+static KEPT_BACKEND: std::sync::OnceLock<ragged::device::AnyBackend> = std::sync::OnceLock::new();
+
 fn device(global: &GlobalArgs) -> anyhow::Result<Selected> {
     let choice: DeviceChoice = global.device.parse()?;
     let selected = select(choice, cuda_options(global)?)?;
+    // The backend lives until the process exits: the driver releases the context with
+    // the process, and tearing it down first would add to every GPU command's time.
+    let _ = KEPT_BACKEND.set(selected.backend.clone());
     if let Some(notice) = &selected.notice {
         if !global.quiet {
             eprintln!("{notice}");
@@ -99,8 +105,8 @@ fn device(global: &GlobalArgs) -> anyhow::Result<Selected> {
 }
 
 /// `ragged info`
-pub fn info(global: &GlobalArgs) -> anyhow::Result<()> {
-    let report = ragged::info::system_info(&cuda_options(global)?);
+pub fn info(global: &GlobalArgs, check: bool) -> anyhow::Result<()> {
+    let report = ragged::info::system_info(&cuda_options(global)?, check);
     print!("{}", report.text);
     Ok(())
 }

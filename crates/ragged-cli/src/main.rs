@@ -41,7 +41,12 @@ pub struct GlobalArgs {
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Show the version, the backends, the devices (or why none) and the kernel cache.
-    Info,
+    Info {
+        /// Initialize CUDA to prove the driver usable (about 100 ms more); without it the
+        /// GPUs are read through NVML when it is there.
+        #[arg(long)]
+        check: bool,
+    },
     /// Manage the compiled-kernel cache.
     #[command(subcommand)]
     Kernels(KernelsCommand),
@@ -82,7 +87,15 @@ fn main() -> ExitCode {
         }
     }));
     let cli = Cli::parse();
-    match std::panic::catch_unwind(|| run(cli)) {
+    let started = std::time::Instant::now();
+    let outcome = std::panic::catch_unwind(|| run(cli));
+    if std::env::var("RAGGED_TRACE").is_ok_and(|v| !v.is_empty() && v != "0") {
+        eprintln!(
+            "ragged: command {:.1} ms",
+            started.elapsed().as_secs_f64() * 1e3
+        );
+    }
+    match outcome {
         Ok(Ok(())) => ExitCode::SUCCESS,
         Ok(Err(e)) => {
             eprintln!("error: {}", one_line(&e));
@@ -117,7 +130,7 @@ fn one_line(e: &anyhow::Error) -> String {
 
 fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
-        Command::Info => commands::info(&cli.global),
+        Command::Info { check } => commands::info(&cli.global, check),
         Command::Kernels(KernelsCommand::Warmup) => commands::warmup(&cli.global),
         Command::Kernels(KernelsCommand::Dir) => {
             match ragged::info::kernel_cache_dir() {

@@ -104,6 +104,8 @@ pub struct MemoryStats {
 const STAGING_CHUNK: usize = 32 << 20;
 /// Downloads up to this size go through a pinned scratch buffer (lowest latency).
 const SCRATCH_BYTES: usize = 4096;
+/// Bytes of the device-mapped result slot (see [`CudaBackend::with_result_slot`]).
+pub(crate) const RESULT_SLOT_BYTES: usize = 64;
 /// Transfers up to this size go straight from pageable memory (the driver stages them).
 const DIRECT_LIMIT: usize = 1 << 20;
 
@@ -156,6 +158,9 @@ struct Inner {
     functions: Mutex<HashMap<String, Function>>,
     staging: Mutex<Option<Staging>>,
     scratch: Mutex<Option<PinnedBuffer>>,
+    /// The device-mapped pinned slot reductions write their result into, with its
+    /// device address.
+    result_slot: Mutex<Option<(PinnedBuffer, u64)>>,
     pool: Arc<Pool>,
     ctx: Arc<CudaContext>,
     info: DeviceInfo,
@@ -217,7 +222,9 @@ impl CudaBackend {
             },
         };
         let toolkit = toolkit().map_err(|reason| Error::DeviceUnavailable { reason })?;
-        let ctx = std::panic::catch_unwind(|| CudaContext::new(ordinal))
+        let ctx = crate::trace::timed("context", || {
+            std::panic::catch_unwind(|| CudaContext::new(ordinal))
+        })
             .map_err(|_| Error::DeviceUnavailable {
                 reason: "the CUDA driver panicked".into(),
             })?
@@ -238,6 +245,7 @@ impl CudaBackend {
                 functions: Mutex::new(HashMap::new()),
                 staging: Mutex::new(None),
                 scratch: Mutex::new(None),
+                result_slot: Mutex::new(None),
                 pool,
                 ctx,
                 info,
@@ -308,7 +316,9 @@ impl CudaBackend {
         self.bind()?;
         let job = CompileJob::new(module, self.inner.toolkit, self.arch())?;
         // A cache entry that is missing, corrupt or rejected by the driver is recompiled.
-        let from_cache = job.cached().and_then(|cubin| Module::load(&cubin).ok());
+        let from_cache = crate::trace::timed(&format!("module {} from the cache", module.name), || {
+            job.cached().and_then(|cubin| Module::load(&cubin).ok())
+        });
         let cached = from_cache.is_some();
         let loaded = match from_cache {
             Some(m) => m,
@@ -511,6 +521,35 @@ impl CudaBackend {
         let mut out = vec![0u8; len];
         self.copy_to_host(&mut out, buffer.device_ptr() + offset as u64)?;
         Ok(out)
+    }
+
+    /// Run `work` with the device address of a pinned, device-mapped slot of
+    /// [`RESULT_SLOT_BYTES`] bytes, wait for the stream, and return the first `len`
+    /// bytes of the slot. Kernels queued by `work` write their result there directly:
+    /// no device allocation and no copy, the lowest latency a small result can have.
+    pub(crate) fn with_result_slot(
+        &self,
+        len: usize,
+        work: impl FnOnce(u64) -> Result<()>,
+    ) -> Result<Vec<u8>> {
+        if len > RESULT_SLOT_BYTES {
+            return Err(Error::invalid_argument(
+                "with_result_slot",
+                format!("{len} bytes do not fit the {RESULT_SLOT_BYTES}-byte result slot"),
+            ));
+        }
+        let mut guard = self.inner.result_slot.lock().map_err(|_| poisoned())?;
+        if guard.is_none() {
+            *guard = Some(PinnedBuffer::new_mapped(&self.inner.ctx, RESULT_SLOT_BYTES)?);
+        }
+        let (slot, device) = guard.as_mut().ok_or_else(poisoned)?;
+        let queued = work(*device);
+        // Even when queuing failed part-way, kernels already queued may write the slot:
+        // wait for them before the lock is released.
+        let waited = self.synchronize_stream();
+        queued?;
+        waited?;
+        Ok(slot.as_slice()[..len].to_vec())
     }
 
     /// Read element 0 of a device buffer (waits for queued work).

@@ -24,6 +24,7 @@ mod primitives;
 pub mod probe;
 mod strings;
 pub mod toolkit;
+mod trace;
 mod transfer;
 
 pub use backend::{parse_size, CudaBackend, CudaOptions, MemoryStats};

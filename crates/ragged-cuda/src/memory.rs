@@ -452,6 +452,37 @@ impl PinnedBuffer {
         })
     }
 
+    /// Allocate `bytes` of pinned host memory (zeroed) that kernels can write directly,
+    /// with the device address it has there: a result written into it is on the host
+    /// once the stream is synchronized, with no copy queued.
+    pub(crate) fn new_mapped(ctx: &Arc<CudaContext>, bytes: usize) -> Result<(Self, u64)> {
+        ctx.bind_to_thread()
+            .map_err(|e| driver_error("bind context", e))?;
+        let size = bytes.max(1);
+        // SAFETY: cuMemHostAlloc returns `size` bytes of host memory or an error.
+        let ptr = unsafe {
+            result::malloc_host(size, cudarc::driver::sys::CU_MEMHOSTALLOC_DEVICEMAP)
+        }
+        .map_err(|e| driver_error("allocate mapped pinned host memory", e))?
+        .cast::<u8>();
+        // SAFETY: ptr points to `size` writable bytes.
+        unsafe { std::ptr::write_bytes(ptr, 0, size) };
+        let buffer = Self {
+            ptr,
+            bytes,
+            ctx: Arc::clone(ctx),
+        };
+        let mut device: cudarc::driver::sys::CUdeviceptr = 0;
+        // SAFETY: ptr was allocated by cuMemHostAlloc with DEVICEMAP in the current
+        // context; the call writes one device address (flags must be 0).
+        unsafe {
+            cudarc::driver::sys::cuMemHostGetDevicePointer_v2(&mut device, ptr.cast(), 0)
+        }
+        .result()
+        .map_err(|e| driver_error("map pinned host memory", e))?;
+        Ok((buffer, device))
+    }
+
     /// Size in bytes.
     pub fn len(&self) -> usize {
         self.bytes

@@ -29,7 +29,9 @@ pub struct Toolkit {
 pub fn toolkit() -> Result<&'static Toolkit, String> {
     static TOOLKIT: OnceLock<Result<Toolkit, String>> = OnceLock::new();
     TOOLKIT
-        .get_or_init(|| match std::panic::catch_unwind(find_toolkit) {
+        .get_or_init(|| match crate::trace::timed("toolkit (NVRTC, headers)", || {
+            std::panic::catch_unwind(find_toolkit)
+        }) {
             Ok(r) => r,
             Err(_) => Err("NVRTC panicked while being loaded".into()),
         })

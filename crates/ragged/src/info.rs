@@ -18,9 +18,12 @@ pub struct SystemInfo {
 
 /// Gather the report. Never fails: every problem becomes a line of the report.
 ///
-/// `options` (memory limit, pool) describe the pool commands would get; no device
-/// context is opened, so `ragged info` costs one `cuInit`.
-pub fn system_info(options: &CudaOptions) -> SystemInfo {
+/// `options` (memory limit, pool) describe the pool commands would get. No device
+/// context is opened. With `check` false the GPUs are read through NVML when it is
+/// there (about 20 ms, no `cuInit`), and `cuda_usable` then means "a driver and a GPU
+/// are present"; with `check` true (or without NVML) CUDA is initialized by the probe
+/// (about 100 ms more), which also proves the driver library usable.
+pub fn system_info(options: &CudaOptions, check: bool) -> SystemInfo {
     let mut text = String::new();
     let version = env!("CARGO_PKG_VERSION");
     let _ = writeln!(text, "ragged {version}");
@@ -35,73 +38,66 @@ pub fn system_info(options: &CudaOptions) -> SystemInfo {
         |p| p.display().to_string(),
     );
     let mut cuda_usable = false;
-    match cuda_status() {
-        CudaStatus::Unavailable { reason } => {
-            let _ = writeln!(text, "cuda: unavailable: {reason}");
+    let managed = if check || ragged_cuda::probe::cuda_disabled() {
+        None
+    } else {
+        ragged_cuda::probe::managed_gpus()
+            .ok()
+            .filter(|(_, gpus)| !gpus.is_empty())
+    };
+    if let Some((driver_version, gpus)) = managed {
+        let _ = writeln!(
+            text,
+            "cuda: driver {driver_version}, {} GPU(s) (from NVML; `ragged info --check` initializes CUDA)",
+            gpus.len()
+        );
+        for g in &gpus {
+            let _ = writeln!(
+                text,
+                "  {} (sm_{}{}, {:.1} GiB)",
+                g.name,
+                g.compute_capability.0,
+                g.compute_capability.1,
+                g.total_memory as f64 / (1u64 << 30) as f64
+            );
+        }
+        cuda_usable = toolkit_lines(&mut text);
+        pool_line(&mut text, options, gpus[0].total_memory as usize);
+        if !cuda_usable {
             let _ = writeln!(text, "only the CPU backend is available");
         }
-        CudaStatus::Available {
-            library,
-            driver_version,
-            devices,
-        } => {
-            let _ = writeln!(text, "cuda: driver {driver_version} ({library})");
-            for d in devices {
-                let _ = writeln!(
-                    text,
-                    "  cuda:{} {} (sm_{}{}, {} SMs, {:.1} GiB)",
-                    d.ordinal,
-                    d.name,
-                    d.compute_capability.0,
-                    d.compute_capability.1,
-                    d.multiprocessors,
-                    d.total_memory as f64 / (1u64 << 30) as f64
-                );
+    } else {
+        match cuda_status() {
+            CudaStatus::Unavailable { reason } => {
+                let _ = writeln!(text, "cuda: unavailable: {reason}");
+                let _ = writeln!(text, "only the CPU backend is available");
             }
-            match ragged_cuda::toolkit::toolkit() {
-                Ok(t) => {
+            CudaStatus::Available {
+                library,
+                driver_version,
+                devices,
+            } => {
+                let _ = writeln!(text, "cuda: driver {driver_version} ({library})");
+                for d in devices {
                     let _ = writeln!(
                         text,
-                        "nvrtc: {}.{} ({})",
-                        t.nvrtc_version.0, t.nvrtc_version.1, t.nvrtc_library
+                        "  cuda:{} {} (sm_{}{}, {} SMs, {:.1} GiB)",
+                        d.ordinal,
+                        d.name,
+                        d.compute_capability.0,
+                        d.compute_capability.1,
+                        d.multiprocessors,
+                        d.total_memory as f64 / (1u64 << 30) as f64
                     );
-                    let includes: Vec<String> = t
-                        .include_dirs
-                        .iter()
-                        .map(|p| p.display().to_string())
-                        .collect();
-                    let _ = writeln!(text, "cccl include: {}", includes.join(":"));
                 }
-                Err(reason) => {
-                    let _ = writeln!(text, "nvrtc: unavailable: {reason}");
+                let toolkit_ok = toolkit_lines(&mut text);
+                if let Some(device) = devices.first() {
+                    cuda_usable = toolkit_ok;
+                    pool_line(&mut text, options, device.total_memory);
                 }
-            }
-            // Opening a context costs ~100 ms on top of cuInit's ~100 ms (measured on an
-            // H200), so the pool is described from its configuration, not by opening it.
-            if let Some(device) = devices.first() {
-                cuda_usable = ragged_cuda::toolkit::toolkit().is_ok();
-                let limit = options
-                    .memory_limit
-                    .unwrap_or(device.total_memory)
-                    .min(device.total_memory);
-                let _ = writeln!(
-                    text,
-                    "memory pool: {} per backend, limit {:.2} GiB{}",
-                    if options.no_pool {
-                        "off (plain cuMemAlloc, RAGGED_POOL=off)"
-                    } else {
-                        "stream-ordered pool (freed memory kept)"
-                    },
-                    limit as f64 / (1u64 << 30) as f64,
-                    if options.memory_limit.is_some() {
-                        " (--memory-limit)"
-                    } else {
-                        " (device memory)"
-                    }
-                );
-            }
-            if !cuda_usable {
-                let _ = writeln!(text, "only the CPU backend is available");
+                if !cuda_usable {
+                    let _ = writeln!(text, "only the CPU backend is available");
+                }
             }
         }
     }
@@ -111,6 +107,55 @@ pub fn system_info(options: &CudaOptions) -> SystemInfo {
         text,
         cuda_usable,
     }
+}
+
+/// The NVRTC and CCCL lines; whether both were found.
+fn toolkit_lines(text: &mut String) -> bool {
+    match ragged_cuda::toolkit::toolkit() {
+        Ok(t) => {
+            let _ = writeln!(
+                text,
+                "nvrtc: {}.{} ({})",
+                t.nvrtc_version.0, t.nvrtc_version.1, t.nvrtc_library
+            );
+            let includes: Vec<String> = t
+                .include_dirs
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect();
+            let _ = writeln!(text, "cccl include: {}", includes.join(":"));
+            true
+        }
+        Err(reason) => {
+            let _ = writeln!(text, "nvrtc: unavailable: {reason}");
+            false
+        }
+    }
+}
+
+/// The memory pool line, from the options and the first GPU's memory. Opening a context
+/// costs ~100 ms on top of cuInit's ~100 ms (measured on an H200), so the pool is
+/// described from its configuration, not by opening it.
+fn pool_line(text: &mut String, options: &CudaOptions, device_memory: usize) {
+    let limit = options
+        .memory_limit
+        .unwrap_or(device_memory)
+        .min(device_memory);
+    let _ = writeln!(
+        text,
+        "memory pool: {} per backend, limit {:.2} GiB{}",
+        if options.no_pool {
+            "off (plain cuMemAlloc, RAGGED_POOL=off)"
+        } else {
+            "stream-ordered pool (freed memory kept)"
+        },
+        limit as f64 / (1u64 << 30) as f64,
+        if options.memory_limit.is_some() {
+            " (--memory-limit)"
+        } else {
+            " (device memory)"
+        }
+    );
 }
 
 /// The kernel cache directory (`$RAGGED_KERNEL_CACHE`, `$XDG_CACHE_HOME/ragged/kernels`

@@ -8,6 +8,7 @@
 // - instantiation macros that give every entry point the name <op>_<phase>_<suffix>.
 #pragma once
 
+#if defined(__CUDACC_RTC__)
 typedef signed char int8_t;
 typedef short int16_t;
 typedef int int32_t;
@@ -16,6 +17,10 @@ typedef unsigned char uint8_t;
 typedef unsigned short uint16_t;
 typedef unsigned int uint32_t;
 typedef unsigned long long uint64_t;
+#else
+// nvcc (the tuning experiments under crates/ragged-cuda/experiments) has the C headers.
+#include <cstdint>
+#endif
 
 namespace ragged {
 
@@ -39,6 +44,25 @@ __device__ __forceinline__ bool is_valid(const uint8_t* bits, uint64_t bit_offse
     if (bits == nullptr) return true;
     const uint64_t b = bit_offset + i;
     return (bits[b >> 3] >> (b & 7)) & 1;
+}
+
+/// The validity bits of the ITEMS (<= 24) slots first .. first + ITEMS of a bitmap of
+/// `n` slots starting at bit `bit_offset`, as bit k of the result (slots past `n` read as
+/// 0; a null bitmap means every slot is valid). Reads at most four bytes, never past the
+/// bitmap's last byte: one call replaces ITEMS per-slot lookups.
+template <int ITEMS>
+__device__ __forceinline__ uint32_t valid_bits(const uint8_t* bits, uint64_t bit_offset, uint64_t first, uint64_t n) {
+    static_assert(ITEMS <= 24, "valid_bits reads at most 32 bits");
+    const uint32_t in_range = first >= n ? 0u : (n - first >= ITEMS ? (1u << ITEMS) - 1u : (1u << (n - first)) - 1u);
+    if (bits == nullptr) return in_range;
+    const uint64_t b = bit_offset + first;
+    const uint64_t byte = b >> 3;
+    const uint64_t end_byte = (bit_offset + n + 7) >> 3;
+    uint32_t word = 0;
+#pragma unroll
+    for (int j = 0; j < (ITEMS + 14) / 8; ++j)
+        if (byte + j < end_byte) word |= static_cast<uint32_t>(bits[byte + j]) << (8 * j);
+    return (word >> (b & 7)) & in_range;
 }
 
 // ---- grid helpers -----------------------------------------------------------------

@@ -3,7 +3,7 @@
 // scan_count_if (of a predicate as 0/1) — and sizes_to_offsets (the exclusive scan of
 // i32 sizes into n + 1 offsets plus the total, in one pass).
 //
-// Mapping: one block per tile of 256 * ITEMS elements, single pass with decoupled
+// Mapping: one block of 128 threads per tile of 128 * ITEMS elements, single pass with decoupled
 // look-back (common/scan.cuh). Nulls load as the identity (0, the type's max or min);
 // NaN loads as the identity in min/max scans.
 // Overflow: sums of 64-bit integers accumulate in 128 bits; a prefix that does not fit
@@ -18,9 +18,8 @@
 
 using namespace ragged;
 
-template <typename T> struct ScanItems { static constexpr int value = sizeof(T) <= 4 ? 16 : 8; };
-template <> struct ScanItems<int64_t> { static constexpr int value = 8; };
-template <> struct ScanItems<uint64_t> { static constexpr int value = 8; };
+/// Values per thread: 24 up to 4-byte inputs, 12 for 8-byte ones (src/primitives/scan.rs).
+template <typename T> struct ScanItems { static constexpr int value = sizeof(T) <= 4 ? 24 : 12; };
 
 struct NoTotal {
     template <typename A> __device__ __forceinline__ void operator()(const A&) const {}
@@ -41,12 +40,12 @@ __device__ void scan_sum(const T* values, const uint8_t* validity, uint64_t bit_
     auto convert = [=](uint64_t row, Acc v) -> Out {
         return static_cast<Out>(narrow_sum(row, v, error_word));
     };
-    scan_tile<T, Acc, Out, ScanItems<T>::value>(values, n, static_cast<Out*>(out), state, state_bytes,
+    scan_tile<ScanShape<ScanItems<T>::value>, T, Acc, Out>(values, n, static_cast<Out*>(out), state, state_bytes,
                                                 exclusive, Acc(0), SumOp(), load, convert, NoTotal());
 }
 
 #define RAGGED_SCAN_SUM(T, NAME)                                                            \
-    extern "C" __global__ void __launch_bounds__(SCAN_BLOCK) scan_sum_##NAME(               \
+    extern "C" __global__ void __launch_bounds__(SCAN_THREADS) scan_sum_##NAME(               \
         const T* values, const uint8_t* validity, uint64_t bit_offset, uint64_t n, void* out, \
         void* state, uint64_t state_bytes, uint32_t exclusive, uint64_t* error_word) {      \
         scan_sum<T>(values, validity, bit_offset, n, out, state, state_bytes, exclusive != 0, error_word); \
@@ -91,27 +90,27 @@ __device__ void scan_extremum(const T* values, const uint8_t* validity, uint64_t
             return Seen<T>{x, is_nan(x) ? 1 : 2};
         };
         auto convert = [=](uint64_t, Seen<T> v) -> T { return v.seen == 0 ? identity : v.value; };
-        scan_tile<T, Seen<T>, T, 8>(values, n, out, state, state_bytes, exclusive, Seen<T>{identity, 0},
+        scan_tile<ScanShape<12>, T, Seen<T>, T>(values, n, out, state, state_bytes, exclusive, Seen<T>{identity, 0},
                                     SeenOp<IS_MAX>(), load, convert, NoTotal());
     } else {
         auto load = [=](uint64_t row, T x) -> T { return is_valid(validity, bit_offset, row) ? x : identity; };
         auto convert = [](uint64_t, T v) -> T { return v; };
         if (IS_MAX)
-            scan_tile<T, T, T, ScanItems<T>::value>(values, n, out, state, state_bytes, exclusive, identity,
+            scan_tile<ScanShape<ScanItems<T>::value>, T, T, T>(values, n, out, state, state_bytes, exclusive, identity,
                                                     MaxOp(), load, convert, NoTotal());
         else
-            scan_tile<T, T, T, ScanItems<T>::value>(values, n, out, state, state_bytes, exclusive, identity,
+            scan_tile<ScanShape<ScanItems<T>::value>, T, T, T>(values, n, out, state, state_bytes, exclusive, identity,
                                                     MinOp(), load, convert, NoTotal());
     }
 }
 
 #define RAGGED_SCAN_EXTREMUM(T, NAME)                                                       \
-    extern "C" __global__ void __launch_bounds__(SCAN_BLOCK) scan_min_##NAME(               \
+    extern "C" __global__ void __launch_bounds__(SCAN_THREADS) scan_min_##NAME(               \
         const T* values, const uint8_t* validity, uint64_t bit_offset, uint64_t n, T* out,  \
         void* state, uint64_t state_bytes, uint32_t exclusive, T identity) {                \
         scan_extremum<T, false>(values, validity, bit_offset, n, out, state, state_bytes, exclusive != 0, identity); \
     }                                                                                       \
-    extern "C" __global__ void __launch_bounds__(SCAN_BLOCK) scan_max_##NAME(               \
+    extern "C" __global__ void __launch_bounds__(SCAN_THREADS) scan_max_##NAME(               \
         const T* values, const uint8_t* validity, uint64_t bit_offset, uint64_t n, T* out,  \
         void* state, uint64_t state_bytes, uint32_t exclusive, T identity) {                \
         scan_extremum<T, true>(values, validity, bit_offset, n, out, state, state_bytes, exclusive != 0, identity); \
@@ -148,7 +147,7 @@ __device__ void scan_sum_f64(const T* values, const uint8_t* validity, uint64_t 
         return is_valid(validity, bit_offset, row) ? transform(x, code) : 0.0;
     };
     auto convert = [](uint64_t, double v) -> double { return v; };
-    scan_tile<T, double, double, ScanItems<T>::value>(values, n, out, state, state_bytes, exclusive, 0.0,
+    scan_tile<ScanShape<ScanItems<T>::value>, T, double, double>(values, n, out, state, state_bytes, exclusive, 0.0,
                                                       SumOp(), load, convert, NoTotal());
 }
 
@@ -160,17 +159,17 @@ __device__ void scan_count_if(const T* values, const uint8_t* validity, uint64_t
         return (is_valid(validity, bit_offset, row) && compare(x, cmp, value)) ? 1 : 0;
     };
     auto convert = [](uint64_t, long long v) -> long long { return v; };
-    scan_tile<T, long long, long long, ScanItems<T>::value>(values, n, out, state, state_bytes, exclusive,
+    scan_tile<ScanShape<ScanItems<T>::value>, T, long long, long long>(values, n, out, state, state_bytes, exclusive,
                                                             0ll, SumOp(), load, convert, NoTotal());
 }
 
 #define RAGGED_SCAN_DERIVED(T, NAME)                                                        \
-    extern "C" __global__ void __launch_bounds__(SCAN_BLOCK) scan_sum_f64_##NAME(           \
+    extern "C" __global__ void __launch_bounds__(SCAN_THREADS) scan_sum_f64_##NAME(           \
         const T* values, const uint8_t* validity, uint64_t bit_offset, uint64_t n, double* out, \
         void* state, uint64_t state_bytes, uint32_t exclusive, uint32_t code) {             \
         scan_sum_f64<T>(values, validity, bit_offset, n, out, state, state_bytes, exclusive != 0, code); \
     }                                                                                       \
-    extern "C" __global__ void __launch_bounds__(SCAN_BLOCK) scan_count_if_##NAME(          \
+    extern "C" __global__ void __launch_bounds__(SCAN_THREADS) scan_count_if_##NAME(          \
         const T* values, const uint8_t* validity, uint64_t bit_offset, uint64_t n, long long* out, \
         void* state, uint64_t state_bytes, uint32_t exclusive, uint32_t cmp, T value) {     \
         scan_count_if<T>(values, validity, bit_offset, n, out, state, state_bytes, exclusive != 0, cmp, value); \
@@ -202,12 +201,12 @@ __device__ void sizes_to_offsets(const int32_t* sizes, const uint8_t* validity, 
         out[n] = static_cast<O>(total);
         total_out[0] = total;
     };
-    scan_tile<int32_t, long long, O, 16>(sizes, n, out, state, state_bytes, true, 0ll, SumOp(), load,
+    scan_tile<ScanShape<24>, int32_t, long long, O>(sizes, n, out, state, state_bytes, true, 0ll, SumOp(), load,
                                          convert, on_total);
 }
 
 #define RAGGED_SIZES_TO_OFFSETS(O, NAME)                                                    \
-    extern "C" __global__ void __launch_bounds__(SCAN_BLOCK) sizes_to_offsets_##NAME(       \
+    extern "C" __global__ void __launch_bounds__(SCAN_THREADS) sizes_to_offsets_##NAME(       \
         const int32_t* sizes, const uint8_t* validity, uint64_t bit_offset, uint64_t n, O* out, \
         void* state, uint64_t state_bytes, uint64_t* error_word, long long* total) {        \
         sizes_to_offsets<O>(sizes, validity, bit_offset, n, out, state, state_bytes, error_word, total); \

@@ -6,6 +6,7 @@
 //   0  thread per segment (short segments: a warp reads 32 neighbouring segments,
 //      which lie next to each other in memory);
 //   3  eight lanes per segment (medium segments, cub::WarpReduce with 8 logical lanes);
+//      lanes of modes 3 and 1 keep four loads in flight (fold_strided);
 //   1  warp per segment (lanes stride through the segment, cub::WarpReduce);
 //   2  block per segment (long segments: threads stride, cub::BlockReduce).
 // Nulls contribute the identity; extremes skip NaN unless the segment holds only NaN
@@ -61,6 +62,28 @@ __device__ __forceinline__ T value_at(const T* values, long long i) {
     else return T(0);
 }
 
+/// Fold the values begin + lane, begin + lane + STRIDE, … < end of one segment into
+/// `state`, four loads in flight per lane (they are issued before any is used).
+template <int STRIDE, typename T, typename R>
+__device__ __forceinline__ typename R::State fold_strided(const T* values, const uint8_t* validity, uint64_t bit_offset,
+                                                          long long begin, long long end, unsigned lane, R reducer,
+                                                          typename R::State state) {
+    for (long long i = begin + lane; i < end; i += 4 * STRIDE) {
+        T v[4];
+        bool ok[4];
+#pragma unroll
+        for (int u = 0; u < 4; ++u) {
+            const long long j = i + u * STRIDE;
+            ok[u] = j < end && is_valid(validity, bit_offset, j);
+            v[u] = ok[u] ? value_at<R>(values, j) : T(0);
+        }
+#pragma unroll
+        for (int u = 0; u < 4; ++u)
+            if (ok[u]) state = reducer.add(state, i + u * STRIDE - begin, v[u]);
+    }
+    return state;
+}
+
 /// Reduce every segment with reducer R; `finish(segment, state)` writes the result.
 template <typename T, typename O, typename R, typename Finish>
 __device__ __forceinline__ void segmented(const T* values, const uint8_t* validity, uint64_t bit_offset,
@@ -92,8 +115,7 @@ __device__ __forceinline__ void segmented(const T* values, const uint8_t* validi
                 begin = static_cast<long long>(offsets[s]);
                 end = static_cast<long long>(offsets[s + 1]);
             }
-            for (long long i = begin + lane; i < end; i += 8)
-                if (is_valid(validity, bit_offset, i)) state = reducer.add(state, i - begin, value_at<R>(values, i));
+            state = fold_strided<8>(values, validity, bit_offset, begin, end, lane, reducer, state);
             const State total = GroupReduce(temp[group]).Reduce(state, reducer);
             if (lane == 0 && s < segments) finish(s, total);
         }
@@ -105,8 +127,7 @@ __device__ __forceinline__ void segmented(const T* values, const uint8_t* validi
         for (uint64_t s = global_thread() >> 5; s < segments; s += warps) {
             const long long begin = static_cast<long long>(offsets[s]), end = static_cast<long long>(offsets[s + 1]);
             State state = reducer.init();
-            for (long long i = begin + lane; i < end; i += 32)
-                if (is_valid(validity, bit_offset, i)) state = reducer.add(state, i - begin, value_at<R>(values, i));
+            state = fold_strided<32>(values, validity, bit_offset, begin, end, lane, reducer, state);
             const State total = WarpReduce(temp[warp]).Reduce(state, reducer);
             if (lane == 0) finish(s, total);
         }

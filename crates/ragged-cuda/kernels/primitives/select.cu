@@ -1,13 +1,15 @@
 // select: stream compaction — the valid values whose mask bit is set (select_mask) or
 // that satisfy a predicate against a scalar (select_if), in input order, optionally
-// with their rows.
+// with their rows (the `_indices` entry points).
 //
 // Mapping: single pass, one block per tile of 256 * ITEMS values. The block loads its
-// tile (cub::BlockLoad, warp-transposed), computes a 0/1 flag per value, and an
+// tile (cub::BlockLoad, warp-transposed), computes a 0/1 flag per value (validity and
+// mask bits read as one window per thread, common/ragged.cuh valid_bits), and an
 // exclusive cub::BlockScan of the flags with decoupled look-back over earlier tiles
 // (cub::TilePrefixCallbackOp) gives each selected value its output position; selected
-// values are first compacted in shared memory, then written out by the whole block in
-// consecutive (coalesced) stores. The last tile publishes the total count.
+// values (and their rows, when asked) are first compacted in shared memory, then
+// written out by the whole block in consecutive (coalesced) stores. The last tile
+// publishes the total count.
 // The output buffers are allocated for n values by the host (the count is unknown
 // until the pass ends) and viewed as `count` values afterwards.
 // Pseudo-code: flag[i] = valid(i) && keep(i); pos = exclusive_scan(flag);
@@ -18,20 +20,25 @@
 
 using namespace ragged;
 
+/// Threads per block (src/primitives/select.rs launches BLOCK = 256).
+constexpr int SELECT_THREADS = 256;
+
 /// Values per thread: 16, or 8 for 8-byte values (the compaction buffer must fit in
 /// 48 KiB of shared memory).
 template <typename T> constexpr int select_items() { return sizeof(T) >= 8 ? 8 : 16; }
 
-template <typename T, typename Keep>
+/// `bits(first) -> uint32_t`: bit k says whether row first + k passes the bitmap tests
+/// (validity, mask); `keep(x) -> bool`: the value test. ROWS: also write the rows.
+template <typename T, bool ROWS, typename Bits, typename Keep>
 __device__ void select_tile(const T* values, uint64_t n, T* out, uint64_t* rows_out, void* state_mem,
-                            uint64_t state_bytes, unsigned long long* count_out, Keep keep) {
+                            uint64_t state_bytes, unsigned long long* count_out, Bits bits, Keep keep) {
     constexpr int SELECT_ITEMS = select_items<T>();
-    constexpr int SELECT_TILE = SCAN_BLOCK * SELECT_ITEMS;
+    constexpr int SELECT_TILE = SELECT_THREADS * SELECT_ITEMS;
     typedef cub::ScanTileState<long long> TileState;
     typedef cub::TilePrefixCallbackOp<long long, SumOp, TileState> Prefix;
-    typedef cub::BlockLoad<T, SCAN_BLOCK, SELECT_ITEMS, cub::BLOCK_LOAD_WARP_TRANSPOSE> Loader;
+    typedef cub::BlockLoad<T, SELECT_THREADS, SELECT_ITEMS, cub::BLOCK_LOAD_WARP_TRANSPOSE> Loader;
     // Positions inside a tile fit 32 bits; only the tile's start needs 64 (look-back).
-    typedef cub::BlockScan<int, SCAN_BLOCK, cub::BLOCK_SCAN_WARP_SCANS> Scanner;
+    typedef cub::BlockScan<int, SELECT_THREADS, cub::BLOCK_SCAN_WARP_SCANS> Scanner;
     __shared__ union {
         typename Loader::TempStorage load;
         struct {
@@ -40,12 +47,12 @@ __device__ void select_tile(const T* values, uint64_t n, T* out, uint64_t* rows_
         } scan;
         struct {
             T values[SELECT_TILE];
-            uint32_t rows[SELECT_TILE];
+            uint16_t rows[ROWS ? SELECT_TILE : 1];
         } compact;
     } temp;
     __shared__ long long tile_start;
     __shared__ int tile_count;
-    const int tiles = static_cast<int>(scan_tiles<SELECT_ITEMS>(n));
+    const int tiles = static_cast<int>((n + SELECT_TILE - 1) / SELECT_TILE);
     TileState state = scan_state<long long>(state_mem, state_bytes, tiles);
     const int tile = blockIdx.x;
     const uint64_t base = static_cast<uint64_t>(tile) * SELECT_TILE;
@@ -54,12 +61,10 @@ __device__ void select_tile(const T* values, uint64_t n, T* out, uint64_t* rows_
     if (remaining >= SELECT_TILE) Loader(temp.load).Load(values + base, raw);
     else Loader(temp.load).Load(values + base, raw, static_cast<int>(remaining), T(0));
     __syncthreads();
+    const uint32_t passing = bits(base + threadIdx.x * SELECT_ITEMS);
     int flags[SELECT_ITEMS];
 #pragma unroll
-    for (int k = 0; k < SELECT_ITEMS; ++k) {
-        const uint64_t row = base + threadIdx.x * SELECT_ITEMS + k;
-        flags[k] = (row < n && keep(row, raw[k])) ? 1 : 0;
-    }
+    for (int k = 0; k < SELECT_ITEMS; ++k) flags[k] = ((passing >> k) & 1u) && keep(raw[k]) ? 1 : 0;
     int positions[SELECT_ITEMS];
     int aggregate;
     Scanner(temp.scan.scan).ExclusiveSum(flags, positions, aggregate);
@@ -84,39 +89,46 @@ __device__ void select_tile(const T* values, uint64_t n, T* out, uint64_t* rows_
         if (flags[k]) {
             const int local = positions[k];
             temp.compact.values[local] = raw[k];
-            temp.compact.rows[local] = threadIdx.x * SELECT_ITEMS + k;
+            if (ROWS) temp.compact.rows[local] = static_cast<uint16_t>(threadIdx.x * SELECT_ITEMS + k);
         }
     }
     __syncthreads();
     const int count = tile_count;
-    for (int j = threadIdx.x; j < count; j += SCAN_BLOCK) {
-        out[local_start + j] = temp.compact.values[j];
-        if (rows_out != nullptr) rows_out[local_start + j] = base + temp.compact.rows[j];
+    T* dst = out + local_start;
+    for (int j = threadIdx.x; j < count; j += SELECT_THREADS) {
+        dst[j] = temp.compact.values[j];
+        if (ROWS) rows_out[local_start + j] = base + temp.compact.rows[j];
     }
 }
 
-#define RAGGED_SELECT(T, NAME)                                                              \
-    extern "C" __global__ void __launch_bounds__(SCAN_BLOCK) select_if_##NAME(              \
+#define RAGGED_SELECT_VARIANT(T, NAME, SUFFIX, ROWS)                                        \
+    extern "C" __global__ void __launch_bounds__(SELECT_THREADS) select_if##SUFFIX##_##NAME(    \
         const T* values, const uint8_t* validity, uint64_t bit_offset, uint64_t n, uint32_t cmp, \
         T value, T* out, uint64_t* rows_out, void* state, uint64_t state_bytes,             \
         unsigned long long* count_out) {                                                    \
-        select_tile<T>(values, n, out, rows_out, state, state_bytes, count_out,             \
-                       [=](uint64_t row, T x) {                                             \
-                           return is_valid(validity, bit_offset, row) && compare(x, cmp, value); \
-                       });                                                                  \
+        select_tile<T, ROWS>(                                                               \
+            values, n, out, rows_out, state, state_bytes, count_out,                        \
+            [=](uint64_t first) { return valid_bits<select_items<T>()>(validity, bit_offset, first, n); }, \
+            [=](T x) { return compare(x, cmp, value); });                                   \
     }                                                                                       \
-    extern "C" __global__ void __launch_bounds__(SCAN_BLOCK) select_mask_##NAME(            \
+    extern "C" __global__ void __launch_bounds__(SELECT_THREADS) select_mask##SUFFIX##_##NAME(  \
         const T* values, const uint8_t* validity, uint64_t bit_offset, uint64_t n,          \
         const uint8_t* mask_bits, uint64_t mask_offset, const uint8_t* mask_validity,       \
         uint64_t mask_valid_offset, T* out, uint64_t* rows_out, void* state,                \
         uint64_t state_bytes, unsigned long long* count_out) {                              \
-        select_tile<T>(values, n, out, rows_out, state, state_bytes, count_out,             \
-                       [=](uint64_t row, T) {                                               \
-                           return is_valid(validity, bit_offset, row) &&                    \
-                                  is_valid(mask_validity, mask_valid_offset, row) &&        \
-                                  is_valid(mask_bits, mask_offset, row);                    \
-                       });                                                                  \
+        select_tile<T, ROWS>(                                                               \
+            values, n, out, rows_out, state, state_bytes, count_out,                        \
+            [=](uint64_t first) {                                                           \
+                constexpr int ITEMS = select_items<T>();                                    \
+                return valid_bits<ITEMS>(validity, bit_offset, first, n) &                  \
+                       valid_bits<ITEMS>(mask_validity, mask_valid_offset, first, n) &      \
+                       valid_bits<ITEMS>(mask_bits, mask_offset, first, n);                 \
+            },                                                                              \
+            [](T) { return true; });                                                        \
     }
+#define RAGGED_SELECT(T, NAME)                                                              \
+    RAGGED_SELECT_VARIANT(T, NAME, , false)                                                 \
+    RAGGED_SELECT_VARIANT(T, NAME, _indices, true)
 RAGGED_FOR_EACH_NATIVE(RAGGED_SELECT)
 
 // The tile state of the flag scan.

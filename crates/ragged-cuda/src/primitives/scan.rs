@@ -1,8 +1,9 @@
 //! Scans on the GPU: host dispatch for `kernels/primitives/scan.cu`.
 //!
 //! One launch initializes the decoupled look-back tile state (`scan_state_init_<acc>`),
-//! one launch scans (one block per tile of 256 × items values). Overflow and negative
-//! sizes come back through the device error word.
+//! one launch scans (one block of [`SCAN_THREADS`] threads per tile of
+//! `SCAN_THREADS × items` values); a scan of one tile needs no state. Overflow and
+//! negative sizes come back through the device error word.
 
 use ragged_core::ops::{OffsetWidth, Offsets, Predicate, ScanKind, Transform};
 use ragged_core::{Error, Native, PrimitiveColumn, Result};
@@ -14,25 +15,40 @@ use crate::launch::{launch, params, BLOCK};
 use crate::memory::{Device, DeviceBuffer};
 use crate::CudaBackend;
 
-/// Values per thread of a scan over T (kernels/primitives/scan.cu, ScanItems).
-fn scan_items<T>() -> u64 {
-    if std::mem::size_of::<T>() <= 4 {
-        16
-    } else {
-        8
-    }
+/// Threads per block of the scan kernels (SCAN_THREADS of kernels/common/scan.cuh).
+pub(crate) const SCAN_THREADS: u32 = 128;
+
+/// Values per tile of a scan over T: SCAN_THREADS × ScanItems<T> of
+/// kernels/primitives/scan.cu (24 values per thread up to 4 bytes, else 12).
+fn scan_tile<T>() -> u64 {
+    u64::from(SCAN_THREADS) * if std::mem::size_of::<T>() <= 4 { 24 } else { 12 }
 }
 
+/// Whether the kernel checks a prefix sum of T against T::Sum: only for 64-bit integers
+/// (accumulated in 128 bits). Smaller integers sum into 64 bits, which fewer than 2^32
+/// rows of them cannot overflow; floats go to infinity.
+fn can_overflow<T: Native>() -> bool {
+    !T::IS_FLOAT && std::mem::size_of::<T>() == 8
+}
+
+/// Values per tile of the float min/max scans ((value, seen) pairs, 12 per thread).
+const SEEN_TILE: u64 = SCAN_THREADS as u64 * 12;
+
+/// Values per tile of sizes_to_offsets (i32 sizes, 24 per thread).
+const SIZES_TILE: u64 = SCAN_THREADS as u64 * 24;
+
 /// The initialized decoupled look-back state of a scan of `n` values in tiles of
-/// `BLOCK * items`: one tile per block.
+/// `tile` values: one tile per block. A scan of one tile has no predecessor to look
+/// back at: it gets no state (null pointer, no allocation, no initializing launch),
+/// which halves the launches of small scans.
 pub(crate) struct TileState {
     /// Tiles (= blocks to launch).
     pub(crate) tiles: u32,
-    /// Device address of the state (`void*` for the kernels).
+    /// Device address of the state (`void*` for the kernels; 0 for a single tile).
     pub(crate) ptr: u64,
     /// Its size in bytes.
     pub(crate) bytes: u64,
-    _memory: DeviceBuffer<u8>,
+    _memory: Option<DeviceBuffer<u8>>,
 }
 
 impl TileState {
@@ -43,9 +59,19 @@ impl TileState {
         module: &ModuleSource,
         acc: &str,
         n: u64,
-        items: u64,
+        tile: u64,
     ) -> Result<Self> {
-        let tiles = n.div_ceil(u64::from(BLOCK) * items);
+        let tiles = n.div_ceil(tile);
+        if tiles <= 1 {
+            // The kernels touch the state only when there is more than one tile
+            // (common/scan.cuh and select.cu check `tiles > 1` before publishing).
+            return Ok(Self {
+                tiles: tiles as u32,
+                ptr: 0,
+                bytes: 0,
+                _memory: None,
+            });
+        }
         let bytes = (tiles + 32) * 48 + 1024;
         let memory = backend.alloc::<u8>(bytes as usize)?;
         let init = backend.function(module, &format!("scan_state_init_{acc}"))?;
@@ -60,7 +86,7 @@ impl TileState {
             tiles: tiles as u32,
             ptr,
             bytes,
-            _memory: memory,
+            _memory: Some(memory),
         })
     }
 }
@@ -93,9 +119,16 @@ pub(crate) fn scan_sum<T: Native>(
             &PRIMITIVES_SCAN,
             sum_acc::<T>(),
             n,
-            scan_items::<T>(),
+            scan_tile::<T>(),
         )?;
-        let word = ErrorWord::new(backend)?;
+        // Only sums of 64-bit integers (accumulated in 128 bits) can overflow their
+        // output type; the others need no error word (null: the kernel never reports),
+        // and so no read back and no wait.
+        let word = if can_overflow::<T>() {
+            Some(ErrorWord::new(backend)?)
+        } else {
+            None
+        };
         let function = backend.function(&PRIMITIVES_SCAN, &format!("scan_sum_{}", T::NAME))?;
         let (values, (bits, bit_offset)) =
             (col.values().device_ptr(), validity_args(col.validity()));
@@ -103,7 +136,7 @@ pub(crate) fn scan_sum<T: Native>(
             out.device_ptr(),
             state.ptr,
             exclusive(kind),
-            word.device_ptr(),
+            word.as_ref().map_or(0, ErrorWord::device_ptr),
         );
         let mut args = params![
             values,
@@ -119,8 +152,8 @@ pub(crate) fn scan_sum<T: Native>(
         // SAFETY: `scan_sum_<T>(const T*, const uint8_t*, uint64_t, uint64_t, void*, void*,
         // uint64_t, uint32_t, uint64_t*)`: one block per tile reads n values, writes n
         // sums of T::Sum, uses the initialized tile state of `tiles` tiles.
-        unsafe { launch(function, state.tiles, BLOCK, 0, backend.stream(), &mut args)? };
-        if let Some((row, _)) = word.read(backend)? {
+        unsafe { launch(function, state.tiles, SCAN_THREADS, 0, backend.stream(), &mut args)? };
+        if let Some((row, _)) = word.map(|w| w.read(backend)).transpose()?.flatten() {
             return Err(Error::Overflow {
                 op: "scan_sum",
                 message: format!(
@@ -142,13 +175,13 @@ pub(crate) fn scan_extremum<T: Native>(
     let n = col.len() as u64;
     let out = backend.alloc::<T>(col.len())?;
     if n > 0 {
-        // Floats scan (value, seen) pairs with 8 values per thread (scan.cu).
-        let (items, acc) = if T::IS_FLOAT {
-            (8, format!("seen_{}", T::NAME))
+        // Floats scan (value, seen) pairs with 12 values per thread (scan.cu).
+        let (tile, acc) = if T::IS_FLOAT {
+            (SEEN_TILE, format!("seen_{}", T::NAME))
         } else {
-            (scan_items::<T>(), T::NAME.to_string())
+            (scan_tile::<T>(), T::NAME.to_string())
         };
-        let state = TileState::new(backend, &PRIMITIVES_SCAN, &acc, n, items)?;
+        let state = TileState::new(backend, &PRIMITIVES_SCAN, &acc, n, tile)?;
         let which = if is_max { "max" } else { "min" };
         let function = backend.function(&PRIMITIVES_SCAN, &format!("scan_{which}_{}", T::NAME))?;
         let identity = if is_max {
@@ -172,7 +205,7 @@ pub(crate) fn scan_extremum<T: Native>(
         ];
         // SAFETY: `scan_<which>_<T>(const T*, const uint8_t*, uint64_t, uint64_t, T*, void*,
         // uint64_t, uint32_t, T)`: `identity` is a T by value; writes n values.
-        unsafe { launch(function, state.tiles, BLOCK, 0, backend.stream(), &mut args)? };
+        unsafe { launch(function, state.tiles, SCAN_THREADS, 0, backend.stream(), &mut args)? };
     }
     PrimitiveColumn::try_new(out, col.validity().cloned())
 }
@@ -186,7 +219,7 @@ pub(crate) fn scan_sum_f64<T: Native>(
     let n = col.len() as u64;
     let out = backend.alloc::<f64>(col.len())?;
     if n > 0 {
-        let state = TileState::new(backend, &PRIMITIVES_SCAN, "f64", n, scan_items::<T>())?;
+        let state = TileState::new(backend, &PRIMITIVES_SCAN, "f64", n, scan_tile::<T>())?;
         let function = backend.function(&PRIMITIVES_SCAN, &format!("scan_sum_f64_{}", T::NAME))?;
         let (values, (bits, bit_offset)) =
             (col.values().device_ptr(), validity_args(col.validity()));
@@ -209,7 +242,7 @@ pub(crate) fn scan_sum_f64<T: Native>(
         ];
         // SAFETY: `scan_sum_f64_<T>(const T*, const uint8_t*, uint64_t, uint64_t, double*,
         // void*, uint64_t, uint32_t, uint32_t)` writes n doubles.
-        unsafe { launch(function, state.tiles, BLOCK, 0, backend.stream(), &mut args)? };
+        unsafe { launch(function, state.tiles, SCAN_THREADS, 0, backend.stream(), &mut args)? };
     }
     PrimitiveColumn::try_new(out, col.validity().cloned())
 }
@@ -223,7 +256,7 @@ pub(crate) fn scan_count_if<T: Native>(
     let n = col.len() as u64;
     let out = backend.alloc::<i64>(col.len())?;
     if n > 0 {
-        let state = TileState::new(backend, &PRIMITIVES_SCAN, "acc_i64", n, scan_items::<T>())?;
+        let state = TileState::new(backend, &PRIMITIVES_SCAN, "acc_i64", n, scan_tile::<T>())?;
         let function = backend.function(&PRIMITIVES_SCAN, &format!("scan_count_if_{}", T::NAME))?;
         let (values, (bits, bit_offset)) =
             (col.values().device_ptr(), validity_args(col.validity()));
@@ -243,7 +276,7 @@ pub(crate) fn scan_count_if<T: Native>(
         ];
         // SAFETY: `scan_count_if_<T>(const T*, const uint8_t*, uint64_t, uint64_t, long
         // long*, void*, uint64_t, uint32_t, uint32_t, T)` writes n counts.
-        unsafe { launch(function, state.tiles, BLOCK, 0, backend.stream(), &mut args)? };
+        unsafe { launch(function, state.tiles, SCAN_THREADS, 0, backend.stream(), &mut args)? };
     }
     PrimitiveColumn::try_new(out, None)
 }
@@ -288,7 +321,7 @@ fn offsets_pass(
     wide: bool,
 ) -> Result<std::result::Result<(Offsets<Device>, i64), u64>> {
     let n = sizes.len() as u64;
-    let state = TileState::new(backend, &PRIMITIVES_SCAN, "acc_i64", n, 16)?;
+    let state = TileState::new(backend, &PRIMITIVES_SCAN, "acc_i64", n, SIZES_TILE)?;
     let word = ErrorWord::new(backend)?;
     let total = backend.alloc::<i64>(1)?;
     let (out, out_ptr) = if wide {
@@ -325,7 +358,7 @@ fn offsets_pass(
     // SAFETY: `sizes_to_offsets_<O>(const int32_t*, const uint8_t*, uint64_t, uint64_t, O*,
     // void*, uint64_t, uint64_t*, long long*)` reads n sizes, writes n + 1 offsets and
     // one total.
-    unsafe { launch(function, state.tiles, BLOCK, 0, backend.stream(), &mut args)? };
+    unsafe { launch(function, state.tiles, SCAN_THREADS, 0, backend.stream(), &mut args)? };
     if let Some((row, code)) = word.read(backend)? {
         // Overflow rows come offset by 2^54 (negative sizes win; scan.cu).
         let row = if code == 2 {

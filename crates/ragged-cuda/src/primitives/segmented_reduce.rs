@@ -16,7 +16,7 @@ use crate::memory::{Device, DeviceBitmap, DeviceBuffer};
 use crate::CudaBackend;
 
 /// Validate the offsets and pick (segments, mode, grid): thread per segment below an
-/// average of 8 values, 8 lanes below 48, a warp below 2048, else a block.
+/// average of 8 values, 8 lanes below 128, a warp below 2048, else a block.
 fn plan<T: Native, O: OffsetSize>(
     backend: &CudaBackend,
     col: &PrimitiveColumn<T, Device>,
@@ -38,7 +38,7 @@ fn plan<T: Native, O: OffsetSize>(
     let sms = backend.info().multiprocessors;
     Ok(if average < 8 {
         (segments, 0, grid_for(segments, sms))
-    } else if average < 48 {
+    } else if average < 128 {
         (segments, 3, grid_for(segments * 8, sms))
     } else if average < 2048 {
         (segments, 1, grid_for(segments * 32, sms))

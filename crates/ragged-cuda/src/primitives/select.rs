@@ -15,12 +15,19 @@ use crate::CudaBackend;
 
 use super::scan::TileState;
 
-/// Values per thread (kernels/primitives/select.cu, select_items).
-fn select_items<T>() -> u64 {
-    if std::mem::size_of::<T>() >= 8 {
-        8
+/// Values per tile (kernels/primitives/select.cu: SELECT_THREADS = BLOCK threads ×
+/// select_items, 16 values per thread, 8 for 8-byte values).
+fn select_tile<T>() -> u64 {
+    u64::from(BLOCK) * if std::mem::size_of::<T>() >= 8 { 8 } else { 16 }
+}
+
+/// The kernel of `op` for values of type `name`: the `_indices` variant also writes the
+/// rows (when the rows pointer is not null).
+fn entry_point(op: &str, rows: u64, name: &str) -> String {
+    if rows == 0 {
+        format!("{op}_{name}")
     } else {
-        16
+        format!("{op}_indices_{name}")
     }
 }
 
@@ -44,7 +51,7 @@ fn select<T: Native>(
         &PRIMITIVES_SELECT,
         "flags",
         n as u64,
-        select_items::<T>(),
+        select_tile::<T>(),
     )?;
     let out = backend.alloc::<T>(n)?;
     let rows = if with_indices {
@@ -85,7 +92,7 @@ pub(crate) fn select_if<T: Native>(
         with_indices,
         |out, rows, state, state_bytes, count, tiles| {
             let function =
-                backend.function(&PRIMITIVES_SELECT, &format!("select_if_{}", T::NAME))?;
+                backend.function(&PRIMITIVES_SELECT, &entry_point("select_if", rows, T::NAME))?;
             let (values, (bits, bit_offset), len) = (
                 col.values().device_ptr(),
                 validity_args(col.validity()),
@@ -107,7 +114,7 @@ pub(crate) fn select_if<T: Native>(
             ];
             // SAFETY: `select_if_<T>(const T*, const uint8_t*, uint64_t, uint64_t, uint32_t, T,
             // T*, uint64_t*, void*, uint64_t, unsigned long long*)`: out and rows hold n
-            // entries (rows may be null), the state covers `tiles` tiles.
+            // entries (rows is null for the variant without indices), the state covers `tiles` tiles.
             unsafe { launch(function, tiles, BLOCK, 0, backend.stream(), &mut args) }
         },
     )
@@ -134,7 +141,7 @@ pub(crate) fn select_mask<T: Native>(
         with_indices,
         |out, rows, state, state_bytes, count, tiles| {
             let function =
-                backend.function(&PRIMITIVES_SELECT, &format!("select_mask_{}", T::NAME))?;
+                backend.function(&PRIMITIVES_SELECT, &entry_point("select_mask", rows, T::NAME))?;
             let (values, (bits, bit_offset), len) = (
                 col.values().device_ptr(),
                 validity_args(col.validity()),
