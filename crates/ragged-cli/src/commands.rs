@@ -16,7 +16,7 @@ use crate::GlobalArgs;
 /// Arguments of `ragged bench`.
 #[derive(Args, Debug)]
 pub struct BenchArgs {
-    /// Run only this suite: runtime, primitives, strings, lists.
+    /// Run only this suite: runtime, primitives, strings, lists, lines.
     #[arg(long)]
     suite: Option<String>,
     /// Write the records as a JSON array to this file.

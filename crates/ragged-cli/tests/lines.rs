@@ -20,7 +20,11 @@ fn ragged(args: &[&str], stdin: Option<&[u8]>) -> Run {
         .args(args)
         .env_remove("RAGGED_DEVICE")
         .env_remove("RAGGED_MEMORY_LIMIT")
-        .stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() })
+        .stdin(if stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -60,7 +64,10 @@ fn counts_and_summarizes() {
     assert_eq!(run.stdout, "4\n");
     assert!(run.stderr.contains("4 records, 7 bytes"), "{}", run.stderr);
     assert!(run.stderr.contains("GB/s") && run.stderr.contains("device cpu"));
-    let run = ragged(&["lines", input.to_str().unwrap(), "--count", "--quiet"], None);
+    let run = ragged(
+        &["lines", input.to_str().unwrap(), "--count", "--quiet"],
+        None,
+    );
     assert_eq!((run.stdout.as_str(), run.stderr.as_str()), ("4\n", ""));
 }
 
@@ -71,14 +78,31 @@ fn writes_a_strings_column_atomically() {
     std::fs::write(&input, "héllo\r\nwörld\n").unwrap();
     for name in ["out.parquet", "out.arrow"] {
         let out = dir.path().join(name);
-        let run = ragged(&["lines", input.to_str().unwrap(), "-o", out.to_str().unwrap()], None);
+        let run = ragged(
+            &[
+                "lines",
+                input.to_str().unwrap(),
+                "-o",
+                out.to_str().unwrap(),
+            ],
+            None,
+        );
         assert_eq!(run.code, Some(0), "{}", run.stderr);
         assert_eq!(lines_of(&out), [Some("héllo".into()), Some("wörld".into())]);
     }
     let out = dir.path().join("kept.arrow");
-    let args = ["lines", input.to_str().unwrap(), "--keep-delimiter", "-o", out.to_str().unwrap()];
+    let args = [
+        "lines",
+        input.to_str().unwrap(),
+        "--keep-delimiter",
+        "-o",
+        out.to_str().unwrap(),
+    ];
     assert_eq!(ragged(&args, None).code, Some(0));
-    assert_eq!(lines_of(&out), [Some("héllo\r\n".into()), Some("wörld\n".into())]);
+    assert_eq!(
+        lines_of(&out),
+        [Some("héllo\r\n".into()), Some("wörld\n".into())]
+    );
 }
 
 #[test]
@@ -86,9 +110,15 @@ fn reads_standard_input_with_delimiters_ranges_and_chunks() {
     let data = b"a;b;;c;";
     let run = ragged(&["lines", "-", "-d", ";", "--chunk-size", "2"], Some(data));
     assert_eq!(run.stdout, "4\n", "{}", run.stderr);
-    let run = ragged(&["lines", "-", "-d", r"\x3b", "--byte-range", "2:5"], Some(data));
+    let run = ragged(
+        &["lines", "-", "-d", r"\x3b", "--byte-range", "2:5"],
+        Some(data),
+    );
     assert_eq!(run.stdout, "2\n", "{}", run.stderr);
-    let run = ragged(&["lines", "-", "-d", r"\r\n", "--count"], Some(b"x\ny\r\nz"));
+    let run = ragged(
+        &["lines", "-", "-d", r"\r\n", "--count"],
+        Some(b"x\ny\r\nz"),
+    );
     assert_eq!(run.stdout, "2\n", "{}", run.stderr);
     let run = ragged(&["lines", "-", "-d", r"\t"], Some(b"1\t2\t3"));
     assert_eq!(run.stdout, "3\n", "{}", run.stderr);
@@ -98,7 +128,10 @@ fn reads_standard_input_with_delimiters_ranges_and_chunks() {
 fn invalid_utf8_is_an_error_and_writes_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out.parquet");
-    let run = ragged(&["lines", "-", "-o", out.to_str().unwrap()], Some(b"ok\nx\xffy\n"));
+    let run = ragged(
+        &["lines", "-", "-o", out.to_str().unwrap()],
+        Some(b"ok\nx\xffy\n"),
+    );
     assert_failed(&run, "invalid UTF-8 in row 1 at byte 1");
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
     // Counting does not look at the bytes.
@@ -112,19 +145,45 @@ fn bad_arguments_are_one_line_errors() {
     let input = dir.path().join("in.txt");
     std::fs::write(&input, "a\n").unwrap();
     let path = input.to_str().unwrap();
-    assert_failed(&ragged(&["lines", path, "-d", r"\q"], None), "unknown escape");
+    assert_failed(
+        &ragged(&["lines", path, "-d", r"\q"], None),
+        "unknown escape",
+    );
     assert_failed(&ragged(&["lines", path, "-d", ""], None), "empty");
     let long = "x".repeat(65);
     assert_failed(&ragged(&["lines", path, "-d", &long], None), "at most 64");
-    assert_failed(&ragged(&["lines", path, "--byte-range", "9:3"], None), "starts after");
-    assert_failed(&ragged(&["lines", path, "--byte-range", "9"], None), "START:END");
-    assert_failed(&ragged(&["lines", path, "--chunk-size", "0"], None), "--chunk-size");
+    assert_failed(
+        &ragged(&["lines", path, "--byte-range", "9:3"], None),
+        "starts after",
+    );
+    assert_failed(
+        &ragged(&["lines", path, "--byte-range", "9"], None),
+        "START:END",
+    );
+    assert_failed(
+        &ragged(&["lines", path, "--chunk-size", "0"], None),
+        "--chunk-size",
+    );
     assert_failed(&ragged(&["lines", "missing.txt"], None), "missing.txt");
-    assert_failed(&ragged(&["lines", dir.path().to_str().unwrap()], None), "Is a directory");
+    assert_failed(
+        &ragged(&["lines", dir.path().to_str().unwrap()], None),
+        "Is a directory",
+    );
     let out = dir.path().join("x.parquet");
-    let run = ragged(&["lines", path, "--count", "-o", out.to_str().unwrap()], None);
+    let run = ragged(
+        &["lines", path, "--count", "-o", out.to_str().unwrap()],
+        None,
+    );
     assert_failed(&run, "--output is not accepted");
-    let run = ragged(&["lines", path, "-o", dir.path().join("out.txt").to_str().unwrap()], None);
+    let run = ragged(
+        &[
+            "lines",
+            path,
+            "-o",
+            dir.path().join("out.txt").to_str().unwrap(),
+        ],
+        None,
+    );
     assert_failed(&run, "out.txt");
     assert!(!out.exists());
 }
@@ -134,6 +193,9 @@ fn cuda_is_refused_with_a_clear_message() {
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("in.txt");
     std::fs::write(&input, "a\n").unwrap();
-    let run = ragged(&["lines", input.to_str().unwrap(), "--device", "cuda"], None);
+    let run = ragged(
+        &["lines", input.to_str().unwrap(), "--device", "cuda"],
+        None,
+    );
     assert_failed(&run, "not available on CUDA yet");
 }
