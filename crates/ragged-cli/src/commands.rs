@@ -16,7 +16,7 @@ use crate::GlobalArgs;
 /// Arguments of `ragged bench`.
 #[derive(Args, Debug)]
 pub struct BenchArgs {
-    /// Run only this suite: runtime, primitives, strings, lists.
+    /// Run only this suite: runtime, primitives, strings, lists, lines.
     #[arg(long)]
     suite: Option<String>,
     /// Write the records as a JSON array to this file.
@@ -393,4 +393,144 @@ fn as_i64(column: &Column) -> Vec<Option<i64>> {
         Column::Int64(c) => c.to_options(),
         _ => Vec::new(),
     }
+}
+
+/// Arguments of `ragged lines`.
+#[derive(Args, Debug)]
+pub struct LinesArgs {
+    /// The text file; `-` reads standard input.
+    input: PathBuf,
+    /// The delimiter, with escapes: \n (the default: also strips a \r before it),
+    /// \r\n, or any 1 to 64 bytes such as ';', '\t', '\x00', '--\r\n'.
+    #[arg(long, short, default_value = "\\n")]
+    delimiter: String,
+    /// Keep each record's delimiter.
+    #[arg(long)]
+    keep_delimiter: bool,
+    /// Print the number of records only (no column is built, UTF-8 is not checked).
+    #[arg(long)]
+    count: bool,
+    /// Only the records starting in the byte range START:END (either may be empty).
+    #[arg(long, value_name = "START:END")]
+    byte_range: Option<String>,
+    /// Output file (.parquet, .arrow, .arrows, .csv): one strings column `line`.
+    /// Without it, the number of records is printed.
+    #[arg(long, short)]
+    output: Option<PathBuf>,
+    /// Bytes read per step, e.g. 64MiB (the default); memory stays near this plus the
+    /// longest record.
+    #[arg(long, default_value = "64MiB")]
+    chunk_size: String,
+    /// Read regular files in blocks instead of memory-mapping them.
+    #[arg(long)]
+    no_mmap: bool,
+}
+
+/// `ragged lines`
+pub fn lines_command(global: &GlobalArgs, args: LinesArgs) -> anyhow::Result<()> {
+    use ragged::lines::{parse_byte_range, parse_delimiter, ReaderOptions};
+    use ragged::ops::LineOptions;
+
+    let mut options = LineOptions::new(parse_delimiter(&args.delimiter)?)
+        .with_keep_delimiter(args.keep_delimiter);
+    if let Some(range) = &args.byte_range {
+        let (start, end) = parse_byte_range(range)?;
+        options = options.with_byte_range(start, end);
+    }
+    let plan = options.plan()?;
+    let chunk_size = ragged::device::parse_size(&args.chunk_size)
+        .ok()
+        .filter(|&n| n > 0)
+        .with_context(|| {
+            format!(
+                "--chunk-size: '{}' is not a size such as 64MiB",
+                args.chunk_size
+            )
+        })?;
+    if args.count && args.output.is_some() {
+        bail!("lines --count prints a number; --output is not accepted");
+    }
+    let reader = ReaderOptions {
+        chunk_size,
+        memory_map: !args.no_mmap,
+    };
+    // The text family runs on the CPU until the CUDA backend implements it.
+    match global.device.parse::<DeviceChoice>()? {
+        DeviceChoice::Cuda(_) => bail!(
+            "lines is not available on CUDA yet; use --device cpu (or auto, which runs lines on the CPU)"
+        ),
+        DeviceChoice::Auto => {
+            if !global.quiet && matches!(ragged::cuda_status(), ragged::CudaStatus::Available { .. })
+            {
+                eprintln!("notice: lines runs on the CPU backend (not yet available on CUDA)");
+            }
+        }
+        DeviceChoice::Cpu => {}
+    }
+    let backend = ragged::CpuBackend::new();
+    run_lines(global, &args, &backend, plan, reader)
+}
+
+/// `ragged lines` on one backend (generic, so another backend plugs in with one line).
+fn run_lines<B: ragged::TextOps>(
+    global: &GlobalArgs,
+    args: &LinesArgs,
+    backend: &B,
+    plan: ragged::ops::LinePlan,
+    reader_options: ragged::lines::ReaderOptions,
+) -> anyhow::Result<()> {
+    use ragged::lines::{concat_lines, to_host_lines, LineReader};
+
+    let started = Instant::now();
+    let mut reader = LineReader::open(backend, &args.input, plan, reader_options)?;
+    let first_byte = reader.bytes_done();
+    let bar = crate::progress::BytesBar::start("lines", reader.total_bytes(), global.quiet);
+    let mut batches = Vec::new();
+    if args.count {
+        while let Some(step) = reader.count_next() {
+            step?;
+            bar.set(reader.bytes_done());
+        }
+    } else {
+        while let Some(batch) = reader.next() {
+            let batch = batch.map_err(|e| match e {
+                ragged::Error::InvalidUtf8 { .. } => anyhow::Error::new(e).context(format!(
+                    "in '{}' (records count from 0; --count does not check UTF-8)",
+                    args.input.display()
+                )),
+                other => other.into(),
+            })?;
+            batches.push(to_host_lines(backend, batch)?);
+            bar.set(reader.bytes_done());
+        }
+    }
+    drop(bar);
+    let records = reader.records();
+    let bytes = reader.bytes_done() - first_byte;
+    if let Some(output) = &args.output {
+        let _step = Step::start("writing", global.quiet);
+        let column = if batches.is_empty() {
+            Column::Utf8(ragged::StringColumn::from_options(
+                Vec::<Option<&str>>::new(),
+            ))
+        } else {
+            concat_lines(&batches)?
+                .into_column()
+                .context("binary records cannot be written")?
+        };
+        drop(batches);
+        write_table(output, None, &[("line".to_string(), column)])
+            .with_context(|| "no output was written".to_string())?;
+    } else {
+        println!("{records}");
+    }
+    let seconds = started.elapsed().as_secs_f64();
+    if !global.quiet {
+        eprintln!(
+            "{records} records, {bytes} bytes in {seconds:.3} s ({:.2} GB/s), device {}",
+            bytes as f64 / seconds.max(1e-9) / 1e9,
+            backend.describe()
+        );
+    }
+    Ok(())
 }

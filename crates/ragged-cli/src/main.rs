@@ -61,6 +61,9 @@ enum Command {
     /// Reductions over a numeric column.
     #[command(subcommand)]
     Reduce(commands::ReduceCommand),
+    /// Split a text file (or standard input, `-`) into records: a strings column
+    /// `line`, or with --count their number.
+    Lines(commands::LinesArgs),
 }
 
 #[derive(Subcommand, Debug)]
@@ -143,5 +146,6 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Strings(cmd) => commands::strings(&cli.global, cmd),
         Command::Lists(cmd) => commands::lists(&cli.global, cmd),
         Command::Reduce(cmd) => commands::reduce(&cli.global, cmd),
+        Command::Lines(args) => commands::lines_command(&cli.global, args),
     }
 }

@@ -21,10 +21,10 @@ pub mod location;
 pub mod ops;
 pub mod types;
 
-pub use column::{BooleanColumn, Column, ListColumn, PrimitiveColumn, StringColumn};
+pub use column::{BinaryColumn, BooleanColumn, Column, ListColumn, PrimitiveColumn, StringColumn};
 pub use error::{Error, OffsetsProblem, Result};
 pub use location::{DataBuffer, Host, Location, ValidityBitmap};
-pub use ops::{Backend, ListOps, Memory, Primitives, StringOps};
+pub use ops::{Backend, ListOps, Memory, Primitives, StringOps, TextOps};
 pub use types::{Native, OffsetSize};
 
 /// Re-exported arrow-rs buffer types used in the column API.

@@ -16,6 +16,7 @@
 mod lists;
 mod primitives;
 mod strings;
+mod text;
 
 use ragged_core::{Host, Native, NullBuffer, OffsetSize, Result, ScalarBuffer};
 

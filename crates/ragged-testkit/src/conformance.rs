@@ -20,6 +20,7 @@ use crate::oracle;
 use crate::rng::Rng;
 
 pub mod primitives;
+pub mod text;
 
 /// The proptest configuration of the suite's properties: 64 cases (override with
 /// `PROPTEST_CASES`), no regression files written next to the caller's sources.

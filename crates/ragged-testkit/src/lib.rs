@@ -97,6 +97,42 @@ pub fn run_suite_test<B>(test: &str, made: Result<B, String>, body: impl FnOnce(
     }
 }
 
+/// Expands to the conformance suite of the text (lines) family, for a backend that
+/// implements `ragged_core::TextOps` (not yet every backend: the family joins
+/// `Backend` when the CUDA backend implements it). `$make` is as for
+/// [`conformance_suite!`]; one line plugs a backend in:
+///
+/// ```text
+/// ragged_testkit::text_conformance_suite!(Ok::<_, String>(ragged_cpu::CpuBackend::new()));
+/// ```
+///
+/// Tests: `lines_edge_cases`, `lines_tile_sizes`, `lines_delimiters_across_tiles`,
+/// `lines_byte_ranges`, `lines_invalid_utf8`, `lines_wide_offsets`,
+/// `lines_overlapping_delimiters`, `lines_random_text` and the properties
+/// `prop_lines` (every op against the oracle) and `prop_lines_split_points` (ranges
+/// split at every position reproduce the whole).
+#[macro_export]
+macro_rules! text_conformance_suite {
+    ($make:expr) => {
+        $crate::conformance_suite!(@tests $make;
+            lines_edge_cases => |b| $crate::conformance::text::edge_cases(b);
+            lines_tile_sizes => |b| $crate::conformance::text::tile_sizes(b);
+            lines_delimiters_across_tiles => |b| $crate::conformance::text::delimiters_across_tiles(b);
+            lines_byte_ranges => |b| $crate::conformance::text::byte_ranges(b);
+            lines_invalid_utf8 => |b| $crate::conformance::text::invalid_utf8(b);
+            lines_wide_offsets => |b| $crate::conformance::text::wide_offsets(b);
+            lines_overlapping_delimiters => |b| $crate::conformance::text::overlapping_delimiters(b);
+            lines_random_text => |b| $crate::conformance::text::random_text(b);
+        );
+        $crate::conformance_suite!(@props $make;
+            prop_lines => case in $crate::strategy::text_case()
+                => |b| $crate::conformance::text::check_lines(b, &case);
+            prop_lines_split_points => case in $crate::strategy::text_case()
+                => |b| $crate::conformance::text::check_split_points(b, &case);
+        );
+    };
+}
+
 /// Expands to the conformance suite: one `#[test]` per property, each comparing the
 /// backend against the testkit's oracles.
 ///

@@ -975,3 +975,95 @@ mod tests {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------
+// text: split_lines, line_ends, count_lines
+// ---------------------------------------------------------------------------------
+
+/// The expected result of the text family on one input ([`lines`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LinesOracle {
+    /// The records of the range, as output (delimiter stripped or kept).
+    pub records: Vec<Vec<u8>>,
+    /// The record boundaries (`line_ends`): `n + 1` positions, or the one entry
+    /// `min(range start, len)` when there is no record.
+    pub boundaries: Vec<i64>,
+    /// Whether the output has i64 offsets.
+    pub wide: bool,
+    /// The first record that is not UTF-8 and the byte within it (`None` when all are,
+    /// or when binary output is asked for).
+    pub utf8_error: Option<(usize, usize)>,
+}
+
+/// The records of `bytes` under `options`, by the most literal reading of the
+/// contract (`ragged_core::ops::text`): walk the input one byte at a time; where the
+/// delimiter starts, close the record and jump past it; a record starts at 0 and after
+/// each delimiter, except at the very end; keep the records starting in the byte range.
+///
+/// ```
+/// use ragged_core::ops::{Delimiter, LineOptions};
+/// let oracle = ragged_testkit::oracle::lines(b"a\r\nb\n", &LineOptions::new(Delimiter::Newline));
+/// assert_eq!(oracle.records, vec![b"a".to_vec(), b"b".to_vec()]);
+/// assert_eq!(oracle.boundaries, vec![0, 3, 5]);
+/// ```
+pub fn lines(bytes: &[u8], options: &ragged_core::ops::LineOptions) -> LinesOracle {
+    use ragged_core::ops::Delimiter;
+    let delimiter = options.delimiter.bytes();
+    let m = delimiter.len();
+    // (start, content end, end with delimiter, terminated)
+    let mut all: Vec<(usize, usize, usize, bool)> = Vec::new();
+    let (mut start, mut i) = (0, 0);
+    while i + m <= bytes.len() {
+        if &bytes[i..i + m] == delimiter {
+            all.push((start, i, i + m, true));
+            i += m;
+            start = i;
+        } else {
+            i += 1;
+        }
+    }
+    if start < bytes.len() {
+        all.push((start, bytes.len(), bytes.len(), false));
+    }
+    let (s, e) = options.byte_range.unwrap_or((0, u64::MAX));
+    let kept: Vec<_> = all
+        .into_iter()
+        .filter(|r| (r.0 as u64) >= s && (r.0 as u64) < e)
+        .collect();
+    let records: Vec<Vec<u8>> = kept
+        .iter()
+        .map(|&(start, content_end, end, terminated)| {
+            if options.keep_delimiter {
+                return bytes[start..end].to_vec();
+            }
+            let mut row = bytes[start..content_end].to_vec();
+            if terminated && options.delimiter == Delimiter::Newline && row.last() == Some(&b'\r') {
+                row.pop();
+            }
+            row
+        })
+        .collect();
+    let boundaries = match (kept.first(), kept.last()) {
+        (Some(_), Some(last)) => kept
+            .iter()
+            .map(|r| r.0 as i64)
+            .chain([last.2 as i64])
+            .collect(),
+        _ => vec![s.min(bytes.len() as u64) as i64],
+    };
+    let total: usize = records.iter().map(Vec::len).sum();
+    let utf8_error = if options.binary {
+        None
+    } else {
+        records
+            .iter()
+            .enumerate()
+            .find_map(|(row, r)| std::str::from_utf8(r).err().map(|e| (row, e.valid_up_to())))
+    };
+    LinesOracle {
+        records,
+        boundaries,
+        wide: total as u64 > options.wide_offsets_above.min(i32::MAX as u64),
+        utf8_error,
+    }
+}

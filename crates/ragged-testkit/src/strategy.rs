@@ -329,6 +329,47 @@ pub fn boolean_entries() -> impl Strategy<Value = Vec<Option<bool>>> {
     })
 }
 
+/// A text-family input: up to 120 bytes over a small alphabet (so delimiters,
+/// `\r`, `\n`, UTF-8 lead and continuation bytes and invalid bytes meet often), a
+/// delimiter among newline mode, `\r\n`, `a`, `ab`, `aa`, `aba` and `\r\n\r\n`, keep or
+/// strip, UTF-8 or binary, a tile of 1 to 40 bytes, an optional byte range (ends up to
+/// 2 past the input) and sometimes forced i64 offsets.
+pub fn text_case() -> impl Strategy<Value = crate::gen::TextCase> {
+    use ragged_core::ops::{Delimiter, LineOptions};
+    let alphabet = proptest::sample::select(vec![b'a', b'b', b'\r', b'\n', b';', 0xc3, 0xa9, 0xff]);
+    let delimiters = vec![
+        Delimiter::Newline,
+        Delimiter::CrLf,
+        Delimiter::Bytes(b"a".to_vec()),
+        Delimiter::Bytes(b"ab".to_vec()),
+        Delimiter::Bytes(b"aa".to_vec()),
+        Delimiter::Bytes(b"aba".to_vec()),
+        Delimiter::Bytes(b"\r\n\r\n".to_vec()),
+    ];
+    (
+        vec(alphabet, 0..120),
+        proptest::sample::select(delimiters),
+        any::<bool>(),
+        any::<bool>(),
+        1..40usize,
+        proptest::option::of((0..124u64, 0..124u64)),
+        any::<bool>(),
+    )
+        .prop_map(|(bytes, delimiter, keep, binary, tile, range, wide)| {
+            let mut options = LineOptions::new(delimiter)
+                .with_keep_delimiter(keep)
+                .with_binary(binary)
+                .with_tile_bytes(tile);
+            if let Some((a, b)) = range {
+                options = options.with_byte_range(a.min(b), a.max(b));
+            }
+            if wide {
+                options = options.with_wide_offsets_above(8);
+            }
+            crate::gen::TextCase::new("prop", bytes, options)
+        })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

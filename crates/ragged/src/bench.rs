@@ -44,7 +44,8 @@ pub struct BenchRecord {
 /// What to run.
 #[derive(Clone, Debug)]
 pub struct BenchOptions {
-    /// Run only this suite (`runtime`, `primitives`, `strings`, `lists`); all when `None`.
+    /// Run only this suite (`runtime`, `primitives`, `strings`, `lists`, `lines`); all
+    /// when `None`.
     pub suite: Option<String>,
     /// Smaller sizes and fewer runs (for smoke tests on small machines).
     pub quick: bool,
@@ -53,7 +54,7 @@ pub struct BenchOptions {
 }
 
 /// The suites known to the harness.
-pub const SUITES: &[&str] = &["runtime", "primitives", "strings", "lists"];
+pub const SUITES: &[&str] = &["runtime", "primitives", "strings", "lists", "lines"];
 
 /// Timing and ceiling measurement, per backend.
 pub trait BenchBackend: Backend {
@@ -185,7 +186,7 @@ impl<B: BenchBackend> Harness<'_, B> {
     }
 }
 
-fn run_on<B: BenchBackend>(
+fn run_on<B: BenchBackend + LinesBench>(
     b: &B,
     options: &BenchOptions,
     on_record: &mut dyn FnMut(&BenchRecord),
@@ -257,7 +258,161 @@ fn run_on<B: BenchBackend>(
             || b.counts(&col).map(drop),
         )?;
     }
+    if wants("lines") {
+        B::lines_suite(&mut h, options.quick)?;
+    }
     Ok(h.records)
+}
+
+/// The lines suite on backends that implement [`ragged_core::TextOps`]; the others
+/// record nothing (the CUDA backend joins when it implements the text family).
+trait LinesBench: BenchBackend + Sized {
+    fn lines_suite(h: &mut Harness<'_, Self>, quick: bool) -> Result<()>;
+}
+
+impl LinesBench for CpuBackend {
+    fn lines_suite(h: &mut Harness<'_, Self>, quick: bool) -> Result<()> {
+        lines_suite(h, quick)
+    }
+}
+
+impl LinesBench for CudaBackend {
+    fn lines_suite(_: &mut Harness<'_, Self>, _: bool) -> Result<()> {
+        // Not yet: the text family is CPU-only until the CUDA backend implements it.
+        Ok(())
+    }
+}
+
+/// The lines cases, for lines averaging 16, 80 and 1000 bytes ending in `\n` and in
+/// `\r\n` (random printable ASCII), 2 GiB (16 MiB with `--quick`):
+/// - `line_ends`: a buffer in the backend's memory → record boundaries (int64);
+///   bytes read + offsets written;
+/// - `split_lines`: buffer → strings column; bytes read + values and offsets written;
+/// - `count_lines`: buffer → number of records; bytes read;
+/// - `file_split` / `file_count`: a file in the page cache (written to the temporary
+///   directory and read once before timing) through [`crate::lines::LineReader`] →
+///   host column or count; file bytes (+ output for the split).
+fn lines_suite<B: BenchBackend + ragged_core::TextOps>(
+    h: &mut Harness<'_, B>,
+    quick: bool,
+) -> Result<()> {
+    use crate::lines::{to_host_lines, LineReader, ReaderOptions};
+    use ragged_core::ops::{Delimiter, LineOptions};
+    use ragged_core::TextOps;
+    let b = h.backend;
+    let filter = h.filter.clone();
+    let bytes = if quick { 16 << 20 } else { 2usize << 30 };
+    let label = size_label(bytes);
+    for average in [16usize, 80, 1000] {
+        for crlf in [false, true] {
+            let ending = if crlf { "crlf" } else { "nl" };
+            let wanted = |kind: &str| {
+                let case = format!("lines/{kind}/{ending}/avg{average}/{label}");
+                filter.as_deref().is_none_or(|f| case.contains(f))
+            };
+            if ![
+                "line_ends",
+                "split_lines",
+                "count_lines",
+                "file_split",
+                "file_count",
+            ]
+            .iter()
+            .any(|k| wanted(k))
+            {
+                continue;
+            }
+            let text = random_text(bytes, average, crlf);
+            let delimiter = if crlf {
+                Delimiter::CrLf
+            } else {
+                Delimiter::Newline
+            };
+            let plan = LineOptions::new(delimiter).plan()?;
+            let host = ScalarBuffer::from(text);
+            let records = crate::CpuBackend::new().count_lines(&host, &plan)?;
+            let n = bytes as u64;
+            let ends_bytes = 8 * (records + 1);
+            let device = b.upload(&host)?;
+            let name = |kind: &str| format!("lines/{kind}/{ending}/avg{average}/{label}");
+            h.case(&name("line_ends"), n, n + ends_bytes, || {
+                b.line_ends(&device, &plan).map(drop)
+            })?;
+            let terminator = if crlf { 2 } else { 1 };
+            let values = n - terminator * records;
+            h.case(
+                &name("split_lines"),
+                n,
+                n + values + 4 * (records + 1),
+                || b.split_lines(&device, &plan).map(drop),
+            )?;
+            h.case(&name("count_lines"), n, n, || {
+                b.count_lines(&device, &plan).map(drop)
+            })?;
+            drop(device);
+            if !wanted("file_split") && !wanted("file_count") {
+                continue;
+            }
+            let path = std::env::temp_dir().join(format!(
+                "ragged-bench-lines-{}-{ending}-{average}.txt",
+                std::process::id()
+            ));
+            std::fs::write(&path, &host[..])
+                .map_err(|e| ragged_core::Error::io("write", &path, e))?;
+            drop(host);
+            let reader = ReaderOptions::default();
+            let outcome = (|| {
+                h.case(
+                    &name("file_split"),
+                    n,
+                    n + values + 4 * (records + 1),
+                    || {
+                        for batch in LineReader::open(b, &path, plan, reader)? {
+                            to_host_lines(b, batch?)?;
+                        }
+                        Ok(())
+                    },
+                )?;
+                h.case(&name("file_count"), n, n, || {
+                    LineReader::open(b, &path, plan, reader)?
+                        .count_records()
+                        .map(drop)
+                })
+            })();
+            let _ = std::fs::remove_file(&path);
+            outcome?;
+        }
+    }
+    Ok(())
+}
+
+/// Random printable ASCII in lines of `average` bytes on average (uniform in
+/// `0..=2 * average`, terminator included), ending in `\n` or `\r\n`.
+fn random_text(bytes: usize, average: usize, crlf: bool) -> Vec<u8> {
+    let mut out = random_bytes(bytes);
+    for byte in out.iter_mut() {
+        *byte = b' ' + *byte % 95;
+    }
+    let mut state = 0x9e37_79b9_7f4a_7c15u64 ^ average as u64;
+    let mut at = 0usize;
+    loop {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        at += (state % (2 * average as u64 + 1)) as usize;
+        if at + 2 > bytes {
+            break;
+        }
+        if crlf {
+            out[at] = b'\r';
+            out[at + 1] = b'\n';
+            at += 2;
+        } else {
+            out[at] = b'\n';
+            at += 1;
+        }
+    }
+    out
 }
 
 /// The primitives cases: reduce, transform-reduce, count_if, scan, sizes → offsets,
@@ -465,12 +620,12 @@ fn median(times: &mut [f64]) -> f64 {
 /// Format records as the table `ragged bench` prints.
 pub fn table(records: &[BenchRecord]) -> String {
     let mut out = format!(
-        "{:<28} {:>6} {:>14} {:>12} {:>10} {:>8}\n",
+        "{:<36} {:>6} {:>14} {:>12} {:>10} {:>8}\n",
         "case", "dev", "elements", "time", "GB/s", "x copy"
     );
     for r in records {
         out.push_str(&format!(
-            "{:<28} {:>6} {:>14} {:>12} {:>10.1} {:>8.3}\n",
+            "{:<36} {:>6} {:>14} {:>12} {:>10.1} {:>8.3}\n",
             r.case,
             r.backend,
             r.elements,

@@ -3,18 +3,21 @@
 //! - [`PrimitiveColumn`]: fixed-width numbers.
 //! - [`BooleanColumn`]: bit-packed booleans (as Arrow, so conversion stays zero-copy).
 //! - [`StringColumn`]: UTF-8 bytes + i32 or i64 offsets (`Utf8` / `LargeUtf8`).
+//! - [`BinaryColumn`]: any bytes + i32 or i64 offsets (`Binary` / `LargeBinary`).
 //! - [`ListColumn`]: offsets + any child [`Column`] (`List` / `LargeList`).
 //!
 //! Host columns are built with checked constructors that validate every invariant
 //! once and report the first offending index; `unsafe` unchecked constructors exist
 //! for trusted producers (the backends' own outputs).
 
+mod binary;
 mod boolean;
 mod list;
 mod primitive;
 mod string;
 pub(crate) mod validate;
 
+pub use binary::BinaryColumn;
 pub use boolean::BooleanColumn;
 pub use list::ListColumn;
 pub use primitive::PrimitiveColumn;

@@ -4,12 +4,14 @@
 //! Required ops have no default method, so adding an op to a family is a compile
 //! error in every backend until each implements it. Ops take the backend explicitly
 //! (`&B`): it carries the stream, module cache and memory pool, so there is no global
-//! state. Text (lines) and sequence families join with their issues.
+//! state. The text family ([`TextOps`]) joins [`Backend`] when the CUDA backend
+//! implements it; the sequence family joins with its issue.
 
 mod lists;
 mod memory;
 mod primitives;
 mod strings;
+mod text;
 
 pub use lists::ListOps;
 pub use memory::Memory;
@@ -17,11 +19,13 @@ pub use primitives::{
     Comparison, OffsetWidth, Offsets, Predicate, Primitives, ScanKind, Selection, Transform,
 };
 pub use strings::StringOps;
+pub use text::{Delimiter, LineOptions, LinePlan, LinesColumn, TextOps, MAX_DELIMITER_BYTES};
 
 /// A complete backend: memory and transfers plus every op family.
 ///
 /// Generic code is written against `B: Backend` and instantiated once per backend
 /// (`run::<CpuBackend>`, `run::<CudaBackend>`).
+// `TextOps` joins this list when the CUDA backend implements it.
 pub trait Backend: Memory + Primitives + StringOps + ListOps {}
 
 impl<B: Memory + Primitives + StringOps + ListOps> Backend for B {}

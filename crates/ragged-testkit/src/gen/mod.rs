@@ -21,6 +21,7 @@ mod offsets;
 mod primitive_ops;
 mod primitives;
 mod strings;
+pub mod text;
 
 pub use lists::{list_case, list_cases, ListCase, ListKind, ListSpec};
 pub use offsets::{offsets_cases, OffsetsCase};
@@ -37,6 +38,7 @@ pub use strings::{
     random_char, random_string, string_case, string_cases, CharMix, StringCase, StringKind,
     StringSpec,
 };
+pub use text::TextCase;
 
 /// The number of rows of one large case: more than 2^20, not a multiple of any tile.
 pub const LARGE_ROWS: usize = (1 << 20) + 3;

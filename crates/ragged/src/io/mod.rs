@@ -66,6 +66,7 @@ use std::path::Path;
 
 use ragged_core::{Column, Error, Host, Result};
 
+pub(crate) use errors::is_a_directory;
 pub use format::Format;
 pub use table::{ListsColumn, StringsColumn, Table};
 

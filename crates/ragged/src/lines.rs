@@ -1,0 +1,669 @@
+//! Files of any size split into records: a streaming reader over the text family
+//! ([`TextOps`]), with bounded memory.
+//!
+//! [`LineReader`] walks a file (or standard input, `-`) in windows of
+//! [`ReaderOptions::chunk_size`] bytes (64 MiB by default). Each window starts at a
+//! record start; the reader finds the end of the window's last delimiter, hands the
+//! complete records before it to the backend ([`TextOps::split_lines`] or
+//! [`TextOps::count_lines`]) and carries the partial record after it into the next
+//! window — with a partial multi-byte delimiter, or a `\r` waiting for its `\n`. A
+//! window with no delimiter at all (a record longer than a chunk) grows until one
+//! appears or the input ends. So memory stays within about one chunk plus the longest
+//! record, whatever the file size.
+//!
+//! - Regular files are memory-mapped: a window is a zero-copy slice of the mapping
+//!   (no read copy, no carry copy), and records kept with their delimiters share it.
+//! - Standard input, pipes and other special files are read in blocks of the chunk
+//!   size; the carried partial record is copied to the front of the next block.
+//!
+//! Byte ranges ([`LineOptions::byte_range`]) are positions in the file: the reader
+//! starts just before the range (at 0 for self-overlapping delimiters, whose matches
+//! depend on everything before) and stops after the last record starting in it, so
+//! ranges split a file across workers with every record read exactly once.
+//!
+//! UTF-8 errors name the record counted from the first record of the range (over the
+//! whole file, not the window) and the byte within it.
+//!
+//! # Example
+//! ```
+//! use ragged::lines::{LineReader, ReaderOptions};
+//! use ragged::ops::{Delimiter, LineOptions};
+//! use ragged::CpuBackend;
+//!
+//! let path = std::env::temp_dir().join(format!("ragged-lines-doc-{}.txt", std::process::id()));
+//! std::fs::write(&path, "alpha\r\nbeta\ngamma")?;
+//! let plan = LineOptions::new(Delimiter::Newline).plan()?;
+//! let cpu = CpuBackend::new();
+//! let options = ReaderOptions { chunk_size: 4, ..ReaderOptions::default() };
+//!
+//! let mut records = Vec::new();
+//! for batch in LineReader::open(&cpu, &path, plan, options)? {
+//!     let batch = batch?;
+//!     records.extend((0..batch.len()).map(|i| batch.row_bytes(i).to_vec()));
+//! }
+//! assert_eq!(records, [b"alpha".to_vec(), b"beta".to_vec(), b"gamma".to_vec()]);
+//!
+//! let count = LineReader::open(&cpu, &path, plan, options)?.count_records()?;
+//! assert_eq!(count, 3);
+//! # std::fs::remove_file(&path).ok();
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use std::fs::File;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use arrow_buffer::{Buffer, ScalarBuffer};
+use ragged_core::ops::{Delimiter, LineOptions, LinePlan, LinesColumn, TextOps};
+use ragged_core::{BinaryColumn, Error, Host, Location, Memory, Result, StringColumn};
+
+/// The default window size of [`LineReader`]: 64 MiB.
+pub const DEFAULT_CHUNK_SIZE: usize = 64 << 20;
+
+/// How [`LineReader`] reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReaderOptions {
+    /// Bytes per window (at least 1; [`DEFAULT_CHUNK_SIZE`] by default). A record
+    /// longer than this grows the window.
+    pub chunk_size: usize,
+    /// Memory-map regular files (the default) instead of reading them in blocks.
+    pub memory_map: bool,
+}
+
+impl Default for ReaderOptions {
+    fn default() -> Self {
+        Self {
+            chunk_size: DEFAULT_CHUNK_SIZE,
+            memory_map: true,
+        }
+    }
+}
+
+/// Where the bytes come from.
+enum Source {
+    /// The whole file, mapped; windows are slices from `pos`.
+    Mapped { data: ScalarBuffer<u8>, pos: usize },
+    /// A reader; `carry` holds the partial record of the last window.
+    Stream {
+        reader: Box<dyn Read + Send>,
+        carry: Vec<u8>,
+        eof: bool,
+    },
+}
+
+/// A streaming split of a file into record batches; see the [module
+/// documentation](self). Iterating yields one [`LinesColumn`] per window that holds
+/// records (in the backend's memory).
+pub struct LineReader<'b, B: TextOps> {
+    backend: &'b B,
+    plan: LinePlan,
+    source: Source,
+    path: PathBuf,
+    chunk_size: usize,
+    /// The file position of the current window's first byte.
+    window_pos: u64,
+    /// Records returned (or counted) so far.
+    records: u64,
+    total: Option<u64>,
+    done: bool,
+}
+
+impl<'b, B: TextOps> LineReader<'b, B> {
+    /// A reader of the file at `path`, or of standard input when `path` is `-`.
+    ///
+    /// # Errors
+    /// [`Error::Io`] naming `path` when it cannot be opened, mapped or read (a
+    /// directory is "Is a directory"); [`Error::InvalidArgument`] for a chunk size of 0.
+    pub fn open(
+        backend: &'b B,
+        path: impl AsRef<Path>,
+        plan: LinePlan,
+        options: ReaderOptions,
+    ) -> Result<Self> {
+        let path = path.as_ref();
+        if path.as_os_str() == crate::io::STDIO_PATH {
+            return Self::from_reader(backend, std::io::stdin(), plan, options);
+        }
+        let file = File::open(path).map_err(|e| Error::io("read", path, e))?;
+        let metadata = file.metadata().map_err(|e| Error::io("read", path, e))?;
+        if metadata.is_dir() {
+            return Err(crate::io::is_a_directory("read", path));
+        }
+        let mut reader = if options.memory_map && metadata.is_file() && metadata.len() > 0 {
+            // SAFETY: the mapping is read-only and owned by the buffer built from it.
+            // Another process truncating or rewriting the file while it is mapped
+            // changes (or faults on) the bytes we read, as with every mmap-based
+            // reader (ripgrep, …); ragged documents this and does not write to it.
+            let map =
+                unsafe { memmap2::Mmap::map(&file) }.map_err(|e| Error::io("map", path, e))?;
+            let _ = map.advise(memmap2::Advice::Sequential);
+            Self::new(
+                backend,
+                Source::Mapped {
+                    data: mapped_buffer(map),
+                    pos: 0,
+                },
+                plan,
+                options,
+            )?
+        } else {
+            Self::new(
+                backend,
+                Source::Stream {
+                    reader: Box::new(file),
+                    carry: Vec::new(),
+                    eof: false,
+                },
+                plan,
+                options,
+            )?
+        };
+        reader.path = path.to_path_buf();
+        reader.total = metadata.is_file().then_some(metadata.len());
+        reader.skip_to_range()?;
+        Ok(reader)
+    }
+
+    /// A reader of any byte stream, read in blocks (errors name the path `-`).
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] for a chunk size of 0; [`Error::Io`] when skipping to
+    /// the byte range fails.
+    pub fn from_reader(
+        backend: &'b B,
+        reader: impl Read + Send + 'static,
+        plan: LinePlan,
+        options: ReaderOptions,
+    ) -> Result<Self> {
+        let source = Source::Stream {
+            reader: Box::new(reader),
+            carry: Vec::new(),
+            eof: false,
+        };
+        let mut reader = Self::new(backend, source, plan, options)?;
+        reader.skip_to_range()?;
+        Ok(reader)
+    }
+
+    /// A reader of bytes already in host memory (windows are zero-copy slices).
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] for a chunk size of 0.
+    pub fn from_bytes(
+        backend: &'b B,
+        bytes: ScalarBuffer<u8>,
+        plan: LinePlan,
+        options: ReaderOptions,
+    ) -> Result<Self> {
+        let total = bytes.len() as u64;
+        let mut reader = Self::new(
+            backend,
+            Source::Mapped {
+                data: bytes,
+                pos: 0,
+            },
+            plan,
+            options,
+        )?;
+        reader.total = Some(total);
+        reader.skip_to_range()?;
+        Ok(reader)
+    }
+
+    fn new(backend: &'b B, source: Source, plan: LinePlan, options: ReaderOptions) -> Result<Self> {
+        if options.chunk_size == 0 {
+            return Err(Error::invalid_argument(
+                "lines",
+                "the chunk size is 0 bytes",
+            ));
+        }
+        Ok(Self {
+            backend,
+            plan,
+            source,
+            path: PathBuf::from(crate::io::STDIO_PATH),
+            chunk_size: options.chunk_size,
+            window_pos: 0,
+            records: 0,
+            total: None,
+            done: false,
+        })
+    }
+
+    /// The input's size when known (a regular file or bytes in memory).
+    pub fn total_bytes(&self) -> Option<u64> {
+        self.total
+    }
+
+    /// Input bytes consumed so far (for progress: whole records only).
+    pub fn bytes_done(&self) -> u64 {
+        self.window_pos
+    }
+
+    /// Records returned or counted so far.
+    pub fn records(&self) -> u64 {
+        self.records
+    }
+
+    /// Skip the input before the byte range: to `m` bytes before its start, where the
+    /// delimiter that makes the start a record start would begin (not for
+    /// self-overlapping delimiters, whose matches depend on everything before).
+    fn skip_to_range(&mut self) -> Result<()> {
+        let (start, _) = self.plan.byte_range();
+        if self.plan.self_overlapping() {
+            return Ok(());
+        }
+        let skip = start.saturating_sub(self.plan.delimiter().len() as u64);
+        match &mut self.source {
+            Source::Mapped { data, pos } => {
+                *pos = usize::try_from(skip).unwrap_or(usize::MAX).min(data.len());
+                self.window_pos = *pos as u64;
+            }
+            Source::Stream { reader, .. } => {
+                let skipped = std::io::copy(&mut reader.by_ref().take(skip), &mut std::io::sink())
+                    .map_err(|e| Error::io("read", &self.path, e))?;
+                self.window_pos = skipped;
+            }
+        }
+        Ok(())
+    }
+
+    /// The next window with complete records: the bytes, how many of them to process
+    /// (up to the end of the last delimiter, or all at the end of the input), and
+    /// whether the input ends there. `None` at the end.
+    fn next_window(&mut self) -> Result<Option<(ScalarBuffer<u8>, usize, bool)>> {
+        let mut want = self.chunk_size;
+        loop {
+            let (window, at_end) = match &mut self.source {
+                Source::Mapped { data, pos } => {
+                    let len = want.min(data.len() - *pos);
+                    (data.slice(*pos, len), *pos + len == data.len())
+                }
+                Source::Stream { reader, carry, eof } => {
+                    if !*eof {
+                        // `read_to_end` fills spare capacity without zeroing it first and
+                        // retries interrupted reads; fewer bytes than asked is the end.
+                        let wanted = want as u64;
+                        let got = reader
+                            .by_ref()
+                            .take(wanted)
+                            .read_to_end(carry)
+                            .map_err(|e| Error::io("read", &self.path, e))?;
+                        *eof = (got as u64) < wanted;
+                    }
+                    let end = if *eof {
+                        Some(carry.len())
+                    } else {
+                        last_delimiter_end(carry, &self.plan)
+                    };
+                    let Some(end) = end else {
+                        // No delimiter: a record longer than the window. Grow it.
+                        want = want.saturating_mul(2);
+                        continue;
+                    };
+                    if carry.is_empty() {
+                        return Ok(None);
+                    }
+                    // The window takes the block (no copy); the partial record after
+                    // its last delimiter is copied to the front of the next block.
+                    let window = ScalarBuffer::from(std::mem::take(carry));
+                    carry.extend_from_slice(&window[end..]);
+                    return Ok(Some((window, end, *eof)));
+                }
+            };
+            if window.is_empty() && at_end {
+                return Ok(None);
+            }
+            if at_end {
+                let len = window.len();
+                return Ok(Some((window, len, true)));
+            }
+            if let Some(end) = last_delimiter_end(&window, &self.plan) {
+                return Ok(Some((window, end, false)));
+            }
+            // No delimiter: a record longer than the window. Grow it.
+            want = want.saturating_mul(2);
+        }
+    }
+
+    /// Consume `used` bytes of the current window (a stream's carry was already set
+    /// aside by [`LineReader::next_window`]).
+    fn advance(&mut self, used: usize) {
+        if let Source::Mapped { pos, .. } = &mut self.source {
+            *pos += used;
+        }
+        self.window_pos += used as u64;
+    }
+
+    /// Run `op` on the next window's complete records, with the byte range made
+    /// relative to the window. `None` at the end.
+    fn step<T>(
+        &mut self,
+        mut op: impl FnMut(&B, &<B::Loc as Location>::Buffer<u8>, &LinePlan) -> Result<(T, u64)>,
+    ) -> Option<Result<T>> {
+        if self.done {
+            return None;
+        }
+        let outcome = (|| {
+            let Some((window, used, at_end)) = self.next_window()? else {
+                return Ok(None);
+            };
+            let (start, end) = self.plan.byte_range();
+            let relative_end = end.saturating_sub(self.window_pos);
+            let plan = self
+                .plan
+                .with_byte_range(start.saturating_sub(self.window_pos), relative_end)?;
+            let region = self.backend.upload(&window.slice(0, used))?;
+            let (value, records) = op(self.backend, &region, &plan).map_err(|e| match e {
+                Error::InvalidUtf8 { row, byte } => Error::InvalidUtf8 {
+                    row: row + self.records as usize,
+                    byte,
+                },
+                other => other,
+            })?;
+            self.records += records;
+            self.advance(used);
+            // Every record starting before the range's end is complete once the
+            // window's complete part reaches it.
+            if at_end || relative_end <= used as u64 {
+                self.done = true;
+            }
+            Ok(Some(value))
+        })();
+        match outcome {
+            Ok(Some(value)) => Some(Ok(value)),
+            Ok(None) => {
+                self.done = true;
+                None
+            }
+            Err(e) => {
+                self.done = true;
+                Some(Err(e))
+            }
+        }
+    }
+
+    /// The number of records (of the byte range), without building any column or
+    /// checking UTF-8.
+    ///
+    /// # Errors
+    /// [`Error::Io`] when reading fails; device errors.
+    pub fn count_records(mut self) -> Result<u64> {
+        while let Some(step) = self.count_next() {
+            step?;
+        }
+        Ok(self.records)
+    }
+
+    /// Count the records of the next window (for progress reports between windows);
+    /// `None` at the end. [`LineReader::records`] keeps the running total.
+    ///
+    /// # Errors
+    /// As [`LineReader::count_records`].
+    pub fn count_next(&mut self) -> Option<Result<u64>> {
+        self.step(|b, bytes, plan| {
+            let n = b.count_lines(bytes, plan)?;
+            Ok((n, n))
+        })
+    }
+}
+
+impl<B: TextOps> Iterator for LineReader<'_, B> {
+    type Item = Result<LinesColumn<B::Loc>>;
+
+    /// The next batch of records (a window with no record is skipped).
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            let batch = self.step(|b, bytes, plan| {
+                let col = b.split_lines(bytes, plan)?;
+                let n = col.len() as u64;
+                Ok((col, n))
+            })?;
+            match batch {
+                Ok(col) if col.is_empty() && !self.done => continue,
+                other => return Some(other),
+            }
+        }
+    }
+}
+
+/// The end of the last delimiter match in `window`, which starts at a record start
+/// (or, for delimiters that cannot overlap themselves, anywhere: every occurrence is
+/// then a match). `None` when there is none.
+fn last_delimiter_end(window: &[u8], plan: &LinePlan) -> Option<usize> {
+    let d = plan.delimiter();
+    if plan.self_overlapping() {
+        // Left to right from the window's start (a record start).
+        return memchr::memmem::find_iter(window, d)
+            .last()
+            .map(|q| q + d.len());
+    }
+    match d {
+        [byte] => memchr::memrchr(*byte, window).map(|q| q + 1),
+        _ => memchr::memmem::rfind(window, d).map(|q| q + d.len()),
+    }
+}
+
+/// A mapping as an arrow buffer that owns it (zero-copy).
+fn mapped_buffer(map: memmap2::Mmap) -> ScalarBuffer<u8> {
+    let len = map.len();
+    let map = Arc::new(map);
+    match std::ptr::NonNull::new(map.as_ptr().cast_mut()) {
+        // SAFETY: the pointer and length describe the mapping, which stays valid and
+        // unmodified by us while `map` (the buffer's owner) lives; u8 needs no alignment.
+        Some(ptr) => ScalarBuffer::from(unsafe { Buffer::from_custom_allocation(ptr, len, map) }),
+        None => ScalarBuffer::from(Vec::new()),
+    }
+}
+
+/// Batches of records joined into one column (a copy, unless there is one batch):
+/// i64 offsets when the bytes exceed `i32::MAX` or any batch has them.
+///
+/// # Errors
+/// [`Error::InvalidArgument`] when UTF-8 and binary batches are mixed.
+///
+/// # Example
+/// ```
+/// use ragged::lines::concat_lines;
+/// use ragged::ops::LinesColumn;
+/// use ragged::StringColumn;
+/// let a = LinesColumn::Utf8(StringColumn::from_options([Some("x")]));
+/// let b = LinesColumn::Utf8(StringColumn::from_options([Some("yz"), Some("")]));
+/// let joined = concat_lines(&[a, b])?;
+/// assert_eq!(joined.len(), 3);
+/// assert_eq!(joined.row_bytes(1), b"yz");
+/// # Ok::<(), ragged::Error>(())
+/// ```
+pub fn concat_lines(batches: &[LinesColumn<Host>]) -> Result<LinesColumn<Host>> {
+    let binary = batches.first().is_some_and(LinesColumn::is_binary);
+    if batches.iter().any(|b| b.is_binary() != binary) {
+        return Err(Error::invalid_argument(
+            "concat_lines",
+            "cannot join UTF-8 and binary records",
+        ));
+    }
+    if let [one] = batches {
+        return Ok(one.clone());
+    }
+    let total: usize = batches.iter().map(LinesColumn::total_bytes).sum();
+    let rows: usize = batches.iter().map(LinesColumn::len).sum();
+    let wide = total > i32::MAX as usize || batches.iter().any(LinesColumn::is_wide);
+    let mut values = Vec::with_capacity(total);
+    let mut offsets = Vec::with_capacity(rows + 1);
+    offsets.push(0i64);
+    for batch in batches {
+        for i in 0..batch.len() {
+            values.extend_from_slice(batch.row_bytes(i));
+            offsets.push(values.len() as i64);
+        }
+    }
+    let values = ScalarBuffer::from(values);
+    Ok(match (wide, binary) {
+        (true, false) => LinesColumn::LargeUtf8(StringColumn::try_new(
+            ScalarBuffer::from(offsets),
+            values,
+            None,
+        )?),
+        (true, true) => LinesColumn::LargeBinary(BinaryColumn::try_new(
+            ScalarBuffer::from(offsets),
+            values,
+            None,
+        )?),
+        (false, _) => {
+            let narrow: Vec<i32> = offsets.iter().map(|&o| o as i32).collect();
+            let narrow = ScalarBuffer::from(narrow);
+            if binary {
+                LinesColumn::Binary(BinaryColumn::try_new(narrow, values, None)?)
+            } else {
+                LinesColumn::Utf8(StringColumn::try_new(narrow, values, None)?)
+            }
+        }
+    })
+}
+
+/// A delimiter from command-line text with escapes: `\n` (newline mode, also
+/// stripping `\r`), `\r\n`, or any other bytes, where `\n`, `\r`, `\t`, `\0`, `\\` and
+/// `\xHH` are escapes.
+///
+/// # Errors
+/// [`Error::InvalidArgument`] for an empty delimiter, an unknown escape or a bad
+/// `\x` escape. (Length limits are checked by [`LineOptions::plan`].)
+///
+/// # Example
+/// ```
+/// use ragged::lines::parse_delimiter;
+/// use ragged::ops::Delimiter;
+/// assert_eq!(parse_delimiter(r"\n")?, Delimiter::Newline);
+/// assert_eq!(parse_delimiter(r"\r\n")?, Delimiter::CrLf);
+/// assert_eq!(parse_delimiter(r"\x00|")?, Delimiter::Bytes(vec![0, b'|']));
+/// assert!(parse_delimiter(r"\q").is_err());
+/// # Ok::<(), ragged::Error>(())
+/// ```
+pub fn parse_delimiter(text: &str) -> Result<Delimiter> {
+    let bad = |message: String| Error::invalid_argument("delimiter", message);
+    let mut out = Vec::new();
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            let mut buf = [0u8; 4];
+            out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+            continue;
+        }
+        match chars.next() {
+            Some('n') => out.push(b'\n'),
+            Some('r') => out.push(b'\r'),
+            Some('t') => out.push(b'\t'),
+            Some('0') => out.push(0),
+            Some('\\') => out.push(b'\\'),
+            Some('x') => {
+                let hex: String = chars.by_ref().take(2).collect();
+                let byte = (hex.len() == 2)
+                    .then(|| u8::from_str_radix(&hex, 16).ok())
+                    .flatten()
+                    .ok_or_else(|| bad(format!("'\\x{hex}' in '{text}' needs two hex digits")))?;
+                out.push(byte);
+            }
+            Some(other) => {
+                return Err(bad(format!(
+                    "unknown escape '\\{other}' in '{text}' (use \\n, \\r, \\t, \\0, \\\\ or \\xHH)"
+                )))
+            }
+            None => return Err(bad(format!("'{text}' ends with a lone backslash"))),
+        }
+    }
+    Ok(match out.as_slice() {
+        [] => return Err(bad("the delimiter is empty".into())),
+        b"\n" => Delimiter::Newline,
+        b"\r\n" => Delimiter::CrLf,
+        _ => Delimiter::Bytes(out),
+    })
+}
+
+/// A byte range `START:END` (either side may be empty: `:END` from 0, `START:` to the
+/// end), in bytes, with size suffixes allowed (`64MiB:128MiB`).
+///
+/// # Errors
+/// [`Error::InvalidArgument`] without a colon, for a number that does not parse, or
+/// when `START > END`.
+///
+/// # Example
+/// ```
+/// assert_eq!(ragged::lines::parse_byte_range("10:20")?, (10, 20));
+/// assert_eq!(ragged::lines::parse_byte_range("1KiB:")?, (1024, u64::MAX));
+/// assert!(ragged::lines::parse_byte_range("20:10").is_err());
+/// # Ok::<(), ragged::Error>(())
+/// ```
+pub fn parse_byte_range(text: &str) -> Result<(u64, u64)> {
+    let bad = |message: String| Error::invalid_argument("byte range", message);
+    let (start, end) = text
+        .split_once(':')
+        .ok_or_else(|| bad(format!("'{text}' is not START:END")))?;
+    let number = |part: &str, default: u64| -> Result<u64> {
+        if part.trim().is_empty() {
+            return Ok(default);
+        }
+        crate::device::parse_size(part)
+            .map(|v| v as u64)
+            .map_err(|_| bad(format!("'{part}' in '{text}' is not a byte position")))
+    };
+    let (start, end) = (number(start, 0)?, number(end, u64::MAX)?);
+    if start > end {
+        return Err(bad(format!("'{text}' starts after it ends")));
+    }
+    Ok((start, end))
+}
+
+/// The records of a whole file (or `-`) as one host column, through [`LineReader`]
+/// (a convenience for files that fit in memory; the reader itself streams).
+///
+/// # Errors
+/// As [`LineReader::open`] and [`TextOps::split_lines`].
+///
+/// # Example
+/// ```
+/// use ragged::lines::{read_lines, ReaderOptions};
+/// use ragged::ops::LineOptions;
+/// let path = std::env::temp_dir().join(format!("ragged-read-lines-{}.txt", std::process::id()));
+/// std::fs::write(&path, "a\nb\n")?;
+/// let lines = read_lines(&ragged::CpuBackend::new(), &path, &LineOptions::default(), ReaderOptions::default())?;
+/// assert_eq!(lines.len(), 2);
+/// # std::fs::remove_file(&path).ok();
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn read_lines<B: TextOps>(
+    backend: &B,
+    path: impl AsRef<Path>,
+    options: &LineOptions,
+    reader: ReaderOptions,
+) -> Result<LinesColumn<Host>> {
+    let mut batches = Vec::new();
+    for batch in LineReader::open(backend, path, options.plan()?, reader)? {
+        batches.push(to_host_lines(backend, batch?)?);
+    }
+    concat_lines(&batches)
+}
+
+/// A records column of the backend, copied to the host.
+///
+/// # Errors
+/// As [`Memory::download`].
+pub fn to_host_lines<B: Memory>(
+    backend: &B,
+    col: LinesColumn<B::Loc>,
+) -> Result<LinesColumn<Host>> {
+    Ok(match col {
+        LinesColumn::Utf8(c) => LinesColumn::Utf8(backend.to_host_strings(&c)?),
+        LinesColumn::LargeUtf8(c) => LinesColumn::LargeUtf8(backend.to_host_strings(&c)?),
+        LinesColumn::Binary(c) => {
+            let offsets = backend.download(c.offsets())?;
+            let values = backend.download(c.values())?;
+            LinesColumn::Binary(BinaryColumn::try_new(offsets, values, None)?)
+        }
+        LinesColumn::LargeBinary(c) => {
+            let offsets = backend.download(c.offsets())?;
+            let values = backend.download(c.values())?;
+            LinesColumn::LargeBinary(BinaryColumn::try_new(offsets, values, None)?)
+        }
+    })
+}
