@@ -6,7 +6,7 @@
 //   0  thread per segment (short segments: a warp reads 32 neighbouring segments,
 //      which lie next to each other in memory);
 //   3  eight lanes per segment (medium segments, cub::WarpReduce with 8 logical lanes);
-//      lanes of modes 3 and 1 keep four loads in flight (fold_strided);
+//      threads of modes 3, 1 and 2 keep four loads in flight (fold_strided);
 //   1  warp per segment (lanes stride through the segment, cub::WarpReduce);
 //   2  block per segment (long segments: threads stride, cub::BlockReduce).
 // Nulls contribute the identity; extremes skip NaN unless the segment holds only NaN
@@ -137,8 +137,7 @@ __device__ __forceinline__ void segmented(const T* values, const uint8_t* validi
         for (uint64_t s = blockIdx.x; s < segments; s += gridDim.x) {
             const long long begin = static_cast<long long>(offsets[s]), end = static_cast<long long>(offsets[s + 1]);
             State state = reducer.init();
-            for (long long i = begin + threadIdx.x; i < end; i += SEGMENT_BLOCK)
-                if (is_valid(validity, bit_offset, i)) state = reducer.add(state, i - begin, value_at<R>(values, i));
+            state = fold_strided<SEGMENT_BLOCK>(values, validity, bit_offset, begin, end, threadIdx.x, reducer, state);
             const State total = BlockReduce(temp).Reduce(state, reducer);
             if (threadIdx.x == 0) finish(s, total);
             __syncthreads();
