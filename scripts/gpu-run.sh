@@ -4,7 +4,8 @@
 #
 #   gpu-run.sh test       the CUDA conformance suite and runtime tests (GPU required)
 #   gpu-run.sh sanitize   the same under compute-sanitizer memcheck and racecheck,
-#                         with the memory pool disabled
+#                         with the memory pool disabled ($SANITIZE_ARGS: extra test
+#                         arguments, e.g. "--skip huge_" to leave out the largest cases)
 #   gpu-run.sh bench      `ragged bench` with JSON output
 #   gpu-run.sh startup    warm-start wall times: `ragged info` plus one small op, then
 #                         the same with RAGGED_TRACE=1 (phase timings)
@@ -35,7 +36,7 @@ run_sanitize() {
       [ -x "$t" ] || continue
       echo "== $tool $(basename "$t")"
       RAGGED_POOL=off "$sanitizer" --tool "$tool" --error-exitcode 99 --target-processes all \
-        "$t" --test-threads=1 > "$logs/$tool-$(basename "$t").log" 2>&1
+        "$t" --test-threads=1 ${SANITIZE_ARGS:-} > "$logs/$tool-$(basename "$t").log" 2>&1
       rc=$?
       tail -n 3 "$logs/$tool-$(basename "$t").log"
       [ $rc -eq 0 ] || { echo "FAILED: $tool $(basename "$t") (exit $rc)"; status=1; }

@@ -87,6 +87,14 @@ fn cuda_options(global: &GlobalArgs) -> anyhow::Result<CudaOptions> {
     Ok(options)
 }
 
+/// Whether this command opened a CUDA backend.
+pub fn used_cuda() -> bool {
+    matches!(
+        KEPT_BACKEND.get(),
+        Some(ragged::device::AnyBackend::Cuda(_))
+    )
+}
+
 /// The command's backend, never dropped (see `device`).
 static KEPT_BACKEND: std::sync::OnceLock<ragged::device::AnyBackend> = std::sync::OnceLock::new();
 

@@ -35,9 +35,11 @@ template <int THREADS_, int ITEMS_, int SPIN_NS = 350, int START_NS = 450> struc
 constexpr int SCAN_THREADS = 128;
 
 /// The shape of the library's scans: 128 threads, ITEMS per thread, look-back delays of
-/// cub's Hopper tuning. Chosen with experiments/scan_tuning.cu on an H100: for i32 ->
-/// i64 sums 128 x 24 with these delays reached 0.90 x copy, against 0.83 for 256 x 16
-/// with cub's default delays and 0.81 for cub::DeviceScan (PERFORMANCE.md).
+/// cub's Hopper tuning. Chosen with experiments/scan_tuning.cu on an H100: 128 x 24
+/// with these delays reached 0.90 x copy for i32 -> i64 sums and 0.84 for f32, against
+/// 0.83 / 0.75 for 256 x 16 with cub's default delays and 0.80 / 0.81 for
+/// cub::DeviceScan (PERFORMANCE.md). 28 values per thread did as well in the experiment
+/// but measured lower in the library's kernels (f32 0.78, sizes_to_offsets 0.77).
 template <int ITEMS> using ScanShape = ScanTuning<SCAN_THREADS, ITEMS, 648, 1245>;
 
 struct SumOp {

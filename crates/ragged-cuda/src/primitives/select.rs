@@ -9,16 +9,19 @@ use ragged_core::{BooleanColumn, Error, Native, PrimitiveColumn, Result};
 
 use super::{validity_args, value_from_bytes};
 use crate::compile::PRIMITIVES_SELECT;
-use crate::launch::{launch, params, BLOCK};
+use crate::launch::{launch, params};
 use crate::memory::{Device, DeviceBuffer};
 use crate::CudaBackend;
 
 use super::scan::TileState;
 
-/// Values per tile (kernels/primitives/select.cu: SELECT_THREADS = BLOCK threads ×
-/// select_items, 16 values per thread, 8 for 8-byte values).
+/// Threads per block of the select kernels (SELECT_THREADS of kernels/primitives/select.cu).
+const SELECT_THREADS: u32 = 384;
+
+/// Values per tile (select.cu: SELECT_THREADS × select_items, 17 values per thread, 8
+/// for 8-byte values).
 fn select_tile<T>() -> u64 {
-    u64::from(BLOCK) * if std::mem::size_of::<T>() >= 8 { 8 } else { 16 }
+    u64::from(SELECT_THREADS) * if std::mem::size_of::<T>() >= 8 { 8 } else { 17 }
 }
 
 /// The kernel of `op` for values of type `name`: the `_indices` variant also writes the
@@ -115,7 +118,7 @@ pub(crate) fn select_if<T: Native>(
             // SAFETY: `select_if_<T>(const T*, const uint8_t*, uint64_t, uint64_t, uint32_t, T,
             // T*, uint64_t*, void*, uint64_t, unsigned long long*)`: out and rows hold n
             // entries (rows is null for the variant without indices), the state covers `tiles` tiles.
-            unsafe { launch(function, tiles, BLOCK, 0, backend.stream(), &mut args) }
+            unsafe { launch(function, tiles, SELECT_THREADS, 0, backend.stream(), &mut args) }
         },
     )
 }
@@ -170,7 +173,7 @@ pub(crate) fn select_mask<T: Native>(
             // SAFETY: `select_mask_<T>(const T*, const uint8_t*, uint64_t, uint64_t, const
             // uint8_t*, uint64_t, const uint8_t*, uint64_t, T*, uint64_t*, void*, uint64_t,
             // unsigned long long*)`: the mask covers n rows (checked above).
-            unsafe { launch(function, tiles, BLOCK, 0, backend.stream(), &mut args) }
+            unsafe { launch(function, tiles, SELECT_THREADS, 0, backend.stream(), &mut args) }
         },
     )
 }
