@@ -368,7 +368,7 @@ impl CudaBackend {
 
     /// Copy host bytes into device memory at `dst`, through pinned staging chunks for
     /// large copies. Returns when the source may be reused.
-    fn copy_to_device(&self, dst: u64, src: &[u8]) -> Result<()> {
+    pub(crate) fn copy_to_device(&self, dst: u64, src: &[u8]) -> Result<()> {
         if src.is_empty() {
             return Ok(());
         }
