@@ -257,14 +257,14 @@ fn candidates(
     }
     let span = hi - lo;
     let m = plan.delimiter().len() as u64;
-    // Non-overlapping occurrences are at least m apart; an estimate of one line per
-    // 16 bytes keeps the usual case to one pass without reserving 8 bytes per byte.
+    // Non-overlapping occurrences are at least m apart; an estimate of one record per
+    // 8 bytes keeps the usual case to one pass without reserving 8 bytes per byte.
     let most = if plan.self_overlapping() {
         span
     } else {
         span.div_ceil(m)
     };
-    let estimate = most.min(span / 16 + 1024);
+    let estimate = most.min(span / 8 + 1024);
     let (out, capacity) = match backend.alloc::<i64>(lead + estimate as usize + 1) {
         Ok(out) => (out, estimate),
         Err(Error::OutOfMemory { .. }) => {
@@ -362,12 +362,12 @@ fn find_first(
 /// Write one i64 at slot `index` of a device buffer.
 fn put(backend: &CudaBackend, buffer: &DeviceBuffer<i64>, index: usize, value: i64) -> Result<()> {
     if index >= buffer.len() {
-        return Err(Error::invalid_argument("line_ends", "slot outside the buffer"));
+        return Err(Error::invalid_argument(
+            "line_ends",
+            "slot outside the buffer",
+        ));
     }
-    backend.copy_to_device(
-        buffer.device_ptr() + 8 * index as u64,
-        &value.to_le_bytes(),
-    )
+    backend.copy_to_device(buffer.device_ptr() + 8 * index as u64, &value.to_le_bytes())
 }
 
 /// The record boundaries of the plan's range; see `TextOps::line_ends`.

@@ -66,8 +66,10 @@ where
 {
     let count = b.records as u64 + 1;
     let offsets = backend.alloc::<O>(b.records + 1)?;
-    let function =
-        backend.function(&TEXT_SPLIT_LINES, &format!("split_lines_rebase_{}", O::OFFSET_NAME))?;
+    let function = backend.function(
+        &TEXT_SPLIT_LINES,
+        &format!("split_lines_rebase_{}", O::OFFSET_NAME),
+    )?;
     let (ends, out) = (b.ends.device_ptr(), offsets.device_ptr());
     let mut args = params![ends, count, out];
     // SAFETY: `split_lines_rebase_<O>(const long long* b, uint64_t count, O* out)`: b and
@@ -140,8 +142,10 @@ where
     let rows = b.records as u64;
     let sms = backend.info().multiprocessors;
     let offsets = backend.alloc::<O>(b.records + 1)?;
-    let function =
-        backend.function(&TEXT_SPLIT_LINES, &format!("split_lines_offsets_{}", O::OFFSET_NAME))?;
+    let function = backend.function(
+        &TEXT_SPLIT_LINES,
+        &format!("split_lines_offsets_{}", O::OFFSET_NAME),
+    )?;
     let (ends, scanned_ptr, out) = (
         b.ends.device_ptr(),
         scanned.values().device_ptr(),
@@ -162,8 +166,10 @@ where
         )?
     };
     let chars = backend.alloc::<u8>(total as usize)?;
-    let function =
-        backend.function(&TEXT_SPLIT_LINES, &format!("split_lines_gather_{}", O::OFFSET_NAME))?;
+    let function = backend.function(
+        &TEXT_SPLIT_LINES,
+        &format!("split_lines_gather_{}", O::OFFSET_NAME),
+    )?;
     let (hay_ptr, offsets_ptr, chars_ptr) =
         (hay.device_ptr(), offsets.device_ptr(), chars.device_ptr());
     let mut args = params![hay_ptr, ends, offsets_ptr, rows, chars_ptr];
@@ -216,8 +222,10 @@ fn validate_utf8<O: OffsetSize>(
     rows: usize,
 ) -> Result<()> {
     let word = ErrorWord::new(backend)?;
-    let function =
-        backend.function(&TEXT_SPLIT_LINES, &format!("split_lines_validate_{}", O::OFFSET_NAME))?;
+    let function = backend.function(
+        &TEXT_SPLIT_LINES,
+        &format!("split_lines_validate_{}", O::OFFSET_NAME),
+    )?;
     let (offsets_ptr, values_ptr, n, word_ptr) = (
         offsets.device_ptr(),
         values.device_ptr(),
