@@ -432,6 +432,10 @@ pub struct LinesArgs {
     /// Read regular files in blocks instead of memory-mapping them.
     #[arg(long)]
     no_mmap: bool,
+    /// Split the file into byte ranges across several GPUs: `all` or ordinals such as
+    /// `0,1` (one range per GPU, results concatenated in file order).
+    #[arg(long, value_name = "all|0,1")]
+    devices: Option<String>,
 }
 
 /// `ragged lines`
@@ -462,25 +466,130 @@ pub fn lines_command(global: &GlobalArgs, args: LinesArgs) -> anyhow::Result<()>
         chunk_size,
         memory_map: !args.no_mmap,
     };
-    // The text family runs on the CPU until the CUDA backend implements it.
-    match global.device.parse::<DeviceChoice>()? {
-        DeviceChoice::Cuda(_) => bail!(
-            "lines is not available on CUDA yet; use --device cpu (or auto, which runs lines on the CPU)"
-        ),
-        DeviceChoice::Auto => {
-            if !global.quiet && matches!(ragged::cuda_status(), ragged::CudaStatus::Available { .. })
-            {
-                eprintln!("notice: lines runs on the CPU backend (not yet available on CUDA)");
-            }
-        }
-        DeviceChoice::Cpu => {}
+    if let Some(devices) = &args.devices {
+        return run_lines_split(global, &args, devices, plan, reader);
     }
-    let backend = ragged::CpuBackend::new();
-    run_lines(global, &args, &backend, plan, reader)
+    let selected = device(global)?;
+    let reader = limit_chunk(&selected.backend, reader);
+    ragged::with_backend!(&selected.backend, |backend| run_lines(
+        global, &args, backend, plan, reader
+    ))
+}
+
+/// The reader options with the window bounded by a CUDA backend's memory limit.
+fn limit_chunk(
+    backend: &ragged::device::AnyBackend,
+    reader: ragged::lines::ReaderOptions,
+) -> ragged::lines::ReaderOptions {
+    match backend {
+        ragged::device::AnyBackend::Cuda(gpu) => ragged::lines::ReaderOptions {
+            chunk_size: ragged::lines::chunk_for_memory_limit(
+                reader.chunk_size,
+                gpu.memory_stats().limit,
+            ),
+            ..reader
+        },
+        ragged::device::AnyBackend::Cpu(_) => reader,
+    }
+}
+
+/// The GPUs named by `--devices`: `all`, or ordinals such as `0,1`.
+fn parse_devices(text: &str) -> anyhow::Result<Vec<usize>> {
+    if text.trim().eq_ignore_ascii_case("all") {
+        return match ragged::cuda_status() {
+            ragged::CudaStatus::Available { devices, .. } if !devices.is_empty() => {
+                Ok((0..devices.len()).collect())
+            }
+            ragged::CudaStatus::Available { .. } => bail!("--devices all: no CUDA device"),
+            ragged::CudaStatus::Unavailable { reason } => {
+                bail!("--devices all: CUDA unavailable ({reason})")
+            }
+        };
+    }
+    let devices = text
+        .split(',')
+        .map(|d| {
+            let d = d.trim();
+            d.strip_prefix("cuda:")
+                .unwrap_or(d)
+                .parse::<usize>()
+                .with_context(|| {
+                    format!("--devices: '{d}' is not a device number (try 'all' or '0,1')")
+                })
+        })
+        .collect::<anyhow::Result<Vec<usize>>>()?;
+    let mut seen = std::collections::HashSet::new();
+    if let Some(d) = devices.iter().find(|d| !seen.insert(**d)) {
+        bail!("--devices: device {d} is named twice");
+    }
+    Ok(devices)
+}
+
+/// `ragged lines --devices …`: the file split into byte ranges, one per GPU.
+fn run_lines_split(
+    global: &GlobalArgs,
+    args: &LinesArgs,
+    devices: &str,
+    plan: ragged::ops::LinePlan,
+    reader: ragged::lines::ReaderOptions,
+) -> anyhow::Result<()> {
+    use ragged::lines::{concat_lines, count_lines_split, read_lines_split};
+
+    let options = cuda_options(global)?;
+    let gpus = parse_devices(devices)?
+        .into_iter()
+        .map(|d| ragged::CudaBackend::new(d, options.clone()))
+        .collect::<ragged::Result<Vec<_>>>()?;
+    let reader = ragged::lines::ReaderOptions {
+        chunk_size: gpus.iter().fold(reader.chunk_size, |chunk, gpu| {
+            ragged::lines::chunk_for_memory_limit(chunk, gpu.memory_stats().limit)
+        }),
+        ..reader
+    };
+    let started = Instant::now();
+    let size = std::fs::metadata(&args.input).map(|m| m.len()).unwrap_or(0);
+    let (records, batches) = if args.count {
+        (
+            count_lines_split(&gpus, &args.input, plan, reader)?,
+            Vec::new(),
+        )
+    } else {
+        let batches = read_lines_split(&gpus, &args.input, plan, reader)?;
+        (batches.iter().map(|b| b.len() as u64).sum(), batches)
+    };
+    if let Some(output) = &args.output {
+        let _step = Step::start("writing", global.quiet);
+        let column = if batches.is_empty() {
+            Column::Utf8(ragged::StringColumn::from_options(
+                Vec::<Option<&str>>::new(),
+            ))
+        } else {
+            concat_lines(&batches)?
+                .into_column()
+                .context("binary records cannot be written")?
+        };
+        drop(batches);
+        write_table(output, None, &[("line".to_string(), column)])
+            .with_context(|| "no output was written".to_string())?;
+    } else {
+        println!("{records}");
+    }
+    let seconds = started.elapsed().as_secs_f64();
+    if !global.quiet {
+        let names: Vec<String> = gpus.iter().map(|g| g.describe()).collect();
+        eprintln!(
+            "{records} records, {size} bytes in {seconds:.3} s ({:.2} GB/s), devices {}",
+            size as f64 / seconds.max(1e-9) / 1e9,
+            names.join(", ")
+        );
+    }
+    // The contexts are released with the process (as for the single backend).
+    std::mem::forget(gpus);
+    Ok(())
 }
 
 /// `ragged lines` on one backend (generic, so another backend plugs in with one line).
-fn run_lines<B: ragged::TextOps>(
+fn run_lines<B: ragged::Backend>(
     global: &GlobalArgs,
     args: &LinesArgs,
     backend: &B,

@@ -18,7 +18,9 @@ struct Run {
 fn ragged(args: &[&str], stdin: Option<&[u8]>) -> Run {
     let mut child = Command::new(BIN)
         .args(args)
-        .env_remove("RAGGED_DEVICE")
+        // The CPU backend (the specification), whatever the machine; `auto` would add
+        // a notice line on machines without a GPU.
+        .env("RAGGED_DEVICE", "cpu")
         .env_remove("RAGGED_MEMORY_LIMIT")
         .stdin(if stdin.is_some() {
             Stdio::piped()
@@ -189,13 +191,39 @@ fn bad_arguments_are_one_line_errors() {
 }
 
 #[test]
-fn cuda_is_refused_with_a_clear_message() {
+fn cuda_without_a_gpu_is_a_clear_error() {
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("in.txt");
     std::fs::write(&input, "a\n").unwrap();
-    let run = ragged(
-        &["lines", input.to_str().unwrap(), "--device", "cuda"],
-        None,
-    );
-    assert_failed(&run, "not available on CUDA yet");
+    let path = input.to_str().unwrap();
+    for args in [
+        vec!["lines", path, "--device", "cuda"],
+        vec!["lines", path, "--devices", "0,1"],
+    ] {
+        let out = Command::new(BIN)
+            .args(&args)
+            .env("RAGGED_DISABLE_CUDA", "1")
+            .env_remove("RAGGED_DEVICE")
+            .output()
+            .unwrap();
+        let run = Run {
+            code: out.status.code(),
+            stdout: String::from_utf8(out.stdout).unwrap(),
+            stderr: String::from_utf8(out.stderr).unwrap(),
+        };
+        assert_failed(&run, "unavailable");
+        assert!(run.stdout.is_empty(), "{}", run.stdout);
+    }
+}
+
+#[test]
+fn bad_device_lists_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.txt");
+    std::fs::write(&input, "a\n").unwrap();
+    let path = input.to_str().unwrap();
+    let run = ragged(&["lines", path, "--devices", "0,x"], None);
+    assert_failed(&run, "not a device number");
+    let run = ragged(&["lines", path, "--devices", "1,1"], None);
+    assert_failed(&run, "named twice");
 }

@@ -225,10 +225,10 @@ impl CudaBackend {
         let ctx = crate::trace::timed("context", || {
             std::panic::catch_unwind(|| CudaContext::new(ordinal))
         })
-            .map_err(|_| Error::DeviceUnavailable {
-                reason: "the CUDA driver panicked".into(),
-            })?
-            .map_err(|e| driver_error("create context", e))?;
+        .map_err(|_| Error::DeviceUnavailable {
+            reason: "the CUDA driver panicked".into(),
+        })?
+        .map_err(|e| driver_error("create context", e))?;
         let limit = options
             .memory_limit
             .unwrap_or(info.total_memory)
@@ -316,9 +316,10 @@ impl CudaBackend {
         self.bind()?;
         let job = CompileJob::new(module, self.inner.toolkit, self.arch())?;
         // A cache entry that is missing, corrupt or rejected by the driver is recompiled.
-        let from_cache = crate::trace::timed(&format!("module {} from the cache", module.name), || {
-            job.cached().and_then(|cubin| Module::load(&cubin).ok())
-        });
+        let from_cache =
+            crate::trace::timed(&format!("module {} from the cache", module.name), || {
+                job.cached().and_then(|cubin| Module::load(&cubin).ok())
+            });
         let cached = from_cache.is_some();
         let loaded = match from_cache {
             Some(m) => m,
@@ -368,7 +369,7 @@ impl CudaBackend {
 
     /// Copy host bytes into device memory at `dst`, through pinned staging chunks for
     /// large copies. Returns when the source may be reused.
-    fn copy_to_device(&self, dst: u64, src: &[u8]) -> Result<()> {
+    pub(crate) fn copy_to_device(&self, dst: u64, src: &[u8]) -> Result<()> {
         if src.is_empty() {
             return Ok(());
         }
@@ -540,7 +541,10 @@ impl CudaBackend {
         }
         let mut guard = self.inner.result_slot.lock().map_err(|_| poisoned())?;
         if guard.is_none() {
-            *guard = Some(PinnedBuffer::new_mapped(&self.inner.ctx, RESULT_SLOT_BYTES)?);
+            *guard = Some(PinnedBuffer::new_mapped(
+                &self.inner.ctx,
+                RESULT_SLOT_BYTES,
+            )?);
         }
         let (slot, device) = guard.as_mut().ok_or_else(poisoned)?;
         let queued = work(*device);

@@ -52,6 +52,10 @@ pub const BITMAP: ModuleSource = module!("common/bitmap");
 pub const STRINGS_LENGTH: ModuleSource = module!("strings/length");
 /// Row lengths from offsets: `length_bytes` of strings and `counts` of lists.
 pub const OFFSET_LENGTHS: ModuleSource = module!("common/offset_lengths");
+/// `line_ends` and `count_lines`: the tiled delimiter scan.
+pub const TEXT_LINE_ENDS: ModuleSource = module!("text/line_ends");
+/// `split_lines`: offsets, gather and UTF-8 check of the records column.
+pub const TEXT_SPLIT_LINES: ModuleSource = module!("text/split_lines");
 
 /// Every registered module (compiled by `ragged kernels warmup` and the compile check).
 pub const MODULES: &[ModuleSource] = &[
@@ -63,6 +67,8 @@ pub const MODULES: &[ModuleSource] = &[
     PRIMITIVES_SEGMENTED_REDUCE,
     STRINGS_LENGTH,
     OFFSET_LENGTHS,
+    TEXT_LINE_ENDS,
+    TEXT_SPLIT_LINES,
 ];
 
 /// Our headers, by include name.

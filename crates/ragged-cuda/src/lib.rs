@@ -23,6 +23,7 @@ mod memory;
 mod primitives;
 pub mod probe;
 mod strings;
+mod text;
 pub mod toolkit;
 mod trace;
 mod transfer;

@@ -460,11 +460,10 @@ impl PinnedBuffer {
             .map_err(|e| driver_error("bind context", e))?;
         let size = bytes.max(1);
         // SAFETY: cuMemHostAlloc returns `size` bytes of host memory or an error.
-        let ptr = unsafe {
-            result::malloc_host(size, cudarc::driver::sys::CU_MEMHOSTALLOC_DEVICEMAP)
-        }
-        .map_err(|e| driver_error("allocate mapped pinned host memory", e))?
-        .cast::<u8>();
+        let ptr =
+            unsafe { result::malloc_host(size, cudarc::driver::sys::CU_MEMHOSTALLOC_DEVICEMAP) }
+                .map_err(|e| driver_error("allocate mapped pinned host memory", e))?
+                .cast::<u8>();
         // SAFETY: ptr points to `size` writable bytes.
         unsafe { std::ptr::write_bytes(ptr, 0, size) };
         let buffer = Self {
@@ -475,11 +474,9 @@ impl PinnedBuffer {
         let mut device: cudarc::driver::sys::CUdeviceptr = 0;
         // SAFETY: ptr was allocated by cuMemHostAlloc with DEVICEMAP in the current
         // context; the call writes one device address (flags must be 0).
-        unsafe {
-            cudarc::driver::sys::cuMemHostGetDevicePointer_v2(&mut device, ptr.cast(), 0)
-        }
-        .result()
-        .map_err(|e| driver_error("map pinned host memory", e))?;
+        unsafe { cudarc::driver::sys::cuMemHostGetDevicePointer_v2(&mut device, ptr.cast(), 0) }
+            .result()
+            .map_err(|e| driver_error("map pinned host memory", e))?;
         Ok((buffer, device))
     }
 

@@ -84,7 +84,9 @@ pub fn cuda_status() -> &'static CudaStatus {
         std::thread::spawn(|| {
             let _ = crate::toolkit::toolkit();
         });
-        match crate::trace::timed("probe (cuInit, devices)", || std::panic::catch_unwind(probe)) {
+        match crate::trace::timed("probe (cuInit, devices)", || {
+            std::panic::catch_unwind(probe)
+        }) {
             Ok(Ok(status)) => status,
             Ok(Err(reason)) => CudaStatus::Unavailable { reason },
             Err(_) => CudaStatus::Unavailable {

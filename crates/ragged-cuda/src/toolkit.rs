@@ -29,11 +29,13 @@ pub struct Toolkit {
 pub fn toolkit() -> Result<&'static Toolkit, String> {
     static TOOLKIT: OnceLock<Result<Toolkit, String>> = OnceLock::new();
     TOOLKIT
-        .get_or_init(|| match crate::trace::timed("toolkit (NVRTC, headers)", || {
-            std::panic::catch_unwind(find_toolkit)
-        }) {
-            Ok(r) => r,
-            Err(_) => Err("NVRTC panicked while being loaded".into()),
+        .get_or_init(|| {
+            match crate::trace::timed("toolkit (NVRTC, headers)", || {
+                std::panic::catch_unwind(find_toolkit)
+            }) {
+                Ok(r) => r,
+                Err(_) => Err("NVRTC panicked while being loaded".into()),
+            }
         })
         .as_ref()
         .map_err(Clone::clone)

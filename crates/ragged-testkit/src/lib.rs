@@ -98,8 +98,8 @@ pub fn run_suite_test<B>(test: &str, made: Result<B, String>, body: impl FnOnce(
 }
 
 /// Expands to the conformance suite of the text (lines) family, for a backend that
-/// implements `ragged_core::TextOps` (not yet every backend: the family joins
-/// `Backend` when the CUDA backend implements it). `$make` is as for
+/// implements `ragged_core::TextOps` (every `Backend`; a separate macro so each
+/// backend's text tests form one test binary). `$make` is as for
 /// [`conformance_suite!`]; one line plugs a backend in:
 ///
 /// ```text

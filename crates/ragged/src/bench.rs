@@ -186,7 +186,7 @@ impl<B: BenchBackend> Harness<'_, B> {
     }
 }
 
-fn run_on<B: BenchBackend + LinesBench>(
+fn run_on<B: BenchBackend>(
     b: &B,
     options: &BenchOptions,
     on_record: &mut dyn FnMut(&BenchRecord),
@@ -259,28 +259,9 @@ fn run_on<B: BenchBackend + LinesBench>(
         )?;
     }
     if wants("lines") {
-        B::lines_suite(&mut h, options.quick)?;
+        lines_suite(&mut h, options.quick)?;
     }
     Ok(h.records)
-}
-
-/// The lines suite on backends that implement [`ragged_core::TextOps`]; the others
-/// record nothing (the CUDA backend joins when it implements the text family).
-trait LinesBench: BenchBackend + Sized {
-    fn lines_suite(h: &mut Harness<'_, Self>, quick: bool) -> Result<()>;
-}
-
-impl LinesBench for CpuBackend {
-    fn lines_suite(h: &mut Harness<'_, Self>, quick: bool) -> Result<()> {
-        lines_suite(h, quick)
-    }
-}
-
-impl LinesBench for CudaBackend {
-    fn lines_suite(_: &mut Harness<'_, Self>, _: bool) -> Result<()> {
-        // Not yet: the text family is CPU-only until the CUDA backend implements it.
-        Ok(())
-    }
 }
 
 /// The lines cases, for lines averaging 16, 80 and 1000 bytes ending in `\n` and in
@@ -291,12 +272,10 @@ impl LinesBench for CudaBackend {
 /// - `count_lines`: buffer → number of records; bytes read;
 /// - `file_split` / `file_count`: a file in the page cache (written to the temporary
 ///   directory and read once before timing) through [`crate::lines::LineReader`] →
-///   host column or count; file bytes (+ output for the split).
-fn lines_suite<B: BenchBackend + ragged_core::TextOps>(
-    h: &mut Harness<'_, B>,
-    quick: bool,
-) -> Result<()> {
-    use crate::lines::{to_host_lines, LineReader, ReaderOptions};
+///   a column in the backend's memory (on the GPU: the strings column on the device)
+///   or a count; file bytes (+ output for the split).
+fn lines_suite<B: BenchBackend>(h: &mut Harness<'_, B>, quick: bool) -> Result<()> {
+    use crate::lines::{LineReader, ReaderOptions};
     use ragged_core::ops::{Delimiter, LineOptions};
     use ragged_core::TextOps;
     let b = h.backend;
@@ -368,7 +347,7 @@ fn lines_suite<B: BenchBackend + ragged_core::TextOps>(
                     n + values + 4 * (records + 1),
                     || {
                         for batch in LineReader::open(b, &path, plan, reader)? {
-                            to_host_lines(b, batch?)?;
+                            drop(batch?);
                         }
                         Ok(())
                     },

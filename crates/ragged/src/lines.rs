@@ -667,3 +667,198 @@ pub fn to_host_lines<B: Memory>(
         }
     })
 }
+
+/// Split the byte range `[start, end)` into `parts` consecutive ranges of nearly
+/// equal size (the last ends at `end`). Since a record belongs to the range it starts
+/// in, the records of the parts, in order, are exactly the records of the whole range.
+///
+/// # Example
+/// ```
+/// use ragged::lines::split_byte_range;
+/// assert_eq!(split_byte_range(0, 10, 3), [(0, 3), (3, 6), (6, 10)]);
+/// assert_eq!(split_byte_range(5, 5, 2), [(5, 5), (5, 5)]);
+/// ```
+pub fn split_byte_range(start: u64, end: u64, parts: usize) -> Vec<(u64, u64)> {
+    let parts = parts.max(1) as u64;
+    let span = end.saturating_sub(start);
+    let at = |k: u64| start + (u128::from(span) * u128::from(k) / u128::from(parts)) as u64;
+    (0..parts)
+        .map(|k| {
+            let to = if k + 1 == parts {
+                end.max(start)
+            } else {
+                at(k + 1)
+            };
+            (at(k), to)
+        })
+        .collect()
+}
+
+/// The byte ranges of [`read_lines_split`]: the plan's range (its end clamped to
+/// the file's size when known) split into one range per worker.
+fn worker_ranges(path: &Path, plan: &LinePlan, workers: usize) -> Vec<(u64, u64)> {
+    let (start, end) = plan.byte_range();
+    let size = std::fs::metadata(path)
+        .ok()
+        .filter(std::fs::Metadata::is_file)
+        .map(|m| m.len());
+    match size {
+        // The last part keeps the plan's own end, so nothing is lost if the file grows.
+        Some(size) if end > size => {
+            let mut ranges = split_byte_range(start.min(size), size, workers);
+            if let Some(last) = ranges.last_mut() {
+                last.1 = end;
+            }
+            ranges
+        }
+        _ => split_byte_range(start, end, workers),
+    }
+}
+
+/// Run `work` on one thread per worker, worker `k` on the `k`-th part of the plan's
+/// byte range, and return the results in order. A UTF-8 error of a worker names the
+/// record counted from the first record of the whole range: the records of the
+/// workers before it are added (`records` says how many a result holds).
+fn run_split<B: TextOps + Sync, T: Send>(
+    workers: &[B],
+    path: &Path,
+    plan: &LinePlan,
+    work: impl Fn(&B, LinePlan) -> Result<T> + Sync,
+    records: impl Fn(&T) -> u64,
+) -> Result<Vec<T>> {
+    if workers.is_empty() {
+        return Err(Error::invalid_argument("lines", "no worker to read with"));
+    }
+    if path.as_os_str() == crate::io::STDIO_PATH && workers.len() > 1 {
+        return Err(Error::invalid_argument(
+            "lines",
+            "standard input cannot be split into byte ranges; give a file",
+        ));
+    }
+    let ranges = worker_ranges(path, plan, workers.len());
+    let outcomes: Vec<Result<T>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = workers
+            .iter()
+            .zip(&ranges)
+            .map(|(worker, &(start, end))| {
+                let work = &work;
+                scope.spawn(move || work(worker, plan.with_byte_range(start, end)?))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join().unwrap_or_else(|_| {
+                    Err(Error::Device {
+                        op: "lines",
+                        message: "a worker thread panicked".into(),
+                    })
+                })
+            })
+            .collect()
+    });
+    let mut results = Vec::with_capacity(outcomes.len());
+    let mut before = 0u64;
+    for outcome in outcomes {
+        match outcome {
+            Ok(value) => {
+                before += records(&value);
+                results.push(value);
+            }
+            Err(Error::InvalidUtf8 { row, byte }) => {
+                return Err(Error::InvalidUtf8 {
+                    row: row + before as usize,
+                    byte,
+                })
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(results)
+}
+
+/// The records of a file split across several workers (one backend each, e.g. one per
+/// GPU): the plan's byte range is cut into one part per worker, each worker streams
+/// its part with a [`LineReader`] on its own thread, and the batches come back on the
+/// host in file order — no record lost or repeated (a record belongs to the part it
+/// starts in). One worker is the same as [`LineReader`].
+///
+/// # Errors
+/// As [`LineReader::open`] and [`TextOps::split_lines`] (UTF-8 errors name the record
+/// counted over the whole range); [`Error::InvalidArgument`] for no worker, or for
+/// standard input with more than one worker.
+///
+/// # Example
+/// ```
+/// use ragged::lines::{concat_lines, read_lines_split, ReaderOptions};
+/// use ragged::ops::LineOptions;
+/// let path = std::env::temp_dir().join(format!("ragged-split-{}.txt", std::process::id()));
+/// std::fs::write(&path, "a\nbb\nccc\n")?;
+/// let workers = [ragged::CpuBackend::new(), ragged::CpuBackend::new()];
+/// let plan = LineOptions::default().plan()?;
+/// let batches = read_lines_split(&workers, &path, plan, ReaderOptions::default())?;
+/// assert_eq!(concat_lines(&batches)?.len(), 3);
+/// # std::fs::remove_file(&path).ok();
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn read_lines_split<B: TextOps + Sync>(
+    workers: &[B],
+    path: impl AsRef<Path>,
+    plan: LinePlan,
+    reader: ReaderOptions,
+) -> Result<Vec<LinesColumn<Host>>> {
+    let path = path.as_ref();
+    let parts = run_split(
+        workers,
+        path,
+        &plan,
+        |backend, plan| {
+            let mut batches = Vec::new();
+            for batch in LineReader::open(backend, path, plan, reader)? {
+                batches.push(to_host_lines(backend, batch?)?);
+            }
+            Ok(batches)
+        },
+        |batches| batches.iter().map(|b| b.len() as u64).sum(),
+    )?;
+    Ok(parts.into_iter().flatten().collect())
+}
+
+/// The number of records of a file counted by several workers, as
+/// [`read_lines_split`] splits it.
+///
+/// # Errors
+/// As [`read_lines_split`] (no UTF-8 check).
+pub fn count_lines_split<B: TextOps + Sync>(
+    workers: &[B],
+    path: impl AsRef<Path>,
+    plan: LinePlan,
+    reader: ReaderOptions,
+) -> Result<u64> {
+    let path = path.as_ref();
+    let counts = run_split(
+        workers,
+        path,
+        &plan,
+        |backend, plan| LineReader::open(backend, path, plan, reader)?.count_records(),
+        |&n| n,
+    )?;
+    Ok(counts.iter().sum())
+}
+
+/// A reader window size that keeps one window's work on a device within
+/// `memory_limit` bytes: the window, its record boundaries, the stripped characters
+/// and the per-record sizes and offsets take about four times the window for lines of
+/// 16 bytes or more, and up to about 30 times for records of one byte, so the window
+/// is a 32nd of the limit (at least 1 MiB, at most `chunk_size`). A record longer than
+/// the window still grows it.
+///
+/// # Example
+/// ```
+/// use ragged::lines::chunk_for_memory_limit;
+/// assert_eq!(chunk_for_memory_limit(64 << 20, 256 << 20), 8 << 20);
+/// assert_eq!(chunk_for_memory_limit(64 << 20, 1 << 40), 64 << 20);
+/// ```
+pub fn chunk_for_memory_limit(chunk_size: usize, memory_limit: usize) -> usize {
+    chunk_size.min((memory_limit / 32).max(1 << 20))
+}

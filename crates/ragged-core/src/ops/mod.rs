@@ -4,8 +4,7 @@
 //! Required ops have no default method, so adding an op to a family is a compile
 //! error in every backend until each implements it. Ops take the backend explicitly
 //! (`&B`): it carries the stream, module cache and memory pool, so there is no global
-//! state. The text family ([`TextOps`]) joins [`Backend`] when the CUDA backend
-//! implements it; the sequence family joins with its issue.
+//! state. The sequence family joins [`Backend`] with its issue.
 
 mod lists;
 mod memory;
@@ -25,7 +24,6 @@ pub use text::{Delimiter, LineOptions, LinePlan, LinesColumn, TextOps, MAX_DELIM
 ///
 /// Generic code is written against `B: Backend` and instantiated once per backend
 /// (`run::<CpuBackend>`, `run::<CudaBackend>`).
-// `TextOps` joins this list when the CUDA backend implements it.
-pub trait Backend: Memory + Primitives + StringOps + ListOps {}
+pub trait Backend: Memory + Primitives + StringOps + ListOps + TextOps {}
 
-impl<B: Memory + Primitives + StringOps + ListOps> Backend for B {}
+impl<B: Memory + Primitives + StringOps + ListOps + TextOps> Backend for B {}

@@ -398,8 +398,6 @@ impl LinesColumn<Host> {
 
 /// Splitting byte buffers into records. See the module documentation for the
 /// semantics (delimiters, `\r`, trailing delimiters, byte ranges, UTF-8, widths).
-///
-/// Not yet part of [`super::Backend`]: it joins it when the CUDA backend implements it.
 pub trait TextOps: Memory {
     /// The records of `bytes` as a strings column (or a binary column when the plan
     /// asks for it). Every record is valid (no nulls).

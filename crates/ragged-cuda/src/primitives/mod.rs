@@ -1,7 +1,7 @@
 //! The primitives family on the GPU: host dispatch for `kernels/primitives/*.cu`.
 
 mod reduce;
-mod scan;
+pub(crate) mod scan;
 mod segmented_reduce;
 mod select;
 

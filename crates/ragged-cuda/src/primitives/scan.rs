@@ -21,7 +21,12 @@ pub(crate) const SCAN_THREADS: u32 = 128;
 /// Values per tile of a scan over T: SCAN_THREADS × ScanItems<T> of
 /// kernels/primitives/scan.cu (24 values per thread up to 4 bytes, else 12).
 fn scan_tile<T>() -> u64 {
-    u64::from(SCAN_THREADS) * if std::mem::size_of::<T>() <= 4 { 24 } else { 12 }
+    u64::from(SCAN_THREADS)
+        * if std::mem::size_of::<T>() <= 4 {
+            24
+        } else {
+            12
+        }
 }
 
 /// Whether the kernel checks a prefix sum of T against T::Sum: only for 64-bit integers
@@ -152,7 +157,16 @@ pub(crate) fn scan_sum<T: Native>(
         // SAFETY: `scan_sum_<T>(const T*, const uint8_t*, uint64_t, uint64_t, void*, void*,
         // uint64_t, uint32_t, uint64_t*)`: one block per tile reads n values, writes n
         // sums of T::Sum, uses the initialized tile state of `tiles` tiles.
-        unsafe { launch(function, state.tiles, SCAN_THREADS, 0, backend.stream(), &mut args)? };
+        unsafe {
+            launch(
+                function,
+                state.tiles,
+                SCAN_THREADS,
+                0,
+                backend.stream(),
+                &mut args,
+            )?
+        };
         if let Some((row, _)) = word.map(|w| w.read(backend)).transpose()?.flatten() {
             return Err(Error::Overflow {
                 op: "scan_sum",
@@ -205,7 +219,16 @@ pub(crate) fn scan_extremum<T: Native>(
         ];
         // SAFETY: `scan_<which>_<T>(const T*, const uint8_t*, uint64_t, uint64_t, T*, void*,
         // uint64_t, uint32_t, T)`: `identity` is a T by value; writes n values.
-        unsafe { launch(function, state.tiles, SCAN_THREADS, 0, backend.stream(), &mut args)? };
+        unsafe {
+            launch(
+                function,
+                state.tiles,
+                SCAN_THREADS,
+                0,
+                backend.stream(),
+                &mut args,
+            )?
+        };
     }
     PrimitiveColumn::try_new(out, col.validity().cloned())
 }
@@ -242,7 +265,16 @@ pub(crate) fn scan_sum_f64<T: Native>(
         ];
         // SAFETY: `scan_sum_f64_<T>(const T*, const uint8_t*, uint64_t, uint64_t, double*,
         // void*, uint64_t, uint32_t, uint32_t)` writes n doubles.
-        unsafe { launch(function, state.tiles, SCAN_THREADS, 0, backend.stream(), &mut args)? };
+        unsafe {
+            launch(
+                function,
+                state.tiles,
+                SCAN_THREADS,
+                0,
+                backend.stream(),
+                &mut args,
+            )?
+        };
     }
     PrimitiveColumn::try_new(out, col.validity().cloned())
 }
@@ -276,7 +308,16 @@ pub(crate) fn scan_count_if<T: Native>(
         ];
         // SAFETY: `scan_count_if_<T>(const T*, const uint8_t*, uint64_t, uint64_t, long
         // long*, void*, uint64_t, uint32_t, uint32_t, T)` writes n counts.
-        unsafe { launch(function, state.tiles, SCAN_THREADS, 0, backend.stream(), &mut args)? };
+        unsafe {
+            launch(
+                function,
+                state.tiles,
+                SCAN_THREADS,
+                0,
+                backend.stream(),
+                &mut args,
+            )?
+        };
     }
     PrimitiveColumn::try_new(out, None)
 }
@@ -358,7 +399,16 @@ fn offsets_pass(
     // SAFETY: `sizes_to_offsets_<O>(const int32_t*, const uint8_t*, uint64_t, uint64_t, O*,
     // void*, uint64_t, uint64_t*, long long*)` reads n sizes, writes n + 1 offsets and
     // one total.
-    unsafe { launch(function, state.tiles, SCAN_THREADS, 0, backend.stream(), &mut args)? };
+    unsafe {
+        launch(
+            function,
+            state.tiles,
+            SCAN_THREADS,
+            0,
+            backend.stream(),
+            &mut args,
+        )?
+    };
     if let Some((row, code)) = word.read(backend)? {
         // Overflow rows come offset by 2^54 (negative sizes win; scan.cu).
         let row = if code == 2 {

@@ -143,8 +143,10 @@ pub(crate) fn select_mask<T: Native>(
         n,
         with_indices,
         |out, rows, state, state_bytes, count, tiles| {
-            let function =
-                backend.function(&PRIMITIVES_SELECT, &entry_point("select_mask", rows, T::NAME))?;
+            let function = backend.function(
+                &PRIMITIVES_SELECT,
+                &entry_point("select_mask", rows, T::NAME),
+            )?;
             let (values, (bits, bit_offset), len) = (
                 col.values().device_ptr(),
                 validity_args(col.validity()),

@@ -1,0 +1,268 @@
+// line_ends: the record boundaries of a byte buffer (delimiter matches, written as the
+// positions right after them), their number (count_lines), the first match after a
+// position (the delimiter ending a range's last record), and the left-to-right
+// resolution of candidates for self-overlapping delimiters.
+//
+// Mapping: single pass over tiles, one block per tile of THREADS * ITEMS bytes, tile
+// index = block index, like select.cu. The tiles are aligned to 16 bytes of the
+// address space (`origin` is the first candidate position rounded down), so each thread
+// loads its run of ITEMS consecutive bytes with 16-byte vector loads (byte loads only
+// for the chunks that straddle the buffer's ends, so nothing outside the buffer is
+// read). A thread examines every position of its run: a candidate position q in
+// [lo, hi) is a match when the delimiter's m bytes start there. The first byte is
+// compared in registers; only on a hit are the other m - 1 bytes compared, from the
+// tile staged in shared memory with a halo of 64 bytes past the tile (the bytes a
+// delimiter starting in the tile can reach), so a delimiter crossing a run or tile
+// boundary is found exactly once, by the run it starts in. Per-thread matches are a
+// bit mask; an exclusive cub::BlockScan of their counts gives positions inside the
+// tile, decoupled look-back (cub::TilePrefixCallbackOp over
+// cub::ScanTileState<long long>) the tile's first output slot; the block compacts its
+// matches in shared memory and writes them with consecutive (coalesced) stores.
+// The host allocates `capacity` slots from an estimate; matches past it are counted but
+// not written, and the host reruns with the exact count (rare).
+//
+// Pseudo-code (write pass):
+//   flag[q] = lo <= q < hi && hay[q .. q + m] == delimiter      (q + m <= len, as hi <= len - m)
+//   slot = exclusive_scan(flag);  if flag[q] && slot[q] < capacity: out[slot[q]] = q + add
+//   total = sum(flag)                                           (written by the last tile)
+// count pass: the same flags, a cub::BlockReduce per tile and one atomicAdd.
+// Complexity: O(n) work, the input read once, 8 bytes written per match; O(tiles)
+// look-back state. The resolution of self-overlapping candidates is sequential (one
+// thread, O(candidates)): correct for the rare `aa`/`abab` delimiters, not fast.
+#include "common/ragged.cuh"
+#include "common/scan.cuh"
+#include <cub/block/block_reduce.cuh>
+
+using namespace ragged;
+
+/// The delimiter, by value (the host passes LinePlan's fixed 64-byte array).
+struct Delimiter {
+    uint8_t bytes[64];
+};
+
+/// The most bytes a delimiter reaches past the position it starts at (MAX_DELIMITER_BYTES).
+constexpr int HALO = 64;
+
+/// The bytes of a tile and its halo in shared memory, with the delimiter.
+template <int TILE> struct TileBytes {
+    uint4 words[(TILE + HALO) / 16];
+    uint8_t delimiter[64];
+    __device__ __forceinline__ const uint8_t* bytes() const { return reinterpret_cast<const uint8_t*>(words); }
+};
+
+/// 16 bytes at buffer position `at` (a multiple of 16 of the address space), the bytes
+/// outside [0, len) read as 0 and never touched.
+__device__ __forceinline__ uint4 load16(const uint8_t* hay, uint64_t len, long long at) {
+    if (at >= 0 && at + 16 <= static_cast<long long>(len)) return *reinterpret_cast<const uint4*>(hay + at);
+    uint4 v = make_uint4(0, 0, 0, 0);
+    uint8_t* b = reinterpret_cast<uint8_t*>(&v);
+#pragma unroll
+    for (int k = 0; k < 16; ++k) {
+        const long long p = at + k;
+        b[k] = p >= 0 && p < static_cast<long long>(len) ? hay[p] : 0;
+    }
+    return v;
+}
+
+/// The byte at buffer position `at`, 0 outside the buffer.
+__device__ __forceinline__ uint8_t load1(const uint8_t* hay, uint64_t len, long long at) {
+    return at >= 0 && at < static_cast<long long>(len) ? hay[at] : 0;
+}
+
+/// The matches of this thread's run as a bit mask (bit k: position run + k), for a
+/// tile of THREADS * ITEMS bytes starting at `tile_base` (ITEMS is 1 or a multiple of
+/// 16 up to 32). Stages the tile and its halo in `smem` when the delimiter is longer
+/// than one byte. Ends with a __syncthreads (the shared bytes may be reused).
+template <int THREADS, int ITEMS>
+__device__ __forceinline__ uint32_t run_matches(const uint8_t* hay, uint64_t len, long long lo, long long hi,
+                                                long long tile_base, const Delimiter& d, uint32_t m,
+                                                TileBytes<THREADS * ITEMS>& smem) {
+    constexpr int TILE = THREADS * ITEMS;
+    static_assert(ITEMS == 1 || (ITEMS % 16 == 0 && ITEMS <= 32), "runs of 1 byte or 16-byte words");
+    const long long run = tile_base + static_cast<long long>(threadIdx.x) * ITEMS;
+    const bool multi = m > 1;
+    uint8_t* shared = reinterpret_cast<uint8_t*>(smem.words);
+    uint8_t bytes[ITEMS];
+    if constexpr (ITEMS == 1) {
+        bytes[0] = load1(hay, len, run);
+        if (multi) shared[threadIdx.x] = bytes[0];
+    } else {
+#pragma unroll
+        for (int w = 0; w < (ITEMS + 15) / 16; ++w) {
+            const uint4 v = load16(hay, len, run + 16 * w);
+            // Word stores: conflict-free, unlike byte stores at a 32-byte stride.
+            if (multi) smem.words[threadIdx.x * (ITEMS / 16) + w] = v;
+            const uint8_t* b = reinterpret_cast<const uint8_t*>(&v);
+#pragma unroll
+            for (int k = 0; k < 16; ++k) bytes[16 * w + k] = b[k];
+        }
+    }
+    if (multi) {
+        for (int k = threadIdx.x; k < HALO; k += THREADS) shared[TILE + k] = load1(hay, len, tile_base + TILE + k);
+        for (int k = threadIdx.x; k < 64; k += THREADS) smem.delimiter[k] = d.bytes[k];
+        __syncthreads();
+    }
+    const uint8_t first = d.bytes[0];
+    uint32_t mask = 0;
+#pragma unroll
+    for (int k = 0; k < ITEMS; ++k) {
+        const long long q = run + k;
+        if (bytes[k] == first && q >= lo && q < hi) {
+            bool match = true;
+            if (multi) {
+                const uint8_t* at = smem.bytes() + threadIdx.x * ITEMS + k;
+                for (uint32_t j = 1; j < m; ++j) {
+                    if (at[j] != smem.delimiter[j]) {
+                        match = false;
+                        break;
+                    }
+                }
+            }
+            if (match) mask |= 1u << k;
+        }
+    }
+    __syncthreads();
+    return mask;
+}
+
+/// The write pass over one tile; see the file comment.
+template <int THREADS, int ITEMS>
+__device__ __forceinline__ void line_ends_tile(const uint8_t* hay, uint64_t len, long long lo, long long hi,
+                                               long long origin, const Delimiter& d, uint32_t m, long long add,
+                                               long long* out, unsigned long long capacity, void* state_mem,
+                                               uint64_t state_bytes, unsigned long long* total_out) {
+    constexpr int TILE = THREADS * ITEMS;
+    typedef cub::ScanTileState<long long> TileState;
+    typedef cub::TilePrefixCallbackOp<long long, SumOp, TileState> Prefix;
+    typedef cub::BlockScan<int, THREADS, cub::BLOCK_SCAN_WARP_SCANS> Scanner;
+    __shared__ union {
+        TileBytes<TILE> bytes;
+        struct {
+            typename Scanner::TempStorage scan;
+            typename Prefix::TempStorage prefix;
+        } scan;
+        uint16_t positions[TILE];
+    } temp;
+    __shared__ long long tile_start;
+    __shared__ int tile_count;
+    const int tiles = static_cast<int>((hi - origin + TILE - 1) / TILE);
+    TileState state = scan_state<long long>(state_mem, state_bytes, tiles);
+    const int tile = blockIdx.x;
+    const long long tile_base = origin + static_cast<long long>(tile) * TILE;
+    const uint32_t mask = run_matches<THREADS, ITEMS>(hay, len, lo, hi, tile_base, d, m, temp.bytes);
+    int slot;
+    int aggregate;
+    Scanner(temp.scan.scan).ExclusiveSum(static_cast<int>(__popc(mask)), slot, aggregate);
+    if (tile == 0) {
+        if (threadIdx.x == 0) {
+            if (tiles > 1) state.SetInclusive(0, static_cast<long long>(aggregate));
+            tile_start = 0;
+        }
+    } else if (threadIdx.x < 32) {
+        // Warp 0 publishes this tile's count and looks back for its first slot.
+        Prefix prefix(state, temp.scan.prefix, SumOp(), tile);
+        const long long exclusive = prefix(static_cast<long long>(aggregate));
+        if (threadIdx.x == 0) tile_start = exclusive;
+    }
+    if (threadIdx.x == 0) tile_count = aggregate;
+    __syncthreads();
+    if (tile == tiles - 1 && threadIdx.x == 0) total_out[0] = static_cast<unsigned long long>(tile_start + tile_count);
+    // Compact the tile's matches (positions inside the tile) in shared memory.
+    uint32_t rest = mask;
+    while (rest) {
+        const int k = __ffs(rest) - 1;
+        rest &= rest - 1;
+        temp.positions[slot++] = static_cast<uint16_t>(threadIdx.x * ITEMS + k);
+    }
+    __syncthreads();
+    const long long start = tile_start;
+    const int count = tile_count;
+    for (int j = threadIdx.x; j < count; j += THREADS) {
+        const unsigned long long at = static_cast<unsigned long long>(start + j);
+        if (at < capacity) out[at] = tile_base + temp.positions[j] + add;
+    }
+}
+
+/// The count pass over one tile: the matches of the tile added to `total`.
+template <int THREADS, int ITEMS>
+__device__ __forceinline__ void count_tile(const uint8_t* hay, uint64_t len, long long lo, long long hi,
+                                           long long origin, const Delimiter& d, uint32_t m,
+                                           unsigned long long* total) {
+    constexpr int TILE = THREADS * ITEMS;
+    typedef cub::BlockReduce<int, THREADS> Reducer;
+    __shared__ union {
+        TileBytes<TILE> bytes;
+        typename Reducer::TempStorage reduce;
+    } temp;
+    const long long tile_base = origin + static_cast<long long>(blockIdx.x) * TILE;
+    const uint32_t mask = run_matches<THREADS, ITEMS>(hay, len, lo, hi, tile_base, d, m, temp.bytes);
+    const int sum = Reducer(temp.reduce).Sum(static_cast<int>(__popc(mask)));
+    if (threadIdx.x == 0 && sum > 0) atomicAdd(total, static_cast<unsigned long long>(sum));
+}
+
+// Two shapes: 256 threads x 32 bytes (8 KiB tiles, the default), and 32 threads x 1
+// byte (32-byte tiles) for a small tile hint, so that tests put tile and run
+// boundaries at every position of small inputs. src/text/line_ends.rs knows both.
+#define RAGGED_LINE_ENDS(THREADS, ITEMS, NAME)                                              \
+    extern "C" __global__ void __launch_bounds__(THREADS) line_ends_write_##NAME(           \
+        const uint8_t* hay, uint64_t len, long long lo, long long hi, long long origin,     \
+        Delimiter d, uint32_t m, long long add, long long* out, unsigned long long capacity, \
+        void* state, uint64_t state_bytes, unsigned long long* total) {                     \
+        line_ends_tile<THREADS, ITEMS>(hay, len, lo, hi, origin, d, m, add, out, capacity,  \
+                                       state, state_bytes, total);                          \
+    }                                                                                       \
+    extern "C" __global__ void __launch_bounds__(THREADS) line_ends_count_##NAME(           \
+        const uint8_t* hay, uint64_t len, long long lo, long long hi, long long origin,     \
+        Delimiter d, uint32_t m, unsigned long long* total) {                               \
+        count_tile<THREADS, ITEMS>(hay, len, lo, hi, origin, d, m, total);                  \
+    }
+RAGGED_LINE_ENDS(256, 32, wide)
+RAGGED_LINE_ENDS(32, 1, narrow)
+
+/// The first match q in [from, to) (q + m <= len) reported through `word` as index q
+/// (atomicMin: the lowest wins). Grid-stride, one position per thread per step; each
+/// thread stops at its first match.
+extern "C" __global__ void __launch_bounds__(256) line_ends_find_first(const uint8_t* hay, uint64_t len,
+                                                                       uint64_t from, uint64_t to,
+                                                                       Delimiter d, uint32_t m,
+                                                                       uint64_t* word) {
+    for (uint64_t q = from + global_thread(); q < to && q + m <= len; q += grid_threads()) {
+        bool match = true;
+        for (uint32_t j = 0; j < m; ++j) {
+            if (hay[q + j] != d.bytes[j]) {
+                match = false;
+                break;
+            }
+        }
+        if (match) {
+            report_error(word, q, 1);
+            return;
+        }
+    }
+}
+
+/// Left-to-right resolution of the candidates (every occurrence, ascending) of a
+/// self-overlapping delimiter, in place, by one thread: a candidate is a match when it
+/// starts at or after the end of the previous match; matches at or after
+/// `counted_from` are written back as `match + m`. result[0] = matches written,
+/// result[1] = the end of the last match (or 0).
+extern "C" __global__ void line_ends_resolve(long long* candidates, unsigned long long count,
+                                             long long counted_from, uint32_t m,
+                                             unsigned long long* result) {
+    if (blockIdx.x != 0 || threadIdx.x != 0) return;
+    long long last_end = 0;
+    unsigned long long written = 0;
+    for (unsigned long long i = 0; i < count; ++i) {
+        const long long c = candidates[i];
+        if (c >= last_end) {
+            last_end = c + m;
+            // written <= i: the slot was read already.
+            if (c >= counted_from) candidates[written++] = c + m;
+        }
+    }
+    result[0] = written;
+    result[1] = static_cast<unsigned long long>(last_end);
+}
+
+// The tile state of the match scan.
+RAGGED_SCAN_STATE(long long, line_ends)
