@@ -118,7 +118,16 @@ pub(crate) fn select_if<T: Native>(
             // SAFETY: `select_if_<T>(const T*, const uint8_t*, uint64_t, uint64_t, uint32_t, T,
             // T*, uint64_t*, void*, uint64_t, unsigned long long*)`: out and rows hold n
             // entries (rows is null for the variant without indices), the state covers `tiles` tiles.
-            unsafe { launch(function, tiles, SELECT_THREADS, 0, backend.stream(), &mut args) }
+            unsafe {
+                launch(
+                    function,
+                    tiles,
+                    SELECT_THREADS,
+                    0,
+                    backend.stream(),
+                    &mut args,
+                )
+            }
         },
     )
 }
@@ -175,7 +184,16 @@ pub(crate) fn select_mask<T: Native>(
             // SAFETY: `select_mask_<T>(const T*, const uint8_t*, uint64_t, uint64_t, const
             // uint8_t*, uint64_t, const uint8_t*, uint64_t, T*, uint64_t*, void*, uint64_t,
             // unsigned long long*)`: the mask covers n rows (checked above).
-            unsafe { launch(function, tiles, SELECT_THREADS, 0, backend.stream(), &mut args) }
+            unsafe {
+                launch(
+                    function,
+                    tiles,
+                    SELECT_THREADS,
+                    0,
+                    backend.stream(),
+                    &mut args,
+                )
+            }
         },
     )
 }
