@@ -10,7 +10,8 @@
 // for the chunks that straddle the buffer's ends, so nothing outside the buffer is
 // read). A thread examines every position of its run: a candidate position q in
 // [lo, hi) is a match when the delimiter's m bytes start there. The first byte is
-// compared in registers; only on a hit are the other m - 1 bytes compared, from the
+// compared four bytes at a time in registers (a zero-byte test, equal_bytes); only on a
+// hit are the other m - 1 bytes compared, from the
 // tile staged in shared memory with a halo of 64 bytes past the tile (the bytes a
 // delimiter starting in the tile can reach), so a delimiter crossing a run or tile
 // boundary is found exactly once, by the run it starts in. Per-thread matches are a
@@ -69,10 +70,30 @@ __device__ __forceinline__ uint8_t load1(const uint8_t* hay, uint64_t len, long 
     return at >= 0 && at < static_cast<long long>(len) ? hay[at] : 0;
 }
 
+/// Bit k set where byte k of `word` equals the byte repeated in `pattern` (k = 0..3),
+/// without a loop over bytes: an exact zero-byte test of word ^ pattern (no false
+/// positives from borrows), then the four byte flags gathered into four bits by one
+/// multiplication (the shifted copies land on distinct bits, so nothing carries).
+__device__ __forceinline__ uint32_t equal_bytes(uint32_t word, uint32_t pattern) {
+    const uint32_t x = word ^ pattern;
+    const uint32_t zero = ~(((x & 0x7F7F7F7Fu) + 0x7F7F7F7Fu) | x) & 0x80808080u;
+    return ((zero >> 7) * 0x00204081u) >> 21 & 0xFu;
+}
+
+/// Bits k of a run of ITEMS positions starting at `run` with lo <= run + k < hi.
+template <int ITEMS> __device__ __forceinline__ uint32_t range_bits(long long run, long long lo, long long hi) {
+    const long long from = min(max(lo - run, 0ll), static_cast<long long>(ITEMS));
+    const long long to = min(max(hi - run, 0ll), static_cast<long long>(ITEMS));
+    const unsigned long long below_to = (1ull << to) - 1, below_from = (1ull << from) - 1;
+    return static_cast<uint32_t>(below_to & ~below_from);
+}
+
 /// The matches of this thread's run as a bit mask (bit k: position run + k), for a
 /// tile of THREADS * ITEMS bytes starting at `tile_base` (ITEMS is 1 or a multiple of
-/// 16 up to 32). Stages the tile and its halo in `smem` when the delimiter is longer
-/// than one byte. Ends with a __syncthreads (the shared bytes may be reused).
+/// 16 up to 32). Candidates (the delimiter's first byte) are found four bytes at a time
+/// in registers (equal_bytes); only candidates are checked further, against the tile
+/// staged in `smem` with its halo when the delimiter is longer than one byte. Ends with
+/// a __syncthreads (the shared bytes may be reused).
 template <int THREADS, int ITEMS>
 __device__ __forceinline__ uint32_t run_matches(const uint8_t* hay, uint64_t len, long long lo, long long hi,
                                                 long long tile_base, const Delimiter& d, uint32_t m,
@@ -82,47 +103,49 @@ __device__ __forceinline__ uint32_t run_matches(const uint8_t* hay, uint64_t len
     const long long run = tile_base + static_cast<long long>(threadIdx.x) * ITEMS;
     const bool multi = m > 1;
     uint8_t* shared = reinterpret_cast<uint8_t*>(smem.words);
-    uint8_t bytes[ITEMS];
+    const uint8_t first = d.bytes[0];
+    uint32_t candidates = 0;
     if constexpr (ITEMS == 1) {
-        bytes[0] = load1(hay, len, run);
-        if (multi) shared[threadIdx.x] = bytes[0];
+        const uint8_t byte = load1(hay, len, run);
+        if (multi) shared[threadIdx.x] = byte;
+        candidates = byte == first ? 1u : 0u;
     } else {
+        const uint32_t pattern = 0x01010101u * first;
 #pragma unroll
-        for (int w = 0; w < (ITEMS + 15) / 16; ++w) {
+        for (int w = 0; w < ITEMS / 16; ++w) {
             const uint4 v = load16(hay, len, run + 16 * w);
             // Word stores: conflict-free, unlike byte stores at a 32-byte stride.
             if (multi) smem.words[threadIdx.x * (ITEMS / 16) + w] = v;
-            const uint8_t* b = reinterpret_cast<const uint8_t*>(&v);
-#pragma unroll
-            for (int k = 0; k < 16; ++k) bytes[16 * w + k] = b[k];
+            candidates |= (equal_bytes(v.x, pattern) | equal_bytes(v.y, pattern) << 4 |
+                           equal_bytes(v.z, pattern) << 8 | equal_bytes(v.w, pattern) << 12)
+                          << (16 * w);
         }
     }
+    // Positions outside [lo, hi) never match (tiles inside the range keep every bit).
+    if (run < lo || run + ITEMS > hi) candidates &= range_bits<ITEMS>(run, lo, hi);
     if (multi) {
         for (int k = threadIdx.x; k < HALO; k += THREADS) shared[TILE + k] = load1(hay, len, tile_base + TILE + k);
-        for (int k = threadIdx.x; k < 64; k += THREADS) smem.delimiter[k] = d.bytes[k];
-        __syncthreads();
-    }
-    const uint8_t first = d.bytes[0];
-    uint32_t mask = 0;
+        // Constant indices only: indexing the by-value parameter with a variable would
+        // copy it to local memory in every thread.
 #pragma unroll
-    for (int k = 0; k < ITEMS; ++k) {
-        const long long q = run + k;
-        if (bytes[k] == first && q >= lo && q < hi) {
-            bool match = true;
-            if (multi) {
-                const uint8_t* at = smem.bytes() + threadIdx.x * ITEMS + k;
-                for (uint32_t j = 1; j < m; ++j) {
-                    if (at[j] != smem.delimiter[j]) {
-                        match = false;
-                        break;
-                    }
+        for (int k = 0; k < 64; ++k)
+            if (threadIdx.x == k % THREADS) smem.delimiter[k] = d.bytes[k];
+        __syncthreads();
+        uint32_t rest = candidates;
+        while (rest) {
+            const int k = __ffs(rest) - 1;
+            rest &= rest - 1;
+            const uint8_t* at = smem.bytes() + threadIdx.x * ITEMS + k;
+            for (uint32_t j = 1; j < m; ++j) {
+                if (at[j] != smem.delimiter[j]) {
+                    candidates &= ~(1u << k);
+                    break;
                 }
             }
-            if (match) mask |= 1u << k;
         }
     }
     __syncthreads();
-    return mask;
+    return candidates;
 }
 
 /// The write pass over one tile; see the file comment.
@@ -228,8 +251,11 @@ extern "C" __global__ void __launch_bounds__(256) line_ends_find_first(const uin
                                                                        uint64_t* word) {
     for (uint64_t q = from + global_thread(); q < to && q + m <= len; q += grid_threads()) {
         bool match = true;
-        for (uint32_t j = 0; j < m; ++j) {
-            if (hay[q + j] != d.bytes[j]) {
+        // Constant indices into the parameter (a variable index would copy it to local
+        // memory in every thread).
+#pragma unroll
+        for (uint32_t j = 0; j < 64; ++j) {
+            if (j < m && hay[q + j] != d.bytes[j]) {
                 match = false;
                 break;
             }
