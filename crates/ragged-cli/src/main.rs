@@ -133,9 +133,10 @@ fn exit_now(code: u8) -> ! {
     use std::io::Write;
     let _ = std::io::stdout().flush();
     let _ = std::io::stderr().flush();
+    // SAFETY: getpid has no preconditions.
+    let parent = unsafe { libc::getpid() };
     // SAFETY: fork duplicates the process; the child below runs only async-signal-safe
     // calls (close, getppid, nanosleep, _exit) and never returns into Rust code.
-    let parent = unsafe { libc::getpid() };
     if unsafe { libc::fork() } == 0 {
         // SAFETY: closing the standard descriptors and polling the parent are plain
         // system calls; _exit ends the child without running any destructor.
