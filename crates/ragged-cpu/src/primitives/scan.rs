@@ -171,39 +171,94 @@ pub(crate) fn scan_sum<T: Native>(
     }
 }
 
-/// The fast path of `scan_sum` for columns without nulls: chunk totals in eight
-/// vectorized lanes, then each chunk continues its carry in `T::Sum` without checks.
-/// `None` when some chunk's carry could overflow on the way (64-bit integers, totals
-/// near the limits): the exact, checked scan handles those.
+/// Independent running sums per chunk in the fast path (`scan_sum_dense`).
+const LANES: usize = 4;
+
+/// The fast path of `scan_sum` for columns without nulls. Each chunk is cut into
+/// [`LANES`] consecutive parts: pass 1 sums every part (eight vectorized lanes each,
+/// `Native::sum_slice`), the part totals are scanned into carries, and pass 2 continues
+/// the four carries side by side in `T::Sum` without checks — four independent chains
+/// of additions, so a float scan is not held to one addition's latency per value. The
+/// output is written once, never zero-filled first. `None` when some carry could
+/// overflow on the way (64-bit integers, totals near the limits): the exact, checked
+/// scan handles those.
 fn scan_sum_dense<T: Native>(values: &[T], kind: ScanKind) -> Option<Vec<T::Sum>> {
-    let totals: Vec<T::Wide> = values.par_chunks(CHUNK).map(T::sum_slice).collect();
-    let mut carries = Vec::with_capacity(totals.len());
+    let part_len = |chunk: usize| chunk.div_ceil(LANES);
+    let totals: Vec<[T::Wide; LANES]> = values
+        .par_chunks(CHUNK)
+        .map(|chunk| {
+            let mut parts = [T::wide_zero(); LANES];
+            for (total, part) in parts.iter_mut().zip(chunk.chunks(part_len(chunk.len()))) {
+                *total = T::sum_slice(part);
+            }
+            parts
+        })
+        .collect();
+    let mut carries: Vec<[T::Sum; LANES]> = Vec::with_capacity(totals.len());
     let mut carry = T::wide_zero();
-    for &total in &totals {
-        carries.push(T::fast_carry(carry)?);
-        carry = T::wide_merge(carry, total);
+    for parts in &totals {
+        let mut chunk_carries = [T::sum_zero(); LANES];
+        for (slot, &total) in chunk_carries.iter_mut().zip(parts) {
+            *slot = T::fast_carry(carry)?;
+            carry = T::wide_merge(carry, total);
+        }
+        carries.push(chunk_carries);
     }
-    let mut out = crate::output_vec::<T::Sum>(values.len());
-    out.par_chunks_mut(CHUNK)
+    let mut out: Vec<T::Sum> = Vec::with_capacity(values.len());
+    let spare = &mut out.spare_capacity_mut()[..values.len()];
+    ragged_core::host::advise_huge_pages(spare);
+    spare
+        .par_chunks_mut(CHUNK)
         .zip(values.par_chunks(CHUNK))
         .zip(carries.par_iter())
-        .for_each(|((out, chunk), &carry)| {
-            let mut acc = carry;
-            match kind {
-                ScanKind::Inclusive => {
-                    for (o, &v) in out.iter_mut().zip(chunk) {
-                        acc = T::sum_step(acc, v);
-                        *o = acc;
-                    }
+        .for_each(|((out, chunk), carries)| {
+            let part = part_len(chunk.len());
+            let mut outs = out.chunks_mut(part);
+            let mut ins = chunk.chunks(part);
+            let mut acc = *carries;
+            // Whole parts side by side; the last part may be shorter.
+            let full = chunk.len() / part;
+            if full == LANES {
+                let (o0, o1, o2, o3) = (
+                    outs.next().unwrap_or_default(),
+                    outs.next().unwrap_or_default(),
+                    outs.next().unwrap_or_default(),
+                    outs.next().unwrap_or_default(),
+                );
+                let (i0, i1, i2, i3) = (
+                    ins.next().unwrap_or_default(),
+                    ins.next().unwrap_or_default(),
+                    ins.next().unwrap_or_default(),
+                    ins.next().unwrap_or_default(),
+                );
+                let exclusive = kind == ScanKind::Exclusive;
+                for k in 0..part {
+                    let before = acc;
+                    acc[0] = T::sum_step(acc[0], i0[k]);
+                    acc[1] = T::sum_step(acc[1], i1[k]);
+                    acc[2] = T::sum_step(acc[2], i2[k]);
+                    acc[3] = T::sum_step(acc[3], i3[k]);
+                    let shown = if exclusive { before } else { acc };
+                    o0[k].write(shown[0]);
+                    o1[k].write(shown[1]);
+                    o2[k].write(shown[2]);
+                    o3[k].write(shown[3]);
                 }
-                ScanKind::Exclusive => {
-                    for (o, &v) in out.iter_mut().zip(chunk) {
-                        *o = acc;
-                        acc = T::sum_step(acc, v);
+            } else {
+                for (lane, (o, i)) in outs.zip(ins).enumerate() {
+                    let mut a = acc[lane];
+                    for (slot, &v) in o.iter_mut().zip(i) {
+                        let next = T::sum_step(a, v);
+                        slot.write(if kind == ScanKind::Exclusive { a } else { next });
+                        a = next;
                     }
+                    acc[lane] = a;
                 }
             }
         });
+    // SAFETY: the chunks above cover out[0..values.len()] exactly once (the same
+    // chunking as `values`; each chunk's parts cover it), so every element is written.
+    unsafe { out.set_len(values.len()) };
     Some(out)
 }
 
