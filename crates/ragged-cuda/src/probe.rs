@@ -79,11 +79,6 @@ pub fn cuda_status() -> &'static CudaStatus {
                 reason: "disabled by RAGGED_DISABLE_CUDA".into(),
             };
         }
-        // NVRTC and the headers are found on another thread while cuInit runs (both
-        // take tens of milliseconds; every GPU command needs both).
-        std::thread::spawn(|| {
-            let _ = crate::toolkit::toolkit();
-        });
         match crate::trace::timed("probe (cuInit, devices)", || {
             std::panic::catch_unwind(probe)
         }) {
