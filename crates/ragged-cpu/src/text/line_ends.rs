@@ -37,13 +37,20 @@ pub(crate) const DEFAULT_TILE: usize = 1 << 20;
 pub(crate) struct Matcher<'a> {
     delimiter: &'a [u8],
     finder: Option<Finder<'a>>,
+    /// Whether two matches can overlap (`aa`, `abab`); when they cannot, every
+    /// occurrence is a match and occurrences are found from their last byte.
+    overlapping: bool,
 }
 
 impl<'a> Matcher<'a> {
     pub(crate) fn new(plan: &'a LinePlan) -> Self {
         let delimiter = plan.delimiter();
         let finder = (delimiter.len() > 1).then(|| Finder::new(delimiter));
-        Self { delimiter, finder }
+        Self {
+            delimiter,
+            finder,
+            overlapping: plan.self_overlapping(),
+        }
     }
 
     /// The delimiter's length.
@@ -72,6 +79,21 @@ impl<'a> Matcher<'a> {
                 for q in memchr::memchr_iter(self.delimiter[0], &hay[from..to]) {
                     found(from + q);
                     spill = from + q + 1;
+                }
+            }
+            Some(_) if !self.overlapping => {
+                // Occurrences cannot overlap, so each is a match: find the delimiter's
+                // last byte with memchr (several times faster than a substring search
+                // for short delimiters such as `\r\n`) and check the bytes before it.
+                let window = &hay[from..(to + m - 1).min(hay.len())];
+                let (head, last) = self.delimiter.split_at(m - 1);
+                if let Some(tails) = window.get(m - 1..) {
+                    for q in memchr::memchr_iter(last[0], tails) {
+                        if &window[q..q + m - 1] == head {
+                            found(from + q);
+                            spill = from + q + m;
+                        }
+                    }
                 }
             }
             Some(finder) => {
