@@ -6,12 +6,15 @@
 use std::sync::Arc;
 
 use arrow_array::{
-    Array, ArrayRef, BooleanArray, GenericListArray, GenericStringArray, PrimitiveArray,
+    Array, ArrayRef, BooleanArray, GenericListArray, GenericListViewArray, GenericStringArray,
+    PrimitiveArray,
 };
-use arrow_buffer::OffsetBuffer;
+use arrow_buffer::{OffsetBuffer, ScalarBuffer};
 use arrow_schema::{DataType, Field};
 
-use crate::column::{BooleanColumn, Column, ListColumn, PrimitiveColumn, StringColumn};
+use crate::column::{
+    BooleanColumn, Column, ListColumn, ListViewColumn, PrimitiveColumn, StringColumn,
+};
 use crate::error::{Error, Result};
 use crate::location::Host;
 use crate::types::{Native, OffsetSize};
@@ -80,6 +83,59 @@ impl<O: OffsetSize> TryFrom<GenericListArray<O>> for ListColumn<O, Host> {
     }
 }
 
+impl<O: OffsetSize> TryFrom<GenericListViewArray<O>> for ListViewColumn<O, Host> {
+    type Error = Error;
+    /// The view of an arrow-rs list-view array: the starts are its offsets (shared),
+    /// the stops `offsets[i] + sizes[i]` (computed), validated like
+    /// [`ListViewColumn::try_new`].
+    fn try_from(array: GenericListViewArray<O>) -> Result<Self> {
+        let child = Column::try_from_arrow(array.values().as_ref())?;
+        let starts = array.offsets().clone();
+        let mut stops = Vec::with_capacity(starts.len());
+        for (i, (start, size)) in starts.iter().zip(array.sizes().iter()).enumerate() {
+            let stop = start.as_i64().saturating_add(size.as_i64());
+            // A stop beyond the offset type cannot be inside the child either.
+            let Some(stop) = O::from_i64(stop) else {
+                return Err(Error::ListOutOfBounds {
+                    index: i,
+                    start: start.as_i64(),
+                    stop,
+                    child_len: child.len(),
+                });
+            };
+            stops.push(stop);
+        }
+        let nulls = array.nulls().cloned();
+        ListViewColumn::try_new(starts, ScalarBuffer::from(stops), child, nulls)
+    }
+}
+
+impl<O: OffsetSize> ListViewColumn<O, Host> {
+    /// The column as an arrow-rs list-view array (the starts shared, the sizes
+    /// computed; the child converts recursively and zero-copy).
+    pub fn to_arrow(&self) -> GenericListViewArray<O> {
+        let child = self.child().to_arrow();
+        let field = Arc::new(Field::new_list_field(child.data_type().clone(), true));
+        let sizes: Vec<O> = self
+            .starts()
+            .iter()
+            .zip(self.stops().iter())
+            .map(|(&a, &b)| b - a)
+            .collect();
+        // SAFETY: 0 <= start <= stop <= child length for every list (checked or
+        // promised at construction), so offset + size stays inside the values.
+        unsafe {
+            GenericListViewArray::new_unchecked(
+                field,
+                self.starts().clone(),
+                ScalarBuffer::from(sizes),
+                child,
+                self.validity().cloned(),
+            )
+        }
+    }
+}
+
 impl<O: OffsetSize> ListColumn<O, Host> {
     /// The column as an arrow-rs list array (zero-copy; the child converts recursively).
     pub fn to_arrow(&self) -> GenericListArray<O> {
@@ -141,10 +197,17 @@ impl Column<Host> {
                 array,
                 GenericListArray<i64>
             ))?),
+            DataType::ListView(_) => Column::ListView(ListViewColumn::try_from(downcast!(
+                array,
+                GenericListViewArray<i32>
+            ))?),
+            DataType::LargeListView(_) => Column::LargeListView(ListViewColumn::try_from(
+                downcast!(array, GenericListViewArray<i64>),
+            )?),
             other => {
                 return Err(Error::TypeMismatch {
                     column: "array".into(),
-                    expected: "a numeric, boolean, utf8 or list type".into(),
+                    expected: "a numeric, boolean, utf8, list or list-view type".into(),
                     actual: other.to_string(),
                 })
             }
@@ -169,6 +232,8 @@ impl Column<Host> {
             Column::LargeUtf8(c) => Arc::new(GenericStringArray::from(c.clone())),
             Column::List(c) => Arc::new(c.to_arrow()),
             Column::LargeList(c) => Arc::new(c.to_arrow()),
+            Column::ListView(c) => Arc::new(c.to_arrow()),
+            Column::LargeListView(c) => Arc::new(c.to_arrow()),
         }
     }
 }

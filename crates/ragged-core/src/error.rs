@@ -43,6 +43,30 @@ pub enum Error {
         /// Its stop.
         stop: i64,
     },
+    /// A list's start or stop lies outside its child (starts/stops form): the start is
+    /// negative or the stop exceeds the child's length.
+    #[error("list {index} out of bounds: start {start}, stop {stop}, child length {child_len}")]
+    ListOutOfBounds {
+        /// The lowest offending list.
+        index: usize,
+        /// Its start.
+        start: i64,
+        /// Its stop.
+        stop: i64,
+        /// The child's length.
+        child_len: usize,
+    },
+    /// An element index is outside its list (`ListOps::get` with
+    /// [`crate::ops::OutOfRange::Error`]).
+    #[error("index {index} is out of range for list {row} of length {len}")]
+    IndexOutOfRange {
+        /// The lowest list too short for the index.
+        row: usize,
+        /// The index asked for (negative counts from the end).
+        index: i64,
+        /// The list's length.
+        len: i64,
+    },
     /// A size (of a row, list or segment) is negative.
     #[error("negative size at index {index}: {size}")]
     NegativeSize {
@@ -246,6 +270,8 @@ impl Error {
             ) => a == b && std::mem::discriminant(p) == std::mem::discriminant(q),
             (InvalidUtf8 { row: a, byte: x }, InvalidUtf8 { row: b, byte: y }) => a == b && x == y,
             (StopsBeforeStarts { index: a, .. }, StopsBeforeStarts { index: b, .. }) => a == b,
+            (ListOutOfBounds { index: a, .. }, ListOutOfBounds { index: b, .. }) => a == b,
+            (IndexOutOfRange { row: a, .. }, IndexOutOfRange { row: b, .. }) => a == b,
             (NegativeSize { index: a, .. }, NegativeSize { index: b, .. }) => a == b,
             _ => std::mem::discriminant(self) == std::mem::discriminant(other),
         }

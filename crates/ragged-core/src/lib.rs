@@ -21,7 +21,9 @@ pub mod location;
 pub mod ops;
 pub mod types;
 
-pub use column::{BinaryColumn, BooleanColumn, Column, ListColumn, PrimitiveColumn, StringColumn};
+pub use column::{
+    BinaryColumn, BooleanColumn, Column, ListColumn, ListViewColumn, PrimitiveColumn, StringColumn,
+};
 pub use error::{Error, OffsetsProblem, Result};
 pub use location::{DataBuffer, Host, Location, ValidityBitmap};
 pub use ops::{Backend, ListOps, Memory, Primitives, StringOps, TextOps};

@@ -1,5 +1,7 @@
 //! Element and offset types: what a column can hold, and how offsets are indexed.
 
+use crate::column::{Column, PrimitiveColumn};
+use crate::location::Location;
 use arrow_array::types as at;
 use arrow_array::{ArrowPrimitiveType, OffsetSizeTrait};
 use arrow_buffer::ArrowNativeType;
@@ -61,10 +63,14 @@ pub trait Native:
     /// produce it (an `i128` for signed integers, a `u128` for unsigned, the float in
     /// the low bytes for floats), or `None` when it does not fit [`Native::Sum`].
     fn sum_from_wide(wide: [u8; 16]) -> Option<Self::Sum>;
+    /// The column as a column of this type, `None` for any other variant.
+    fn column_ref<L: Location>(col: &Column<L>) -> Option<&PrimitiveColumn<Self, L>>;
+    /// The [`Column`] variant holding a column of this type.
+    fn into_column<L: Location>(col: PrimitiveColumn<Self, L>) -> Column<L>;
 }
 
 macro_rules! native_int {
-    ($t:ty, $arrow:ty, $sum:ty, $wide:ty, $lane:ty, $name:literal) => {
+    ($t:ty, $arrow:ty, $sum:ty, $wide:ty, $lane:ty, $name:literal, $variant:ident) => {
         impl sealed::Sealed for $t {}
         impl Native for $t {
             type Arrow = $arrow;
@@ -143,23 +149,32 @@ macro_rules! native_int {
                 false
             }
             #[inline]
+            fn column_ref<L: Location>(col: &Column<L>) -> Option<&PrimitiveColumn<Self, L>> {
+                match col {
+                    Column::$variant(c) => Some(c),
+                    _ => None,
+                }
+            }
+            fn into_column<L: Location>(col: PrimitiveColumn<Self, L>) -> Column<L> {
+                Column::$variant(col)
+            }
             fn sum_from_wide(wide: [u8; 16]) -> Option<$sum> {
                 Self::wide_total(<$wide>::from_le_bytes(wide))
             }
         }
     };
 }
-native_int!(i8, at::Int8Type, i64, i128, i64, "i8");
-native_int!(i16, at::Int16Type, i64, i128, i64, "i16");
-native_int!(i32, at::Int32Type, i64, i128, i64, "i32");
-native_int!(i64, at::Int64Type, i64, i128, i128, "i64");
-native_int!(u8, at::UInt8Type, u64, u128, u64, "u8");
-native_int!(u16, at::UInt16Type, u64, u128, u64, "u16");
-native_int!(u32, at::UInt32Type, u64, u128, u64, "u32");
-native_int!(u64, at::UInt64Type, u64, u128, u128, "u64");
+native_int!(i8, at::Int8Type, i64, i128, i64, "i8", Int8);
+native_int!(i16, at::Int16Type, i64, i128, i64, "i16", Int16);
+native_int!(i32, at::Int32Type, i64, i128, i64, "i32", Int32);
+native_int!(i64, at::Int64Type, i64, i128, i128, "i64", Int64);
+native_int!(u8, at::UInt8Type, u64, u128, u64, "u8", UInt8);
+native_int!(u16, at::UInt16Type, u64, u128, u64, "u16", UInt16);
+native_int!(u32, at::UInt32Type, u64, u128, u64, "u32", UInt32);
+native_int!(u64, at::UInt64Type, u64, u128, u128, "u64", UInt64);
 
 macro_rules! native_float {
-    ($t:ty, $arrow:ty, $name:literal) => {
+    ($t:ty, $arrow:ty, $name:literal, $variant:ident) => {
         impl sealed::Sealed for $t {}
         impl Native for $t {
             type Arrow = $arrow;
@@ -226,6 +241,15 @@ macro_rules! native_float {
                 self.is_nan()
             }
             #[inline]
+            fn column_ref<L: Location>(col: &Column<L>) -> Option<&PrimitiveColumn<Self, L>> {
+                match col {
+                    Column::$variant(c) => Some(c),
+                    _ => None,
+                }
+            }
+            fn into_column<L: Location>(col: PrimitiveColumn<Self, L>) -> Column<L> {
+                Column::$variant(col)
+            }
             fn sum_from_wide(wide: [u8; 16]) -> Option<$t> {
                 const N: usize = std::mem::size_of::<$t>();
                 let mut bytes = [0u8; N];
@@ -235,8 +259,8 @@ macro_rules! native_float {
         }
     };
 }
-native_float!(f32, at::Float32Type, "f32");
-native_float!(f64, at::Float64Type, "f64");
+native_float!(f32, at::Float32Type, "f32", Float32);
+native_float!(f64, at::Float64Type, "f64", Float64);
 
 /// The integer type of an offsets buffer: `i32` (Arrow `Utf8`, `List`) or `i64`
 /// (`LargeUtf8`, `LargeList`).

@@ -184,3 +184,63 @@ fn arrow_conversion_shares_buffers() {
     let again = Column::try_from_arrow(arrow.as_ref()).unwrap();
     assert_eq!(again.type_name(), "list<float64>");
 }
+
+#[test]
+fn list_views_name_the_lowest_bad_list_and_round_trip_through_arrow() {
+    use ragged_core::ListViewColumn;
+    let child = || Column::Int32(PrimitiveColumn::from_vec(vec![1, 2, 3, 4]));
+    let view = |starts: Vec<i32>, stops: Vec<i32>| {
+        ListViewColumn::<i32>::try_new(
+            ScalarBuffer::from(starts),
+            ScalarBuffer::from(stops),
+            child(),
+            None,
+        )
+    };
+    let err = view(vec![0, 3, 2, 1], vec![1, 2, 5, 0]).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::StopsBeforeStarts {
+                index: 1,
+                start: 3,
+                stop: 2
+            }
+        ),
+        "{err}"
+    );
+    let err = view(vec![0, 2, -1], vec![1, 5, 0]).unwrap_err();
+    assert!(
+        matches!(err, Error::ListOutOfBounds { index: 1, .. }),
+        "{err}"
+    );
+    let err = view(vec![0, 1], vec![1]).unwrap_err();
+    assert!(matches!(err, Error::LengthMismatch { .. }), "{err}");
+
+    // Overlapping, unordered lists with a gap survive a round trip through arrow-rs.
+    let ok = view(vec![2, 0, 1, 4], vec![4, 3, 1, 4]).unwrap();
+    let back = Column::try_from_arrow(&Column::ListView(ok.clone()).to_arrow()).unwrap();
+    let Column::ListView(back) = back else {
+        panic!(
+            "a ListView comes back as a ListView, got {}",
+            back.type_name()
+        );
+    };
+    assert_eq!(back.starts(), ok.starts());
+    assert_eq!(back.stops(), ok.stops());
+    assert_eq!(
+        (0..4).map(|i| back.range(i)).collect::<Vec<_>>(),
+        vec![2..4, 0..3, 1..1, 4..4]
+    );
+
+    // The view of a sliced list column shares its offsets.
+    let list = ListColumn::<i64>::try_new(ScalarBuffer::from(vec![0i64, 1, 1, 4]), child(), None)
+        .unwrap()
+        .slice(1, 2)
+        .unwrap();
+    let v = ListViewColumn::from_list(&list);
+    assert_eq!(
+        (0..2).map(|i| v.range(i)).collect::<Vec<_>>(),
+        vec![1..1, 1..4]
+    );
+}

@@ -5,7 +5,7 @@
 //! and a "garbage" value stored under null slots to catch kernels that read them.
 
 use proptest::prelude::*;
-use ragged_core::{Column, Host, Native, PrimitiveColumn};
+use ragged_core::Native;
 
 use crate::rng::Rng;
 
@@ -43,10 +43,6 @@ pub trait TestNative: Native {
     /// The type's minimum and maximum (finite ones for floats).
     fn extremes() -> (Self, Self);
 
-    /// Wrap a primitive column of this type into the matching [`Column`] variant
-    /// (for list children).
-    fn into_column(col: PrimitiveColumn<Self, Host>) -> Column<Host>;
-
     /// The float nearest `value` (NaN and infinities included), `None` for integers:
     /// how the NaN-placement cases write their values.
     fn from_f64(value: f64) -> Option<Self>;
@@ -68,7 +64,7 @@ pub fn is_nan<T: PartialEq + Copy>(x: T) -> bool {
 }
 
 macro_rules! test_int {
-    ($t:ty, $variant:ident, $lo:expr, $hi:expr, $arb:expr) => {
+    ($t:ty, $lo:expr, $hi:expr, $arb:expr) => {
         impl TestNative for $t {
             const EXACT: bool = true;
             const EPSILON: f64 = 0.0;
@@ -87,9 +83,6 @@ macro_rules! test_int {
             }
             fn arbitrary_value() -> BoxedStrategy<Self> {
                 $arb.boxed()
-            }
-            fn into_column(col: PrimitiveColumn<Self, Host>) -> Column<Host> {
-                Column::$variant(col)
             }
             fn extremes() -> (Self, Self) {
                 (<$t>::MIN, <$t>::MAX)
@@ -120,26 +113,14 @@ macro_rules! test_int {
     };
 }
 
-test_int!(i8, Int8, i8::MIN, i8::MAX, any::<i8>());
-test_int!(i16, Int16, i16::MIN, i16::MAX, any::<i16>());
-test_int!(i32, Int32, i32::MIN, i32::MAX, any::<i32>());
-test_int!(
-    i64,
-    Int64,
-    -(1i64 << 40),
-    1i64 << 40,
-    -(1i64 << 40)..=(1i64 << 40)
-);
-test_int!(u8, UInt8, 0, u8::MAX, any::<u8>());
-test_int!(u16, UInt16, 0, u16::MAX, any::<u16>());
-test_int!(u32, UInt32, 0, u32::MAX, any::<u32>());
-test_int!(
-    u64,
-    UInt64,
-    0,
-    1u64 << 40,
-    any::<u64>().prop_map(|v| v >> 24)
-);
+test_int!(i8, i8::MIN, i8::MAX, any::<i8>());
+test_int!(i16, i16::MIN, i16::MAX, any::<i16>());
+test_int!(i32, i32::MIN, i32::MAX, any::<i32>());
+test_int!(i64, -(1i64 << 40), 1i64 << 40, -(1i64 << 40)..=(1i64 << 40));
+test_int!(u8, 0, u8::MAX, any::<u8>());
+test_int!(u16, 0, u16::MAX, any::<u16>());
+test_int!(u32, 0, u32::MAX, any::<u32>());
+test_int!(u64, 0, 1u64 << 40, any::<u64>().prop_map(|v| v >> 24));
 
 impl TestNative for f32 {
     const EXACT: bool = false;
@@ -177,9 +158,6 @@ impl TestNative for f32 {
             (-3i8..4).prop_map(|v| f32::from(v) / 2.0),
         ]
         .boxed()
-    }
-    fn into_column(col: PrimitiveColumn<Self, Host>) -> Column<Host> {
-        Column::Float32(col)
     }
     fn arbitrary_value() -> BoxedStrategy<Self> {
         prop_oneof![-1.0e4f32..1.0e4f32, -1.0f32..1.0f32].boxed()
@@ -222,9 +200,6 @@ impl TestNative for f64 {
             (-3i8..4).prop_map(|v| f64::from(v) / 2.0),
         ]
         .boxed()
-    }
-    fn into_column(col: PrimitiveColumn<Self, Host>) -> Column<Host> {
-        Column::Float64(col)
     }
     fn arbitrary_value() -> BoxedStrategy<Self> {
         prop_oneof![-1.0e9f64..1.0e9f64, -1.0f64..1.0f64].boxed()

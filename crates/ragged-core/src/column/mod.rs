@@ -5,6 +5,8 @@
 //! - [`StringColumn`]: UTF-8 bytes + i32 or i64 offsets (`Utf8` / `LargeUtf8`).
 //! - [`BinaryColumn`]: any bytes + i32 or i64 offsets (`Binary` / `LargeBinary`).
 //! - [`ListColumn`]: offsets + any child [`Column`] (`List` / `LargeList`).
+//! - [`ListViewColumn`]: starts + stops + any child [`Column`] (`ListView` /
+//!   `LargeListView`, Awkward's `ListArray`).
 //!
 //! Host columns are built with checked constructors that validate every invariant
 //! once and report the first offending index; `unsafe` unchecked constructors exist
@@ -13,6 +15,7 @@
 mod binary;
 mod boolean;
 mod list;
+mod list_view;
 mod primitive;
 mod string;
 pub(crate) mod validate;
@@ -20,11 +23,13 @@ pub(crate) mod validate;
 pub use binary::BinaryColumn;
 pub use boolean::BooleanColumn;
 pub use list::ListColumn;
+pub use list_view::ListViewColumn;
 pub use primitive::PrimitiveColumn;
 pub use string::StringColumn;
-pub use validate::{validate_offsets, validate_utf8};
+pub use validate::{starts_stops_error, validate_offsets, validate_starts_stops, validate_utf8};
 
 use crate::location::{Host, Location, ValidityBitmap};
+use crate::types::Native;
 use crate::{Error, Result};
 
 /// Any column, for the children of list columns and for IO.
@@ -47,6 +52,8 @@ pub enum Column<L: Location = Host> {
     LargeUtf8(StringColumn<i64, L>),
     List(ListColumn<i32, L>),
     LargeList(ListColumn<i64, L>),
+    ListView(ListViewColumn<i32, L>),
+    LargeListView(ListViewColumn<i64, L>),
 }
 
 impl<L: Location> Column<L> {
@@ -68,12 +75,41 @@ impl<L: Location> Column<L> {
             Column::LargeUtf8(c) => c.len(),
             Column::List(c) => c.len(),
             Column::LargeList(c) => c.len(),
+            Column::ListView(c) => c.len(),
+            Column::LargeListView(c) => c.len(),
         }
     }
 
     /// Whether the column has no row.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+
+    /// The column as a primitive column of `T`.
+    ///
+    /// # Errors
+    /// [`Error::TypeMismatch`] naming `what` when the column holds another type.
+    pub fn as_primitive<T: Native>(&self, what: &str) -> Result<&PrimitiveColumn<T, L>> {
+        T::column_ref(self).ok_or_else(|| Error::TypeMismatch {
+            column: what.into(),
+            expected: type_name_of::<T>().into(),
+            actual: self.type_name(),
+        })
+    }
+
+    /// The column as a boolean column.
+    ///
+    /// # Errors
+    /// [`Error::TypeMismatch`] naming `what` when the column holds another type.
+    pub fn as_boolean(&self, what: &str) -> Result<&BooleanColumn<L>> {
+        match self {
+            Column::Boolean(c) => Ok(c),
+            other => Err(Error::TypeMismatch {
+                column: what.into(),
+                expected: "bool".into(),
+                actual: other.type_name(),
+            }),
+        }
     }
 
     /// A short type name for messages: `int32`, `utf8`, `list<float64>`, …
@@ -94,7 +130,31 @@ impl<L: Location> Column<L> {
             Column::LargeUtf8(_) => "large_utf8".into(),
             Column::List(c) => format!("list<{}>", c.child().type_name()),
             Column::LargeList(c) => format!("large_list<{}>", c.child().type_name()),
+            Column::ListView(c) => format!("list_view<{}>", c.child().type_name()),
+            Column::LargeListView(c) => format!("large_list_view<{}>", c.child().type_name()),
         }
+    }
+}
+
+impl<T: Native, L: Location> From<PrimitiveColumn<T, L>> for Column<L> {
+    fn from(col: PrimitiveColumn<T, L>) -> Self {
+        T::into_column(col)
+    }
+}
+
+/// The [`Column::type_name`] of a primitive column of `T`.
+fn type_name_of<T: Native>() -> &'static str {
+    match T::NAME {
+        "i8" => "int8",
+        "i16" => "int16",
+        "i32" => "int32",
+        "i64" => "int64",
+        "u8" => "uint8",
+        "u16" => "uint16",
+        "u32" => "uint32",
+        "u64" => "uint64",
+        "f32" => "float32",
+        _ => "float64",
     }
 }
 

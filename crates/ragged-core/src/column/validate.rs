@@ -117,3 +117,67 @@ pub fn validate_utf8<O: OffsetSize>(offsets: &[O], values: &[u8]) -> Result<()> 
 fn is_continuation(byte: u8) -> bool {
     byte & 0b1100_0000 == 0b1000_0000
 }
+
+/// The error for list `index` of a starts/stops pair, or `None` when it is in order and
+/// inside the child: [`Error::StopsBeforeStarts`] when `stop < start`, else
+/// [`Error::ListOutOfBounds`] when `start < 0` or `stop > child_len`. Backends that find
+/// the lowest failing index on a device classify it with this function, so every
+/// backend reports the same error.
+pub fn starts_stops_error(index: usize, start: i64, stop: i64, child_len: usize) -> Option<Error> {
+    let len = i64::try_from(child_len).unwrap_or(i64::MAX);
+    if stop < start {
+        Some(Error::StopsBeforeStarts { index, start, stop })
+    } else if start < 0 || stop > len {
+        Some(Error::ListOutOfBounds {
+            index,
+            start,
+            stop,
+            child_len,
+        })
+    } else {
+        None
+    }
+}
+
+/// Check a starts/stops pair (the `ListView` form): the same length, and for every list
+/// `0 <= starts[i] <= stops[i] <= child_len`.
+///
+/// # Errors
+/// [`Error::LengthMismatch`] when the lengths differ; otherwise the
+/// [`starts_stops_error`] of the lowest failing list.
+///
+/// # Example
+/// ```
+/// use ragged_core::column::validate_starts_stops;
+/// assert!(validate_starts_stops(&[0i32, 4, 1], &[2i32, 4, 3], 4).is_ok());
+/// assert!(validate_starts_stops(&[0i32, 3], &[2i32, 1], 4).is_err());
+/// ```
+pub fn validate_starts_stops<O: OffsetSize>(
+    starts: &[O],
+    stops: &[O],
+    child_len: usize,
+) -> Result<()> {
+    if starts.len() != stops.len() {
+        return Err(Error::LengthMismatch {
+            op: "validate_starts_stops",
+            what: "stops",
+            expected: starts.len(),
+            actual: stops.len(),
+        });
+    }
+    let len = i64::try_from(child_len).unwrap_or(i64::MAX);
+    // Fast path: a branch-free scan for the common valid case.
+    let ok = starts.iter().zip(stops).fold(true, |ok, (a, b)| {
+        let (a, b) = (a.as_i64(), b.as_i64());
+        ok & (a >= 0) & (a <= b) & (b <= len)
+    });
+    if ok {
+        return Ok(());
+    }
+    for (index, (a, b)) in starts.iter().zip(stops).enumerate() {
+        if let Some(e) = starts_stops_error(index, a.as_i64(), b.as_i64(), child_len) {
+            return Err(e);
+        }
+    }
+    Ok(())
+}

@@ -4,7 +4,9 @@ use std::sync::Arc;
 
 use arrow_buffer::{NullBuffer, ScalarBuffer};
 
-use crate::column::{BooleanColumn, Column, ListColumn, PrimitiveColumn, StringColumn};
+use crate::column::{
+    BooleanColumn, Column, ListColumn, ListViewColumn, PrimitiveColumn, StringColumn,
+};
 use crate::location::{Host, Location};
 use crate::types::{Native, OffsetSize};
 use crate::Result;
@@ -190,6 +192,41 @@ pub trait Memory: Send + Sync {
         Ok(unsafe { ListColumn::new_unchecked(offsets, Arc::new(child), validity) })
     }
 
+    /// Copy a host list-view column (and its child, recursively) to this backend.
+    ///
+    /// # Errors
+    /// As [`Memory::upload`].
+    fn to_device_list_view<O: OffsetSize>(
+        &self,
+        col: &ListViewColumn<O, Host>,
+    ) -> Result<ListViewColumn<O, Self::Loc>> {
+        let starts = self.upload(col.starts())?;
+        let stops = self.upload(col.stops())?;
+        let child = self.to_device(col.child())?;
+        let validity = col.validity().map(|v| self.upload_bitmap(v)).transpose()?;
+        // SAFETY: exact copies of a valid host column.
+        Ok(unsafe { ListViewColumn::new_unchecked(starts, stops, Arc::new(child), validity) })
+    }
+
+    /// Copy a list-view column of this backend (and its child) to the host.
+    ///
+    /// # Errors
+    /// As [`Memory::download`].
+    fn to_host_list_view<O: OffsetSize>(
+        &self,
+        col: &ListViewColumn<O, Self::Loc>,
+    ) -> Result<ListViewColumn<O, Host>> {
+        let starts = self.download(col.starts())?;
+        let stops = self.download(col.stops())?;
+        let child = self.to_host(col.child())?;
+        let validity = col
+            .validity()
+            .map(|v| self.download_bitmap(v))
+            .transpose()?;
+        // SAFETY: device columns hold the same invariants as host ones.
+        Ok(unsafe { ListViewColumn::new_unchecked(starts, stops, Arc::new(child), validity) })
+    }
+
     /// Copy any host column to this backend.
     ///
     /// # Errors
@@ -211,6 +248,8 @@ pub trait Memory: Send + Sync {
             Column::LargeUtf8(c) => Column::LargeUtf8(self.to_device_strings(c)?),
             Column::List(c) => Column::List(self.to_device_list(c)?),
             Column::LargeList(c) => Column::LargeList(self.to_device_list(c)?),
+            Column::ListView(c) => Column::ListView(self.to_device_list_view(c)?),
+            Column::LargeListView(c) => Column::LargeListView(self.to_device_list_view(c)?),
         })
     }
 
@@ -235,6 +274,8 @@ pub trait Memory: Send + Sync {
             Column::LargeUtf8(c) => Column::LargeUtf8(self.to_host_strings(c)?),
             Column::List(c) => Column::List(self.to_host_list(c)?),
             Column::LargeList(c) => Column::LargeList(self.to_host_list(c)?),
+            Column::ListView(c) => Column::ListView(self.to_host_list_view(c)?),
+            Column::LargeListView(c) => Column::LargeListView(self.to_host_list_view(c)?),
         })
     }
 }

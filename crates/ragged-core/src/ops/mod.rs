@@ -12,7 +12,7 @@ mod primitives;
 mod strings;
 mod text;
 
-pub use lists::ListOps;
+pub use lists::{python_index, python_slice, ListOps, OutOfRange};
 pub use memory::Memory;
 pub use primitives::{
     Comparison, OffsetWidth, Offsets, Predicate, Primitives, ScanKind, Selection, Transform,
