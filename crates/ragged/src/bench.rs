@@ -11,14 +11,14 @@
 
 use std::time::Instant;
 
-use ragged_core::{
-    Backend, Column, ListColumn, Memory, PrimitiveColumn, Result, ScalarBuffer, StringColumn,
-};
+use ragged_core::{Backend, Memory, PrimitiveColumn, Result, ScalarBuffer, StringColumn};
 use ragged_cpu::CpuBackend;
 use ragged_cuda::CudaBackend;
 use serde::Serialize;
 
 use crate::device::AnyBackend;
+
+mod lists;
 
 /// One measured case.
 #[derive(Clone, Debug, Serialize)]
@@ -246,17 +246,7 @@ fn run_on<B: BenchBackend>(
         )?;
     }
     if wants("lists") {
-        let rows = if options.quick { 1 << 16 } else { 1 << 26 };
-        let offsets: Vec<i32> = (0..=rows as i32).map(|i| i * 4).collect();
-        let child = Column::Int32(PrimitiveColumn::from_vec(vec![1; rows * 4]));
-        let host = ListColumn::try_new(ScalarBuffer::from(offsets), child, None)?;
-        let col = b.to_device_list(&host)?;
-        h.case(
-            &format!("lists/counts/{}", size_label(rows)),
-            rows as u64,
-            8 * rows as u64,
-            || b.counts(&col).map(drop),
-        )?;
+        lists::lists_suite(&mut h, options.quick)?;
     }
     if wants("lines") {
         lines_suite(&mut h, options.quick)?;
