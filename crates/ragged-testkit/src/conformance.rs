@@ -19,6 +19,7 @@ use crate::native::TestNative;
 use crate::oracle;
 use crate::rng::Rng;
 
+pub mod lists;
 pub mod primitives;
 pub mod text;
 

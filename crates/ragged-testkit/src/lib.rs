@@ -133,6 +133,55 @@ macro_rules! text_conformance_suite {
     };
 }
 
+/// Expands to the conformance suite of the lists family (`ragged_core::ListOps`), for
+/// any `Backend` (a separate macro so each backend's list tests form one test
+/// binary). `$make` is as for [`conformance_suite!`]: a `Result<B, String>`, where
+/// `Err(reason)` skips each test with `skipped: <reason>` (or fails it when
+/// `RAGGED_REQUIRE_CUDA=1`). One line plugs a backend in:
+///
+/// ```text
+/// ragged_testkit::lists_conformance_suite!(Ok::<_, String>(ragged_cpu::CpuBackend::new()));
+/// ```
+///
+/// Tests (each at both offset widths, `_list` for i32 and `_large_list` for i64; see
+/// [`conformance::lists`]): `lists_compact_offsets_*`, `lists_to_compact_*`,
+/// `lists_sliced_views_*`, `lists_flatten_*`, `lists_unflatten_*`,
+/// `lists_local_index_*`, `lists_get_*`, `lists_slice_*`, `lists_reductions_*`,
+/// `lists_any_all_count_*`, `lists_overflow_*`, `lists_child_type_errors_*`, and
+/// `lists_offsets_overflow` (offsets beyond `i32::MAX`).
+#[macro_export]
+macro_rules! lists_conformance_suite {
+    ($make:expr) => {
+        $crate::conformance_suite!(@tests $make;
+            lists_compact_offsets_list => |b| $crate::conformance::lists::compact_offsets::<_, i32>(b);
+            lists_compact_offsets_large_list => |b| $crate::conformance::lists::compact_offsets::<_, i64>(b);
+            lists_offsets_overflow => |b| $crate::conformance::lists::offsets_overflow(b);
+            lists_to_compact_list => |b| $crate::conformance::lists::to_compact::<_, i32>(b);
+            lists_to_compact_large_list => |b| $crate::conformance::lists::to_compact::<_, i64>(b);
+            lists_sliced_views_list => |b| $crate::conformance::lists::sliced_views::<_, i32>(b);
+            lists_sliced_views_large_list => |b| $crate::conformance::lists::sliced_views::<_, i64>(b);
+            lists_flatten_list => |b| $crate::conformance::lists::flatten::<_, i32>(b);
+            lists_flatten_large_list => |b| $crate::conformance::lists::flatten::<_, i64>(b);
+            lists_unflatten_list => |b| $crate::conformance::lists::unflatten::<_, i32>(b);
+            lists_unflatten_large_list => |b| $crate::conformance::lists::unflatten::<_, i64>(b);
+            lists_local_index_list => |b| $crate::conformance::lists::local_index::<_, i32>(b);
+            lists_local_index_large_list => |b| $crate::conformance::lists::local_index::<_, i64>(b);
+            lists_get_list => |b| $crate::conformance::lists::get::<_, i32>(b);
+            lists_get_large_list => |b| $crate::conformance::lists::get::<_, i64>(b);
+            lists_slice_list => |b| $crate::conformance::lists::slice::<_, i32>(b);
+            lists_slice_large_list => |b| $crate::conformance::lists::slice::<_, i64>(b);
+            lists_reductions_list => |b| $crate::conformance::lists::reductions::<_, i32>(b);
+            lists_reductions_large_list => |b| $crate::conformance::lists::reductions::<_, i64>(b);
+            lists_any_all_count_list => |b| $crate::conformance::lists::any_all_count::<_, i32>(b);
+            lists_any_all_count_large_list => |b| $crate::conformance::lists::any_all_count::<_, i64>(b);
+            lists_overflow_list => |b| $crate::conformance::lists::overflow::<_, i32>(b);
+            lists_overflow_large_list => |b| $crate::conformance::lists::overflow::<_, i64>(b);
+            lists_child_type_errors_list => |b| $crate::conformance::lists::child_type_errors::<_, i32>(b);
+            lists_child_type_errors_large_list => |b| $crate::conformance::lists::child_type_errors::<_, i64>(b);
+        );
+    };
+}
+
 /// Expands to the conformance suite: one `#[test]` per property, each comparing the
 /// backend against the testkit's oracles.
 ///

@@ -7,6 +7,8 @@
 //! conformance suite compares every backend against these, never against another
 //! backend.
 
+pub mod lists;
+
 use std::cmp::Ordering;
 
 use ragged_core::ops::{Comparison, OffsetWidth, Predicate, ScanKind, Transform};

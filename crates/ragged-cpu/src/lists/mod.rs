@@ -1,13 +1,274 @@
-//! The lists family on the CPU.
+//! The lists family on the CPU: `counts` (`counts.rs`), offsets from lengths and
+//! `compact_offsets` (`offsets.rs`), gathers of child ranges and elements
+//! (`gather.rs`), `to_compact` and `flatten` (`compact.rs`), `unflatten`,
+//! `local_index`, `get` and `slice` (`structure.rs`) and the per-list reductions
+//! (`reduce.rs`).
+//!
+//! Every op cuts the lists into rayon tasks of consecutive lists holding about
+//! [`CHUNK`] elements and at most [`CHUNK`] lists ([`list_tasks`]); each task writes its
+//! own piece of the output, so no task allocates per list or per element. Offsets
+//! outputs are two passes (per-chunk totals, a sequential prefix over the few chunk
+//! totals, a parallel fill).
+//!
+//! The semantics are those of `ragged_core::ops::lists`. Where that contract leaves a
+//! choice open, this backend (the executable specification) decides, and the other
+//! backends follow:
+//! - null lists are never read: a null list whose child range would overflow a sum or
+//!   a product, or holds garbage, changes nothing; its row holds the identity (sums 0,
+//!   products 1, counts 0, minima and maxima the type's identity, `any` `false`, `all`
+//!   `true`, arg forms 0, means 0.0) under the null;
+//! - `list_sum` and `list_prod` of integers fail with `Overflow` naming the lowest
+//!   valid list whose result does not fit ([`Native::Sum`]): the message contains
+//!   `list <i>`. The product is the mathematical product of the valid elements (a zero
+//!   element makes it 0 whatever the others are), so the order of multiplication does
+//!   not matter; float products multiply left to right in the element type;
+//! - `compact_offsets` with [`OffsetWidth::I32`] and `to_compact` of `i32` lists whose
+//!   total exceeds `i32::MAX` fail with `Overflow` naming the first offset beyond it
+//!   (`offset at index <k>`, `k = i + 1` for list `i`), as `sizes_to_offsets` does;
+//!   `Auto` gives `i32` offsets exactly when the total fits;
+//! - `unflatten` checks negative counts first (`NegativeSize` at the lowest valid row;
+//!   null counts count 0 whatever they hold), then the sum: `LengthMismatch` with
+//!   `expected` the child's length and `actual` the sum of the counts;
+//! - gathered outputs (`to_compact`, `flatten`, `get`) of a strings child keep its
+//!   offset width; a byte total that does not fit it is `Overflow`;
+//! - `slice` of a null list gives `starts[i] = stops[i] = offsets[i]`; `local_index`
+//!   and `to_compact` give null lists an empty range.
 
+mod compact;
 mod counts;
+mod gather;
+mod offsets;
+mod reduce;
+mod structure;
 
-use ragged_core::{ListColumn, ListOps, OffsetSize, PrimitiveColumn, Result};
+use arrow_buffer::NullBuffer;
+use ragged_core::ops::{OffsetWidth, Offsets, OutOfRange};
+use ragged_core::{
+    BooleanColumn, Column, Error, Host, ListColumn, ListOps, ListViewColumn, Native, OffsetSize,
+    PrimitiveColumn, Result, ScalarBuffer,
+};
 
-use crate::CpuBackend;
+use crate::primitives::Extreme;
+use crate::{CpuBackend, CHUNK};
 
 impl ListOps for CpuBackend {
     fn counts<O: OffsetSize>(&self, col: &ListColumn<O>) -> Result<PrimitiveColumn<O>> {
         counts::counts(col)
     }
+
+    fn compact_offsets<O: OffsetSize>(
+        &self,
+        starts: &ScalarBuffer<O>,
+        stops: &ScalarBuffer<O>,
+        child_len: usize,
+        width: OffsetWidth,
+    ) -> Result<(Offsets<Host>, i64)> {
+        offsets::compact_offsets(starts, stops, child_len, width)
+    }
+
+    fn to_compact<O: OffsetSize>(&self, col: &ListViewColumn<O>) -> Result<ListColumn<O>> {
+        compact::to_compact(col)
+    }
+
+    fn flatten<O: OffsetSize>(&self, col: &ListColumn<O>) -> Result<Column<Host>> {
+        compact::flatten(col)
+    }
+
+    fn unflatten<O: OffsetSize>(
+        &self,
+        child: &Column<Host>,
+        counts: &PrimitiveColumn<O>,
+    ) -> Result<ListColumn<O>> {
+        structure::unflatten(child, counts)
+    }
+
+    fn local_index<O: OffsetSize>(&self, col: &ListColumn<O>) -> Result<ListColumn<O>> {
+        structure::local_index(col)
+    }
+
+    fn get<O: OffsetSize>(
+        &self,
+        col: &ListColumn<O>,
+        index: i64,
+        out_of_range: OutOfRange,
+    ) -> Result<Column<Host>> {
+        structure::get(col, index, out_of_range)
+    }
+
+    fn slice<O: OffsetSize>(
+        &self,
+        col: &ListColumn<O>,
+        start: Option<i64>,
+        stop: Option<i64>,
+    ) -> Result<ListViewColumn<O>> {
+        structure::slice(col, start, stop)
+    }
+
+    fn list_sum<O: OffsetSize, T: Native>(
+        &self,
+        col: &ListColumn<O>,
+    ) -> Result<PrimitiveColumn<T::Sum>> {
+        reduce::list_sum::<O, T>(col)
+    }
+
+    fn list_prod<O: OffsetSize, T: Native>(
+        &self,
+        col: &ListColumn<O>,
+    ) -> Result<PrimitiveColumn<T::Sum>> {
+        reduce::list_prod::<O, T>(col)
+    }
+
+    fn list_min<O: OffsetSize, T: Native>(
+        &self,
+        col: &ListColumn<O>,
+    ) -> Result<PrimitiveColumn<T>> {
+        reduce::list_extreme::<O, T>(col, Extreme::Min, "list_min")
+    }
+
+    fn list_max<O: OffsetSize, T: Native>(
+        &self,
+        col: &ListColumn<O>,
+    ) -> Result<PrimitiveColumn<T>> {
+        reduce::list_extreme::<O, T>(col, Extreme::Max, "list_max")
+    }
+
+    fn list_argmin<O: OffsetSize, T: Native>(
+        &self,
+        col: &ListColumn<O>,
+    ) -> Result<PrimitiveColumn<i64>> {
+        reduce::list_arg_extreme::<O, T>(col, Extreme::Min, "list_argmin")
+    }
+
+    fn list_argmax<O: OffsetSize, T: Native>(
+        &self,
+        col: &ListColumn<O>,
+    ) -> Result<PrimitiveColumn<i64>> {
+        reduce::list_arg_extreme::<O, T>(col, Extreme::Max, "list_argmax")
+    }
+
+    fn list_count<O: OffsetSize>(&self, col: &ListColumn<O>) -> Result<PrimitiveColumn<i64>> {
+        reduce::list_count(col)
+    }
+
+    fn list_count_nonzero<O: OffsetSize, T: Native>(
+        &self,
+        col: &ListColumn<O>,
+    ) -> Result<PrimitiveColumn<i64>> {
+        reduce::list_count_nonzero::<O, T>(col)
+    }
+
+    fn list_any<O: OffsetSize>(&self, col: &ListColumn<O>) -> Result<BooleanColumn<Host>> {
+        reduce::list_any_all(col, true)
+    }
+
+    fn list_all<O: OffsetSize>(&self, col: &ListColumn<O>) -> Result<BooleanColumn<Host>> {
+        reduce::list_any_all(col, false)
+    }
+
+    fn list_mean<O: OffsetSize, T: Native>(
+        &self,
+        col: &ListColumn<O>,
+    ) -> Result<PrimitiveColumn<f64>> {
+        reduce::list_mean::<O, T>(col)
+    }
+}
+
+// ---------------------------------------------------------------------------------
+// Shared pieces
+// ---------------------------------------------------------------------------------
+
+/// Tasks `(first list, end list)` covering lists `0..offsets.len() - 1`, each holding
+/// about [`CHUNK`] elements and at most [`CHUNK`] lists (a larger list is one task).
+pub(crate) fn list_tasks<O: OffsetSize>(offsets: &[O]) -> Vec<(usize, usize)> {
+    let n = offsets.len().saturating_sub(1);
+    let mut tasks = Vec::with_capacity(n / CHUNK + 1);
+    let mut start = 0;
+    while start < n {
+        let limit = offsets[start].as_i64().saturating_add(CHUNK as i64);
+        // The first list end at or beyond the limit closes the task.
+        let reach = start + 1 + offsets[start + 1..].partition_point(|o| o.as_i64() < limit);
+        let end = reach.min(n).min(start + CHUNK).max(start + 1);
+        tasks.push((start, end));
+        start = end;
+    }
+    tasks
+}
+
+/// Whether list `i` is valid under `validity`.
+#[inline]
+pub(crate) fn is_valid(validity: Option<&NullBuffer>, i: usize) -> bool {
+    validity.is_none_or(|v| v.is_valid(i))
+}
+
+/// The validity bitmap of any column.
+pub(crate) fn column_validity(col: &Column<Host>) -> Option<&NullBuffer> {
+    match col {
+        Column::Int8(c) => c.validity(),
+        Column::Int16(c) => c.validity(),
+        Column::Int32(c) => c.validity(),
+        Column::Int64(c) => c.validity(),
+        Column::UInt8(c) => c.validity(),
+        Column::UInt16(c) => c.validity(),
+        Column::UInt32(c) => c.validity(),
+        Column::UInt64(c) => c.validity(),
+        Column::Float32(c) => c.validity(),
+        Column::Float64(c) => c.validity(),
+        Column::Boolean(c) => c.validity(),
+        Column::Utf8(c) => c.validity(),
+        Column::LargeUtf8(c) => c.validity(),
+        Column::List(c) => c.validity(),
+        Column::LargeList(c) => c.validity(),
+        Column::ListView(c) => c.validity(),
+        Column::LargeListView(c) => c.validity(),
+        // `Column` is non-exhaustive: a future variant is treated as all valid.
+        #[allow(unreachable_patterns)]
+        _ => None,
+    }
+}
+
+/// The error of an element-moving op on a child it cannot gather.
+pub(crate) fn unsupported_child(op: &'static str, child: &Column<Host>) -> Error {
+    Error::Unsupported {
+        op,
+        message: format!(
+            "a {} child cannot be gathered (numeric, bool and strings children can)",
+            child.type_name()
+        ),
+    }
+}
+
+/// Whether an element-moving op can gather `child`: numeric, boolean and strings.
+pub(crate) fn gatherable(child: &Column<Host>) -> bool {
+    matches!(
+        child,
+        Column::Int8(_)
+            | Column::Int16(_)
+            | Column::Int32(_)
+            | Column::Int64(_)
+            | Column::UInt8(_)
+            | Column::UInt16(_)
+            | Column::UInt32(_)
+            | Column::UInt64(_)
+            | Column::Float32(_)
+            | Column::Float64(_)
+            | Column::Boolean(_)
+            | Column::Utf8(_)
+            | Column::LargeUtf8(_)
+    )
+}
+
+/// The overflow error of an `i32` offsets output whose offset `index` is the first
+/// beyond `i32::MAX`.
+pub(crate) fn offset_overflow(op: &'static str, index: usize, total: i64) -> Error {
+    Error::Overflow {
+        op,
+        message: format!(
+            "the offset at index {index} exceeds i32::MAX (total {total}); ask for i64 offsets"
+        ),
+    }
+}
+
+/// A validity bitmap that is `None` when it has no null.
+pub(crate) fn drop_all_valid(validity: Option<NullBuffer>) -> Option<NullBuffer> {
+    validity.filter(|v| v.null_count() > 0)
 }

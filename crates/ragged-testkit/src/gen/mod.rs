@@ -16,6 +16,7 @@ use std::any::Any;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
+pub mod list_ops;
 mod lists;
 mod offsets;
 mod primitive_ops;

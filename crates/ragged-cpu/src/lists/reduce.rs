@@ -1,0 +1,468 @@
+//! Per-list reductions: `list_sum`, `list_prod`, `list_min`, `list_max`,
+//! `list_argmin`, `list_argmax`, `list_count`, `list_count_nonzero`, `list_any`,
+//! `list_all`, `list_mean`.
+//!
+//! Mapping: the lists are cut into tasks of consecutive lists holding about
+//! [`crate::CHUNK`] elements ([`super::list_tasks`]); each rayon task reduces its
+//! lists one after the other, sequentially within a list, and writes its own piece of
+//! the output. Null lists are skipped without reading their elements (the offsets are
+//! those of a valid column, so no validation pass is needed). Sums of a list without
+//! null elements use the vectorized `Native::sum_slice`; integer sums keep 128-bit
+//! partial sums and only each list's total is checked, as in the primitives family.
+//! Extremes use the primitives' rule (`Extreme::replaces`): NaN ignored unless every
+//! valid element is NaN, lowest position on ties.
+//!
+//! Output validity: the list validity (shared, not copied) for sums, products, counts,
+//! `any` and `all`; the list validity AND "has a valid element" for minima, maxima,
+//! their arg forms and means.
+//!
+//! Complexity: O(n + elements) work, one read of the valid lists' elements.
+
+use arrow_buffer::bit_chunk_iterator::UnalignedBitChunk;
+use arrow_buffer::{BooleanBuffer, NullBuffer};
+use rayon::prelude::*;
+
+use ragged_core::{
+    BooleanColumn, Error, Host, ListColumn, Native, OffsetSize, PrimitiveColumn, Result,
+    ScalarBuffer,
+};
+
+use super::{column_validity, is_valid, list_tasks};
+use crate::output_vec;
+use crate::primitives::{split_by_lengths, validity_from_flags, Extreme};
+
+/// The per-list results of [`per_list`]: one value per list, the lowest valid list
+/// whose result is `None`, and (when asked for) whether each list is valid with a
+/// result.
+struct PerList<R> {
+    values: Vec<R>,
+    first_none: Option<usize>,
+    valid: Option<Vec<bool>>,
+}
+
+/// `f(start, end)` (the list's child range) for every valid list, `null` for null
+/// lists and where `f` gives `None`, in parallel over [`list_tasks`], writing straight
+/// into the output (no intermediate vector of options).
+fn per_list<O: OffsetSize, R: Copy + Default + Send + Sync>(
+    col: &ListColumn<O>,
+    null: R,
+    want_valid: bool,
+    f: impl Fn(usize, usize) -> Option<R> + Sync,
+) -> PerList<R> {
+    let offsets: &[O] = col.offsets();
+    let validity = col.validity();
+    let tasks = list_tasks(offsets);
+    let lengths: Vec<usize> = tasks.iter().map(|&(s, e)| e - s).collect();
+    let n = col.len();
+    let mut values = output_vec::<R>(n);
+    let mut flags = if want_valid {
+        vec![false; n]
+    } else {
+        Vec::new()
+    };
+    let flag_parts = if want_valid {
+        split_by_lengths(&mut flags, &lengths)
+    } else {
+        lengths.iter().map(|_| Default::default()).collect()
+    };
+    let first_none = split_by_lengths(&mut values, &lengths)
+        .into_par_iter()
+        .zip(flag_parts.into_par_iter())
+        .zip(tasks.par_iter())
+        .map(|((dst, flags), &(first, _))| {
+            let mut none = None;
+            for (k, slot) in dst.iter_mut().enumerate() {
+                let i = first + k;
+                let result = if is_valid(validity, i) {
+                    let r = f(offsets[i].as_usize(), offsets[i + 1].as_usize());
+                    if r.is_none() && none.is_none() {
+                        none = Some(i);
+                    }
+                    r
+                } else {
+                    None
+                };
+                *slot = result.unwrap_or(null);
+                if let Some(flag) = flags.get_mut(k) {
+                    *flag = result.is_some();
+                }
+            }
+            none
+        })
+        .collect::<Vec<_>>()
+        .into_iter()
+        .flatten()
+        .next();
+    PerList {
+        values,
+        first_none,
+        valid: want_valid.then_some(flags),
+    }
+}
+
+/// A primitive column of per-list results: the list validity (shared) or, when the
+/// results carry their own flags, those.
+fn column_of<O: OffsetSize, R: Native>(
+    col: &ListColumn<O>,
+    results: PerList<R>,
+) -> Result<PrimitiveColumn<R>> {
+    let validity = match results.valid {
+        Some(flags) => validity_from_flags(flags),
+        None => col.validity().cloned(),
+    };
+    PrimitiveColumn::try_new(ScalarBuffer::from(results.values), validity)
+}
+
+/// The number of set bits of `bits` in `start..end` (no allocation).
+#[inline]
+fn count_set(bits: &BooleanBuffer, start: usize, end: usize) -> usize {
+    UnalignedBitChunk::new(bits.values(), bits.offset() + start, end - start).count_ones()
+}
+
+/// `Overflow` naming `list` when there is one.
+fn overflow_at(op: &'static str, what: &str, list: Option<usize>) -> Result<()> {
+    match list {
+        Some(list) => Err(Error::Overflow {
+            op,
+            message: format!("the {what} of list {list} does not fit its accumulator"),
+        }),
+        None => Ok(()),
+    }
+}
+
+/// The sum of a slice in [`Native::Wide`], in pieces `Native::sum_slice` accepts.
+fn sum_wide<T: Native>(values: &[T]) -> T::Wide {
+    values
+        .chunks(u32::MAX as usize)
+        .fold(T::wide_zero(), |acc, c| T::wide_merge(acc, T::sum_slice(c)))
+}
+
+/// The sum of each list's valid elements; see [`ragged_core::ListOps::list_sum`].
+pub(crate) fn list_sum<O: OffsetSize, T: Native>(
+    col: &ListColumn<O>,
+) -> Result<PrimitiveColumn<T::Sum>> {
+    const OP: &str = "list_sum";
+    let child = col.child().as_primitive::<T>("list_sum child")?;
+    let values: &[T] = child.values();
+    let child_valid = child.validity();
+    let sums = per_list(col, T::sum_zero(), false, |a, b| {
+        let wide = match child_valid {
+            // Short lists: a plain loop (the lanes of `sum_slice` cost more).
+            None if b - a < 32 => values[a..b]
+                .iter()
+                .fold(T::wide_zero(), |acc, &v| T::wide_add(acc, v)),
+            None => sum_wide(&values[a..b]),
+            Some(m) => {
+                let mut acc = T::wide_zero();
+                for (j, &v) in values[a..b].iter().enumerate() {
+                    if m.is_valid(a + j) {
+                        acc = T::wide_add(acc, v);
+                    }
+                }
+                acc
+            }
+        };
+        T::wide_total(wide)
+    });
+    overflow_at(OP, "sum", sums.first_none)?;
+    column_of(col, sums)
+}
+
+/// A float as the accumulator of the float type `T` (`T::Sum` is `T` for floats).
+fn float_as_sum<T: Native>(x: f64) -> Option<T::Sum> {
+    let mut bytes = [0u8; 16];
+    if T::NAME == "f32" {
+        bytes[..4].copy_from_slice(&(x as f32).to_le_bytes());
+    } else {
+        bytes[..8].copy_from_slice(&x.to_le_bytes());
+    }
+    T::sum_from_wide(bytes)
+}
+
+/// An integer value as (magnitude, negative).
+#[inline]
+fn magnitude<T: Native>(v: T) -> (u128, bool) {
+    match v.to_i64() {
+        Some(x) => (u128::from(x.unsigned_abs()), x < 0),
+        // Only u64 values above i64::MAX have no i64.
+        None => (v.to_usize().map_or(0, |u| u as u128), false),
+    }
+}
+
+/// The product of the valid elements `a..b` of an integer list as `T::Sum`, `None`
+/// when the mathematical product does not fit.
+fn int_product<T: Native>(
+    values: &[T],
+    validity: Option<&NullBuffer>,
+    a: usize,
+    b: usize,
+) -> Option<T::Sum> {
+    let (mut mag, mut negative, mut over) = (1u128, false, false);
+    for (j, &v) in values[a..b].iter().enumerate() {
+        if !is_valid(validity, a + j) {
+            continue;
+        }
+        let (m, neg) = magnitude(v);
+        if m == 0 {
+            // A zero element makes the product 0, whatever the others are.
+            return T::sum_from_wide(0i128.to_le_bytes());
+        }
+        negative ^= neg;
+        if !over {
+            // Both factors are at most u64::MAX: the product fits u128.
+            mag = mag.saturating_mul(m);
+            over = mag > u128::from(u64::MAX);
+        }
+    }
+    if over {
+        return None;
+    }
+    if T::NAME.starts_with('i') {
+        // mag <= u64::MAX fits i128.
+        let value = if negative {
+            -(mag as i128)
+        } else {
+            mag as i128
+        };
+        T::sum_from_wide(value.to_le_bytes())
+    } else {
+        T::sum_from_wide(mag.to_le_bytes())
+    }
+}
+
+/// The product of the valid elements `a..b` of a float list, left to right in `T`.
+fn float_product<T: Native>(
+    values: &[T],
+    validity: Option<&NullBuffer>,
+    a: usize,
+    b: usize,
+) -> Option<T::Sum> {
+    let valid = values[a..b]
+        .iter()
+        .enumerate()
+        .filter(|&(j, _)| is_valid(validity, a + j))
+        .map(|(_, v)| v.to_f64());
+    if T::NAME == "f32" {
+        let p = valid.fold(1.0f32, |acc, x| acc * x as f32);
+        float_as_sum::<T>(f64::from(p))
+    } else {
+        float_as_sum::<T>(valid.fold(1.0f64, |acc, x| acc * x))
+    }
+}
+
+/// The product of each list's valid elements; see [`ragged_core::ListOps::list_prod`].
+pub(crate) fn list_prod<O: OffsetSize, T: Native>(
+    col: &ListColumn<O>,
+) -> Result<PrimitiveColumn<T::Sum>> {
+    const OP: &str = "list_prod";
+    let child = col.child().as_primitive::<T>("list_prod child")?;
+    let values: &[T] = child.values();
+    let child_valid = child.validity();
+    let one = if T::IS_FLOAT {
+        float_as_sum::<T>(1.0)
+    } else {
+        T::sum_from_wide(1i128.to_le_bytes())
+    }
+    .unwrap_or_else(T::sum_zero);
+    let products = per_list(col, one, false, |a, b| {
+        if T::IS_FLOAT {
+            float_product(values, child_valid, a, b)
+        } else {
+            int_product(values, child_valid, a, b)
+        }
+    });
+    overflow_at(OP, "product", products.first_none)?;
+    column_of(col, products)
+}
+
+/// The position (within `values`) of the extreme valid element of `values`, under the
+/// rule of [`Extreme::replaces`] (NaN only when every valid element is NaN, the lowest
+/// position on ties); `None` when no element is valid. `MAX` picks the maximum.
+#[inline]
+fn extreme_position<T: Native, const MAX: bool>(
+    values: &[T],
+    validity: Option<&NullBuffer>,
+    first: usize,
+) -> Option<usize> {
+    let extreme = if MAX { Extreme::Max } else { Extreme::Min };
+    let mut best: Option<usize> = None;
+    let mut best_value = extreme.identity::<T>();
+    match validity {
+        None => {
+            // Start at the first non-NaN element (all NaN: the first element); from
+            // there a strict comparison is the rule (a NaN candidate compares false).
+            let start = values.iter().position(|v| !v.is_nan_value());
+            let Some(start) = start else {
+                return (!values.is_empty()).then_some(0);
+            };
+            let (mut at, mut value) = (start, values[start]);
+            for (j, &v) in values.iter().enumerate().skip(start + 1) {
+                let better = if MAX { v > value } else { v < value };
+                if better {
+                    at = j;
+                    value = v;
+                }
+            }
+            best = Some(at);
+        }
+        Some(m) => {
+            for (j, &v) in values.iter().enumerate() {
+                if m.is_valid(first + j) && (best.is_none() || extreme.replaces(v, best_value)) {
+                    best = Some(j);
+                    best_value = v;
+                }
+            }
+        }
+    }
+    best
+}
+
+/// `f(position)` of each list's extreme valid element (null where there is none).
+fn per_extreme<O: OffsetSize, T: Native, R: Copy + Default + Send + Sync>(
+    col: &ListColumn<O>,
+    extreme: Extreme,
+    what: &str,
+    null: R,
+    f: impl Fn(&[T], usize) -> R + Sync,
+) -> Result<PerList<R>> {
+    let child = col.child().as_primitive::<T>(what)?;
+    let values: &[T] = child.values();
+    let child_valid = child.validity();
+    Ok(match extreme {
+        Extreme::Min => per_list(col, null, true, |a, b| {
+            extreme_position::<T, false>(&values[a..b], child_valid, a).map(|j| f(&values[a..b], j))
+        }),
+        Extreme::Max => per_list(col, null, true, |a, b| {
+            extreme_position::<T, true>(&values[a..b], child_valid, a).map(|j| f(&values[a..b], j))
+        }),
+    })
+}
+
+/// Least or greatest valid element per list; see [`ragged_core::ListOps::list_min`].
+pub(crate) fn list_extreme<O: OffsetSize, T: Native>(
+    col: &ListColumn<O>,
+    extreme: Extreme,
+    op: &'static str,
+) -> Result<PrimitiveColumn<T>> {
+    let what = format!("{op} child");
+    let best = per_extreme::<O, T, T>(col, extreme, &what, extreme.identity(), |v, j| v[j])?;
+    column_of(col, best)
+}
+
+/// Position of the least or greatest valid element per list; see
+/// [`ragged_core::ListOps::list_argmin`].
+pub(crate) fn list_arg_extreme<O: OffsetSize, T: Native>(
+    col: &ListColumn<O>,
+    extreme: Extreme,
+    op: &'static str,
+) -> Result<PrimitiveColumn<i64>> {
+    let what = format!("{op} child");
+    let best = per_extreme::<O, T, i64>(col, extreme, &what, 0, |_, j| j as i64)?;
+    column_of(col, best)
+}
+
+/// Valid elements per list, any child; see [`ragged_core::ListOps::list_count`].
+pub(crate) fn list_count<O: OffsetSize>(col: &ListColumn<O>) -> Result<PrimitiveColumn<i64>> {
+    let child_valid = column_validity(col.child());
+    if child_valid.is_none() {
+        // Every element is valid: the counts are the list lengths (0 under nulls).
+        let offsets: &[O] = col.offsets();
+        let validity = col.validity();
+        let counts: Vec<i64> = offsets
+            .par_windows(2)
+            .enumerate()
+            .with_min_len(crate::CHUNK / 16)
+            .map(|(i, w)| {
+                if is_valid(validity, i) {
+                    w[1].as_i64() - w[0].as_i64()
+                } else {
+                    0
+                }
+            })
+            .collect();
+        return PrimitiveColumn::try_new(ScalarBuffer::from(counts), validity.cloned());
+    }
+    let counts = per_list(col, 0i64, false, |a, b| {
+        Some(match child_valid {
+            None => (b - a) as i64,
+            Some(m) => count_set(m.inner(), a, b) as i64,
+        })
+    });
+    column_of(col, counts)
+}
+
+/// Valid non-zero elements per list; see
+/// [`ragged_core::ListOps::list_count_nonzero`].
+pub(crate) fn list_count_nonzero<O: OffsetSize, T: Native>(
+    col: &ListColumn<O>,
+) -> Result<PrimitiveColumn<i64>> {
+    let child = col.child().as_primitive::<T>("list_count_nonzero child")?;
+    let values: &[T] = child.values();
+    let child_valid = child.validity();
+    let zero = T::default();
+    let counts = per_list(col, 0i64, false, |a, b| {
+        let mut count = 0i64;
+        for (j, &v) in values[a..b].iter().enumerate() {
+            // NaN != 0: counted.
+            count += i64::from(v != zero && is_valid(child_valid, a + j));
+        }
+        Some(count)
+    });
+    column_of(col, counts)
+}
+
+/// `any` (`want_any`) or `all` of each list of booleans; see
+/// [`ragged_core::ListOps::list_any`] and [`ragged_core::ListOps::list_all`].
+pub(crate) fn list_any_all<O: OffsetSize>(
+    col: &ListColumn<O>,
+    want_any: bool,
+) -> Result<BooleanColumn<Host>> {
+    let what = if want_any {
+        "list_any child"
+    } else {
+        "list_all child"
+    };
+    let child = col.child().as_boolean(what)?;
+    let bits = child.values().inner();
+    let child_valid = child.validity();
+    // `any`: some valid element is true; `all`: no valid element is false.
+    let results = per_list(col, !want_any, false, |a, b| {
+        Some(match child_valid {
+            None => {
+                let set = count_set(bits, a, b);
+                if want_any {
+                    set > 0
+                } else {
+                    set == b - a
+                }
+            }
+            Some(m) => {
+                let hit = (a..b).any(|j| m.is_valid(j) && bits.value(j) == want_any);
+                hit == want_any
+            }
+        })
+    });
+    let values = NullBuffer::new(BooleanBuffer::from(results.values));
+    BooleanColumn::try_new(values, col.validity().cloned())
+}
+
+/// The mean of each list's valid elements in `f64`; see
+/// [`ragged_core::ListOps::list_mean`].
+pub(crate) fn list_mean<O: OffsetSize, T: Native>(
+    col: &ListColumn<O>,
+) -> Result<PrimitiveColumn<f64>> {
+    let child = col.child().as_primitive::<T>("list_mean child")?;
+    let values: &[T] = child.values();
+    let child_valid = child.validity();
+    let means = per_list(col, 0.0f64, true, |a, b| {
+        let (mut sum, mut count) = (0.0f64, 0usize);
+        for (j, &v) in values[a..b].iter().enumerate() {
+            if is_valid(child_valid, a + j) {
+                sum += v.to_f64();
+                count += 1;
+            }
+        }
+        (count > 0).then(|| sum / count as f64)
+    });
+    column_of(col, means)
+}
