@@ -6,7 +6,8 @@
 #   gpu-run.sh sanitize   the same under compute-sanitizer memcheck and racecheck,
 #                         with the memory pool disabled ($SANITIZE_ARGS: extra test
 #                         arguments, e.g. "--skip huge_" to leave out the largest cases)
-#   gpu-run.sh bench      `ragged bench` with JSON output
+#   gpu-run.sh bench      `ragged bench` with JSON output ($BENCH_ARGS: extra
+#                         arguments, e.g. "--suite lists")
 #   gpu-run.sh startup    warm-start wall times: `ragged info` plus one small op, then
 #                         the same with RAGGED_TRACE=1 (phase timings)
 #   gpu-run.sh all        test, sanitize and bench
@@ -32,7 +33,7 @@ run_sanitize() {
   local sanitizer
   sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
   for tool in memcheck racecheck; do
-    for t in "$here"/tests/conformance "$here"/tests/text_conformance "$here"/tests/runtime; do
+    for t in "$here"/tests/conformance "$here"/tests/text_conformance "$here"/tests/lists_conformance "$here"/tests/runtime; do
       [ -x "$t" ] || continue
       echo "== $tool $(basename "$t")"
       RAGGED_POOL=off "$sanitizer" --tool "$tool" --error-exitcode 99 --target-processes all \
@@ -46,7 +47,7 @@ run_sanitize() {
 
 run_bench() {
   "$here/ragged" kernels warmup
-  "$here/ragged" bench --json "$logs/bench.json" 2>"$logs/bench.stderr" | tee "$logs/bench.txt"
+  "$here/ragged" bench ${BENCH_ARGS:-} --json "$logs/bench.json" 2>"$logs/bench.stderr" | tee "$logs/bench.txt"
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 }
 

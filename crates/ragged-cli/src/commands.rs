@@ -7,11 +7,14 @@ use std::time::Instant;
 use anyhow::{bail, Context};
 use clap::{Args, Subcommand};
 use ragged::device::{select, DeviceChoice, Selected};
-use ragged::io::{read_table, write_table, Format, ListsColumn, StringsColumn};
-use ragged::{Column, CudaOptions, ListOps, Memory, Primitives, StringOps};
+use ragged::io::{read_table, write_table, Format, StringsColumn};
+use ragged::{Column, CudaOptions, Memory, Primitives, StringOps};
 
 use crate::progress::Step;
+
+mod lists;
 use crate::GlobalArgs;
+pub use lists::{lists, ListsCommand};
 
 /// Arguments of `ragged bench`.
 #[derive(Args, Debug)]
@@ -45,13 +48,6 @@ pub struct StringsLengthArgs {
     /// Count bytes instead of characters.
     #[arg(long)]
     bytes: bool,
-}
-
-/// `ragged lists …`
-#[derive(Subcommand, Debug)]
-pub enum ListsCommand {
-    /// Number of elements of each list.
-    Counts(InputArgs),
 }
 
 /// `ragged reduce …`
@@ -261,59 +257,6 @@ pub fn strings(global: &GlobalArgs, command: StringsCommand) -> anyhow::Result<(
             values.len(),
             values.len() - valid.len()
         )
-        },
-    )
-}
-
-/// `ragged lists counts`
-pub fn lists(global: &GlobalArgs, command: ListsCommand) -> anyhow::Result<()> {
-    let ListsCommand::Counts(args) = command;
-    let selected = device(global)?;
-    let table = {
-        let _step = Step::start("reading", global.quiet);
-        let read = read_table(
-            &args.input,
-            input_format(&args)?,
-            Some(&[args.column.as_str()]),
-        );
-        in_file(read, &args.input)?
-    };
-    let lists = in_file(table.lists(&args.column), &args.input)?;
-    let started = Instant::now();
-    let (counts, total): (Column, i64) = ragged::with_backend!(&selected.backend, |b| {
-        match lists {
-            ListsColumn::List(c) => {
-                let on_device = b.to_device_list(c)?;
-                let out = b.counts(&on_device)?;
-                let total = b.reduce_sum(&out)?;
-                (Column::Int32(b.to_host_primitive(&out)?), total)
-            }
-            ListsColumn::LargeList(c) => {
-                let on_device = b.to_device_list(c)?;
-                let out = b.counts(&on_device)?;
-                let total = b.reduce_sum(&out)?;
-                (Column::Int64(b.to_host_primitive(&out)?), total)
-            }
-        }
-    });
-    let seconds = started.elapsed().as_secs_f64();
-    let name = format!("{}_counts", args.column);
-    finish(
-        global,
-        &args,
-        &selected,
-        table.column(&args.column)?.clone(),
-        name,
-        counts,
-        seconds,
-        |counts| {
-            let values = as_i64(counts);
-            let valid = values.iter().flatten().count();
-            format!(
-                "{} lists ({} null), {total} elements in all",
-                values.len(),
-                values.len() - valid
-            )
         },
     )
 }

@@ -642,6 +642,87 @@ fn lists_counts_writes_the_list_and_the_counts() {
 }
 
 #[test]
+fn lists_reductions_get_and_slice_write_one_row_per_list() {
+    // visits: [[1, 2, 3], [], null, [4], [5, 6], []]
+    let (dir, input) = sample_file("in.arrow");
+    let out = dir.path().join("out.arrow");
+    let i64_options = |table: &ragged::io::Table, name: &str| match table.column(name).unwrap() {
+        Column::Int64(c) => c.to_options(),
+        other => panic!("expected int64, got {}", other.type_name()),
+    };
+    let result = run_command(&["lists", "sum"], "visits", &input, Some(&out));
+    assert_eq!(assert_ok(&result), "6 lists (1 null) → Int64\n");
+    let table = read_table(&out, None, None).unwrap();
+    assert_eq!(
+        i64_options(&table, "visits_sum"),
+        [Some(6), Some(0), None, Some(4), Some(11), Some(0)]
+    );
+    let result = run_command(&["lists", "argmax"], "visits", &input, Some(&out));
+    assert_ok(&result);
+    let table = read_table(&out, None, None).unwrap();
+    assert_eq!(
+        i64_options(&table, "visits_argmax"),
+        [Some(2), None, None, Some(0), Some(1), None]
+    );
+    let result = run_command(
+        &["lists", "get", "--index", "-1"],
+        "visits",
+        &input,
+        Some(&out),
+    );
+    assert_ok(&result);
+    let table = read_table(&out, None, None).unwrap();
+    assert_eq!(
+        i32_options(table.column("visits_get").unwrap()),
+        [Some(3), None, None, Some(4), Some(6), None]
+    );
+    let result = run_command(
+        &["lists", "slice", "--start", "-2"],
+        "visits",
+        &input,
+        Some(&out),
+    );
+    assert_ok(&result);
+    let table = read_table(&out, None, None).unwrap();
+    let sliced = table.lists("visits_slice").unwrap();
+    assert_eq!(
+        i32_options(sliced.child()),
+        [2, 3, 4, 5, 6].map(Some).to_vec()
+    );
+}
+
+#[test]
+fn lists_flatten_writes_the_elements_alone() {
+    let (dir, input) = sample_file("in.parquet");
+    let out = dir.path().join("flat.parquet");
+    let result = run_command(&["lists", "flatten"], "visits", &input, Some(&out));
+    assert_eq!(assert_ok(&result), "6 elements (0 null)\n");
+    let table = read_table(&out, None, None).unwrap();
+    assert_eq!(table.names().collect::<Vec<_>>(), ["visits_flatten"]);
+    assert_eq!(
+        i32_options(table.column("visits_flatten").unwrap()),
+        [1, 2, 3, 4, 5, 6].map(Some).to_vec()
+    );
+}
+
+#[test]
+fn lists_get_strict_names_the_first_short_list_and_writes_nothing() {
+    let (dir, input) = sample_file("in.parquet");
+    let out = dir.path().join("out.parquet");
+    let result = run_command(
+        &["lists", "get", "-i", "1", "--strict"],
+        "visits",
+        &input,
+        Some(&out),
+    );
+    assert_error(&result, &["index 1 is out of range for list 1 of length 0"]);
+    assert_entries(dir.path(), &["in.parquet"]);
+    // A numeric reduction of a strings column is a type error naming the file.
+    let result = run_command(&["lists", "sum"], "name", &input, None);
+    assert_error(&result, &["in.parquet"]);
+}
+
+#[test]
 fn reduce_sum_of_integer_and_float_columns() {
     let (dir, input) = sample_file("in.parquet");
     for (column, expected) in [

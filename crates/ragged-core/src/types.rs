@@ -1,6 +1,6 @@
 //! Element and offset types: what a column can hold, and how offsets are indexed.
 
-use crate::column::{Column, PrimitiveColumn};
+use crate::column::{Column, ListColumn, PrimitiveColumn};
 use crate::location::Location;
 use arrow_array::types as at;
 use arrow_array::{ArrowPrimitiveType, OffsetSizeTrait};
@@ -271,6 +271,9 @@ pub trait OffsetSize: OffsetSizeTrait + Native + Ord {
     fn as_i64(self) -> i64;
     /// The offset for `value`, or `None` when it does not fit.
     fn from_i64(value: i64) -> Option<Self>;
+    /// Wrap a list column with these offsets into its [`Column`] variant (`List` for
+    /// `i32`, `LargeList` for `i64`).
+    fn into_list_column<L: Location>(col: ListColumn<Self, L>) -> Column<L>;
 }
 
 impl OffsetSize for i32 {
@@ -283,6 +286,9 @@ impl OffsetSize for i32 {
     fn from_i64(value: i64) -> Option<Self> {
         i32::try_from(value).ok()
     }
+    fn into_list_column<L: Location>(col: ListColumn<Self, L>) -> Column<L> {
+        Column::List(col)
+    }
 }
 
 impl OffsetSize for i64 {
@@ -294,5 +300,8 @@ impl OffsetSize for i64 {
     #[inline]
     fn from_i64(value: i64) -> Option<Self> {
         Some(value)
+    }
+    fn into_list_column<L: Location>(col: ListColumn<Self, L>) -> Column<L> {
+        Column::LargeList(col)
     }
 }

@@ -56,6 +56,16 @@ pub const OFFSET_LENGTHS: ModuleSource = module!("common/offset_lengths");
 pub const TEXT_LINE_ENDS: ModuleSource = module!("text/line_ends");
 /// `split_lines`: offsets, gather and UTF-8 check of the records column.
 pub const TEXT_SPLIT_LINES: ModuleSource = module!("text/split_lines");
+/// `compact_offsets` (starts/stops → offsets, with the list checks) and the counts →
+/// offsets scan of `unflatten`.
+pub const LISTS_COMPACT_OFFSETS: ModuleSource = module!("lists/compact_offsets");
+/// The load-balanced gathers of `to_compact`, `flatten` and `local_index`, and bitmap
+/// null counts.
+pub const LISTS_GATHER: ModuleSource = module!("lists/gather");
+/// `get` and `slice` of lists.
+pub const LISTS_GET: ModuleSource = module!("lists/get");
+/// The per-list reductions (`list_sum`, `list_prod`, `list_min`, …).
+pub const LISTS_REDUCE: ModuleSource = module!("lists/reduce");
 
 /// Every registered module (compiled by `ragged kernels warmup` and the compile check).
 pub const MODULES: &[ModuleSource] = &[
@@ -69,6 +79,10 @@ pub const MODULES: &[ModuleSource] = &[
     OFFSET_LENGTHS,
     TEXT_LINE_ENDS,
     TEXT_SPLIT_LINES,
+    LISTS_COMPACT_OFFSETS,
+    LISTS_GATHER,
+    LISTS_GET,
+    LISTS_REDUCE,
 ];
 
 /// Our headers, by include name.
@@ -84,6 +98,10 @@ const HEADERS: &[(&str, &str)] = &[
     (
         "common/scan.cuh",
         include_str!("../kernels/common/scan.cuh"),
+    ),
+    (
+        "common/segmented.cuh",
+        include_str!("../kernels/common/segmented.cuh"),
     ),
 ];
 

@@ -80,6 +80,29 @@ impl<L: Location> Column<L> {
         }
     }
 
+    /// Number of null rows.
+    pub fn null_count(&self) -> usize {
+        match self {
+            Column::Int8(c) => c.null_count(),
+            Column::Int16(c) => c.null_count(),
+            Column::Int32(c) => c.null_count(),
+            Column::Int64(c) => c.null_count(),
+            Column::UInt8(c) => c.null_count(),
+            Column::UInt16(c) => c.null_count(),
+            Column::UInt32(c) => c.null_count(),
+            Column::UInt64(c) => c.null_count(),
+            Column::Float32(c) => c.null_count(),
+            Column::Float64(c) => c.null_count(),
+            Column::Boolean(c) => c.null_count(),
+            Column::Utf8(c) => c.null_count(),
+            Column::LargeUtf8(c) => c.null_count(),
+            Column::List(c) => c.null_count(),
+            Column::LargeList(c) => c.null_count(),
+            Column::ListView(c) => c.null_count(),
+            Column::LargeListView(c) => c.null_count(),
+        }
+    }
+
     /// Whether the column has no row.
     pub fn is_empty(&self) -> bool {
         self.len() == 0

@@ -115,13 +115,7 @@ pub trait ListOps: Memory {
         stops: &<Self::Loc as Location>::Buffer<O>,
         child_len: usize,
         width: OffsetWidth,
-    ) -> Result<(Offsets<Self::Loc>, i64)> {
-        let _ = (starts, stops, child_len, width);
-        Err(crate::Error::Unsupported {
-            op: "compact_offsets",
-            message: "not implemented on this backend".into(),
-        })
-    }
+    ) -> Result<(Offsets<Self::Loc>, i64)>;
 
     /// The offsets-based column holding the same lists: the child gathered so that the
     /// lists are contiguous and in order (null lists become empty and stay null).
@@ -132,13 +126,7 @@ pub trait ListOps: Memory {
     fn to_compact<O: OffsetSize>(
         &self,
         col: &ListViewColumn<O, Self::Loc>,
-    ) -> Result<ListColumn<O, Self::Loc>> {
-        let _ = col;
-        Err(crate::Error::Unsupported {
-            op: "to_compact",
-            message: "not implemented on this backend".into(),
-        })
-    }
+    ) -> Result<ListColumn<O, Self::Loc>>;
 
     /// The elements of the valid lists, in order, as one column (null lists
     /// contribute nothing). Without null lists this is the child's range
@@ -147,13 +135,7 @@ pub trait ListOps: Memory {
     ///
     /// # Errors
     /// [`crate::Error::Unsupported`] for a child type that cannot be gathered.
-    fn flatten<O: OffsetSize>(&self, col: &ListColumn<O, Self::Loc>) -> Result<Column<Self::Loc>> {
-        let _ = col;
-        Err(crate::Error::Unsupported {
-            op: "flatten",
-            message: "not implemented on this backend".into(),
-        })
-    }
+    fn flatten<O: OffsetSize>(&self, col: &ListColumn<O, Self::Loc>) -> Result<Column<Self::Loc>>;
 
     /// Lists of `counts[i]` consecutive elements of `child` (the inverse of
     /// [`ListOps::flatten`]); a null count gives a null, empty list. The child is
@@ -167,13 +149,7 @@ pub trait ListOps: Memory {
         &self,
         child: &Column<Self::Loc>,
         counts: &PrimitiveColumn<O, Self::Loc>,
-    ) -> Result<ListColumn<O, Self::Loc>> {
-        let _ = (child, counts);
-        Err(crate::Error::Unsupported {
-            op: "unflatten",
-            message: "not implemented on this backend".into(),
-        })
-    }
+    ) -> Result<ListColumn<O, Self::Loc>>;
 
     /// Lists of the same shape holding each element's position in its list
     /// (`[[a, b], [], [c]]` → `[[0, 1], [], [0]]`) as an `Int64` child; offsets start at
@@ -184,13 +160,7 @@ pub trait ListOps: Memory {
     fn local_index<O: OffsetSize>(
         &self,
         col: &ListColumn<O, Self::Loc>,
-    ) -> Result<ListColumn<O, Self::Loc>> {
-        let _ = col;
-        Err(crate::Error::Unsupported {
-            op: "local_index",
-            message: "not implemented on this backend".into(),
-        })
-    }
+    ) -> Result<ListColumn<O, Self::Loc>>;
 
     /// Element `index` of every list (negative counts from the end, as in Python), as
     /// a column of the child's type; null for a null list or element, and for an index
@@ -205,13 +175,7 @@ pub trait ListOps: Memory {
         col: &ListColumn<O, Self::Loc>,
         index: i64,
         out_of_range: OutOfRange,
-    ) -> Result<Column<Self::Loc>> {
-        let _ = (col, index, out_of_range);
-        Err(crate::Error::Unsupported {
-            op: "get",
-            message: "not implemented on this backend".into(),
-        })
-    }
+    ) -> Result<Column<Self::Loc>>;
 
     /// `list[start:stop]` of every list with Python's rules ([`python_slice`]), as a
     /// view sharing the child (no element is copied); null lists stay null and empty.
@@ -223,13 +187,7 @@ pub trait ListOps: Memory {
         col: &ListColumn<O, Self::Loc>,
         start: Option<i64>,
         stop: Option<i64>,
-    ) -> Result<ListViewColumn<O, Self::Loc>> {
-        let _ = (col, start, stop);
-        Err(crate::Error::Unsupported {
-            op: "slice",
-            message: "not implemented on this backend".into(),
-        })
-    }
+    ) -> Result<ListViewColumn<O, Self::Loc>>;
 
     // ---- per-list reductions -------------------------------------------------------
 
@@ -241,13 +199,7 @@ pub trait ListOps: Memory {
     fn list_sum<O: OffsetSize, T: Native>(
         &self,
         col: &ListColumn<O, Self::Loc>,
-    ) -> Result<PrimitiveColumn<T::Sum, Self::Loc>> {
-        let _ = col;
-        Err(crate::Error::Unsupported {
-            op: "list_sum",
-            message: "not implemented on this backend".into(),
-        })
-    }
+    ) -> Result<PrimitiveColumn<T::Sum, Self::Loc>>;
 
     /// The product of each list's valid elements in [`Native::Sum`] (1 for an empty
     /// list).
@@ -258,13 +210,7 @@ pub trait ListOps: Memory {
     fn list_prod<O: OffsetSize, T: Native>(
         &self,
         col: &ListColumn<O, Self::Loc>,
-    ) -> Result<PrimitiveColumn<T::Sum, Self::Loc>> {
-        let _ = col;
-        Err(crate::Error::Unsupported {
-            op: "list_prod",
-            message: "not implemented on this backend".into(),
-        })
-    }
+    ) -> Result<PrimitiveColumn<T::Sum, Self::Loc>>;
 
     /// The least valid element of each list (NaN ignored unless every element is NaN);
     /// null for a list without a valid element.
@@ -274,13 +220,7 @@ pub trait ListOps: Memory {
     fn list_min<O: OffsetSize, T: Native>(
         &self,
         col: &ListColumn<O, Self::Loc>,
-    ) -> Result<PrimitiveColumn<T, Self::Loc>> {
-        let _ = col;
-        Err(crate::Error::Unsupported {
-            op: "list_min",
-            message: "not implemented on this backend".into(),
-        })
-    }
+    ) -> Result<PrimitiveColumn<T, Self::Loc>>;
 
     /// The greatest valid element of each list; null for a list without a valid
     /// element.
@@ -290,13 +230,7 @@ pub trait ListOps: Memory {
     fn list_max<O: OffsetSize, T: Native>(
         &self,
         col: &ListColumn<O, Self::Loc>,
-    ) -> Result<PrimitiveColumn<T, Self::Loc>> {
-        let _ = col;
-        Err(crate::Error::Unsupported {
-            op: "list_max",
-            message: "not implemented on this backend".into(),
-        })
-    }
+    ) -> Result<PrimitiveColumn<T, Self::Loc>>;
 
     /// The position in its list of each list's least valid element (lowest on ties);
     /// null for a list without a valid element.
@@ -306,13 +240,7 @@ pub trait ListOps: Memory {
     fn list_argmin<O: OffsetSize, T: Native>(
         &self,
         col: &ListColumn<O, Self::Loc>,
-    ) -> Result<PrimitiveColumn<i64, Self::Loc>> {
-        let _ = col;
-        Err(crate::Error::Unsupported {
-            op: "list_argmin",
-            message: "not implemented on this backend".into(),
-        })
-    }
+    ) -> Result<PrimitiveColumn<i64, Self::Loc>>;
 
     /// The position in its list of each list's greatest valid element (lowest on
     /// ties); null for a list without a valid element.
@@ -322,13 +250,7 @@ pub trait ListOps: Memory {
     fn list_argmax<O: OffsetSize, T: Native>(
         &self,
         col: &ListColumn<O, Self::Loc>,
-    ) -> Result<PrimitiveColumn<i64, Self::Loc>> {
-        let _ = col;
-        Err(crate::Error::Unsupported {
-            op: "list_argmax",
-            message: "not implemented on this backend".into(),
-        })
-    }
+    ) -> Result<PrimitiveColumn<i64, Self::Loc>>;
 
     /// The number of valid elements of each list, for a child of any type.
     ///
@@ -337,13 +259,7 @@ pub trait ListOps: Memory {
     fn list_count<O: OffsetSize>(
         &self,
         col: &ListColumn<O, Self::Loc>,
-    ) -> Result<PrimitiveColumn<i64, Self::Loc>> {
-        let _ = col;
-        Err(crate::Error::Unsupported {
-            op: "list_count",
-            message: "not implemented on this backend".into(),
-        })
-    }
+    ) -> Result<PrimitiveColumn<i64, Self::Loc>>;
 
     /// The number of valid, non-zero elements of each list (NaN is non-zero).
     ///
@@ -352,13 +268,7 @@ pub trait ListOps: Memory {
     fn list_count_nonzero<O: OffsetSize, T: Native>(
         &self,
         col: &ListColumn<O, Self::Loc>,
-    ) -> Result<PrimitiveColumn<i64, Self::Loc>> {
-        let _ = col;
-        Err(crate::Error::Unsupported {
-            op: "list_count_nonzero",
-            message: "not implemented on this backend".into(),
-        })
-    }
+    ) -> Result<PrimitiveColumn<i64, Self::Loc>>;
 
     /// Whether any valid element of each list of booleans is `true` (`false` for an
     /// empty list).
@@ -368,13 +278,7 @@ pub trait ListOps: Memory {
     fn list_any<O: OffsetSize>(
         &self,
         col: &ListColumn<O, Self::Loc>,
-    ) -> Result<BooleanColumn<Self::Loc>> {
-        let _ = col;
-        Err(crate::Error::Unsupported {
-            op: "list_any",
-            message: "not implemented on this backend".into(),
-        })
-    }
+    ) -> Result<BooleanColumn<Self::Loc>>;
 
     /// Whether every valid element of each list of booleans is `true` (`true` for an
     /// empty list).
@@ -384,13 +288,7 @@ pub trait ListOps: Memory {
     fn list_all<O: OffsetSize>(
         &self,
         col: &ListColumn<O, Self::Loc>,
-    ) -> Result<BooleanColumn<Self::Loc>> {
-        let _ = col;
-        Err(crate::Error::Unsupported {
-            op: "list_all",
-            message: "not implemented on this backend".into(),
-        })
-    }
+    ) -> Result<BooleanColumn<Self::Loc>>;
 
     /// The mean of each list's valid elements, accumulated in `f64`; null for a list
     /// without a valid element.
@@ -400,11 +298,5 @@ pub trait ListOps: Memory {
     fn list_mean<O: OffsetSize, T: Native>(
         &self,
         col: &ListColumn<O, Self::Loc>,
-    ) -> Result<PrimitiveColumn<f64, Self::Loc>> {
-        let _ = col;
-        Err(crate::Error::Unsupported {
-            op: "list_mean",
-            message: "not implemented on this backend".into(),
-        })
-    }
+    ) -> Result<PrimitiveColumn<f64, Self::Loc>>;
 }

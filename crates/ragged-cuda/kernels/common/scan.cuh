@@ -59,14 +59,15 @@ template <typename Acc> __device__ __forceinline__ cub::ScanTileState<Acc> scan_
 }
 
 /// Scan one tile (this block's) of a scan shaped by `Tuning` (a ScanTuning):
-/// `load(row, in) -> Acc` maps inputs, `convert(row, Acc) -> Out` maps results (and
+/// `in` is a pointer to In or any random-access iterator yielding In (e.g. one that
+/// pairs two arrays), `load(row, in) -> Acc` maps inputs, `convert(row, Acc) -> Out` maps results (and
 /// may report errors), outputs are stored coalesced (cub::BlockStore,
 /// warp-transposed). The last tile calls `on_total(total)` from thread 0 with the
 /// inclusive total of the whole input. Launch with Tuning::THREADS threads per block
 /// and one block per tile of Tuning::TILE elements.
 template <typename Tuning, typename In, typename Acc, typename Out, typename Op, typename Load,
-          typename Convert, typename OnTotal>
-__device__ __forceinline__ void scan_tile(const In* in, uint64_t n, Out* out, void* state_mem,
+          typename Convert, typename OnTotal, typename InIt>
+__device__ __forceinline__ void scan_tile(InIt in, uint64_t n, Out* out, void* state_mem,
                                           uint64_t state_bytes, bool exclusive, Acc identity,
                                           Op op, Load load, Convert convert, OnTotal on_total) {
     constexpr int THREADS = Tuning::THREADS;
@@ -99,7 +100,7 @@ __device__ __forceinline__ void scan_tile(const In* in, uint64_t n, Out* out, vo
 #pragma unroll
         for (int k = 0; k < ITEMS; ++k) items[k] = load(first + k, raw[k]);
     } else {
-        Loader(temp.load).Load(in + base, raw, static_cast<int>(remaining), In(0));
+        Loader(temp.load).Load(in + base, raw, static_cast<int>(remaining), In{});
 #pragma unroll
         for (int k = 0; k < ITEMS; ++k) items[k] = first + k < n ? load(first + k, raw[k]) : identity;
     }

@@ -1,0 +1,303 @@
+//! `ragged lists …`: the lists family over one list column of a file.
+
+use std::time::Instant;
+
+use anyhow::Context;
+use clap::{Args, Subcommand};
+use ragged::io::{read_table, write_table, ListsColumn};
+use ragged::ops::OutOfRange;
+use ragged::{Backend, Column, Host, ListColumn, Native, OffsetSize};
+
+use super::{device, in_file, input_format, InputArgs};
+use crate::progress::Step;
+use crate::GlobalArgs;
+
+/// `ragged lists …`
+#[derive(Subcommand, Debug)]
+pub enum ListsCommand {
+    /// Number of elements of each list.
+    Counts(InputArgs),
+    /// The elements of the valid lists, in order, as one column (written alone).
+    Flatten(InputArgs),
+    /// Each element's position in its list, as lists of the same shape.
+    LocalIndex(InputArgs),
+    /// Element INDEX of every list (negative counts from the end).
+    Get(GetArgs),
+    /// `list[START:STOP]` of every list, with Python's rules.
+    Slice(SliceArgs),
+    /// Sum of each list's valid elements (0 for an empty list).
+    Sum(InputArgs),
+    /// Product of each list's valid elements (1 for an empty list).
+    Prod(InputArgs),
+    /// Least valid element of each list (null when none).
+    Min(InputArgs),
+    /// Greatest valid element of each list (null when none).
+    Max(InputArgs),
+    /// Position of each list's least valid element (null when none).
+    Argmin(InputArgs),
+    /// Position of each list's greatest valid element (null when none).
+    Argmax(InputArgs),
+    /// Number of valid elements of each list.
+    Count(InputArgs),
+    /// Number of valid non-zero elements of each list.
+    CountNonzero(InputArgs),
+    /// Whether any valid element of each list of booleans is true.
+    Any(InputArgs),
+    /// Whether every valid element of each list of booleans is true.
+    All(InputArgs),
+    /// Mean of each list's valid elements, as float64 (null when none).
+    Mean(InputArgs),
+}
+
+/// Arguments of `ragged lists get`.
+#[derive(Args, Debug)]
+pub struct GetArgs {
+    #[command(flatten)]
+    input: InputArgs,
+    /// The element index within each list; negative counts from the end.
+    #[arg(long, short, allow_hyphen_values = true)]
+    index: i64,
+    /// Fail on the first valid list too short for the index (by default its row is
+    /// null).
+    #[arg(long)]
+    strict: bool,
+}
+
+/// Arguments of `ragged lists slice`.
+#[derive(Args, Debug)]
+pub struct SliceArgs {
+    #[command(flatten)]
+    input: InputArgs,
+    /// First element kept (negative counts from the end; default: the start).
+    #[arg(long, allow_hyphen_values = true)]
+    start: Option<i64>,
+    /// Element after the last kept (negative counts from the end; default: the end).
+    #[arg(long, allow_hyphen_values = true)]
+    stop: Option<i64>,
+}
+
+/// One parsed operation.
+#[derive(Clone, Copy, Debug)]
+enum Op {
+    Counts,
+    Flatten,
+    LocalIndex,
+    Get(i64, OutOfRange),
+    Slice(Option<i64>, Option<i64>),
+    Reduce(Reduction),
+}
+
+/// The per-list reductions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Reduction {
+    Sum,
+    Prod,
+    Min,
+    Max,
+    Argmin,
+    Argmax,
+    Count,
+    CountNonzero,
+    Any,
+    All,
+    Mean,
+}
+
+impl Op {
+    /// The result column's name suffix.
+    fn name(self) -> &'static str {
+        match self {
+            Op::Counts => "counts",
+            Op::Flatten => "flatten",
+            Op::LocalIndex => "local_index",
+            Op::Get(..) => "get",
+            Op::Slice(..) => "slice",
+            Op::Reduce(r) => match r {
+                Reduction::Sum => "sum",
+                Reduction::Prod => "prod",
+                Reduction::Min => "min",
+                Reduction::Max => "max",
+                Reduction::Argmin => "argmin",
+                Reduction::Argmax => "argmax",
+                Reduction::Count => "count",
+                Reduction::CountNonzero => "count_nonzero",
+                Reduction::Any => "any",
+                Reduction::All => "all",
+                Reduction::Mean => "mean",
+            },
+        }
+    }
+}
+
+/// `ragged lists <op>`
+pub fn lists(global: &GlobalArgs, command: ListsCommand) -> anyhow::Result<()> {
+    use ListsCommand as C;
+    let (args, op) = match command {
+        C::Counts(a) => (a, Op::Counts),
+        C::Flatten(a) => (a, Op::Flatten),
+        C::LocalIndex(a) => (a, Op::LocalIndex),
+        C::Get(g) => {
+            let mode = if g.strict {
+                OutOfRange::Error
+            } else {
+                OutOfRange::Null
+            };
+            (g.input, Op::Get(g.index, mode))
+        }
+        C::Slice(s) => (s.input, Op::Slice(s.start, s.stop)),
+        C::Sum(a) => (a, Op::Reduce(Reduction::Sum)),
+        C::Prod(a) => (a, Op::Reduce(Reduction::Prod)),
+        C::Min(a) => (a, Op::Reduce(Reduction::Min)),
+        C::Max(a) => (a, Op::Reduce(Reduction::Max)),
+        C::Argmin(a) => (a, Op::Reduce(Reduction::Argmin)),
+        C::Argmax(a) => (a, Op::Reduce(Reduction::Argmax)),
+        C::Count(a) => (a, Op::Reduce(Reduction::Count)),
+        C::CountNonzero(a) => (a, Op::Reduce(Reduction::CountNonzero)),
+        C::Any(a) => (a, Op::Reduce(Reduction::Any)),
+        C::All(a) => (a, Op::Reduce(Reduction::All)),
+        C::Mean(a) => (a, Op::Reduce(Reduction::Mean)),
+    };
+    let selected = device(global)?;
+    let table = {
+        let _step = Step::start("reading", global.quiet);
+        let read = read_table(
+            &args.input,
+            input_format(&args)?,
+            Some(&[args.column.as_str()]),
+        );
+        in_file(read, &args.input)?
+    };
+    let lists = in_file(table.lists(&args.column), &args.input)?;
+    let started = Instant::now();
+    let result: Column = ragged::with_backend!(&selected.backend, |b| {
+        let result = match lists {
+            ListsColumn::List(c) => run(b, op, c),
+            ListsColumn::LargeList(c) => run(b, op, c),
+        };
+        in_file(result, &args.input)?
+    });
+    let seconds = started.elapsed().as_secs_f64();
+
+    if let Some(output) = &args.output {
+        let _step = Step::start("writing", global.quiet);
+        let name = format!("{}_{}", args.column, op.name());
+        // A flattened column has a row per element, not per list: it is written alone.
+        let columns = if matches!(op, Op::Flatten) {
+            vec![(name, result.clone())]
+        } else {
+            let input = table.column(&args.column)?.clone();
+            vec![(args.column.clone(), input), (name, result.clone())]
+        };
+        write_table(output, None, &columns).with_context(|| "no output was written".to_string())?;
+    }
+    println!("{}", summary(op, &result));
+    if !global.quiet {
+        eprintln!(
+            "device {}, {:.3} ms",
+            selected.backend.describe(),
+            seconds * 1e3
+        );
+    }
+    Ok(())
+}
+
+/// The line printed after the op: rows and nulls, and the total for `counts`.
+fn summary(op: Op, result: &Column) -> String {
+    let rows = result.len();
+    let nulls = result.null_count();
+    match (op, result) {
+        (Op::Counts, Column::Int32(c)) => counts_summary(rows, nulls, c.to_options()),
+        (Op::Counts, Column::Int64(c)) => counts_summary(rows, nulls, c.to_options()),
+        (Op::Flatten, _) => format!("{rows} elements ({nulls} null)"),
+        _ => format!("{rows} lists ({nulls} null) → {}", result.type_name()),
+    }
+}
+
+fn counts_summary<T: Into<i64>>(rows: usize, nulls: usize, counts: Vec<Option<T>>) -> String {
+    let total: i64 = counts.into_iter().flatten().map(Into::into).sum();
+    format!("{rows} lists ({nulls} null), {total} elements in all")
+}
+
+/// Run `op` on a host list column with backend `b`, returning a host column.
+fn run<B: Backend, O: OffsetSize>(
+    b: &B,
+    op: Op,
+    host: &ListColumn<O, Host>,
+) -> ragged::Result<Column> {
+    let col = b.to_device_list(host)?;
+    Ok(match op {
+        Op::Counts => O::into_column(b.to_host_primitive(&b.counts(&col)?)?),
+        Op::Flatten => b.to_host(&b.flatten(&col)?)?,
+        Op::LocalIndex => O::into_list_column(b.to_host_list(&b.local_index(&col)?)?),
+        Op::Get(index, mode) => b.to_host(&b.get(&col, index, mode)?)?,
+        Op::Slice(start, stop) => {
+            let view = b.slice(&col, start, stop)?;
+            O::into_list_column(b.to_host_list(&b.to_compact(&view)?)?)
+        }
+        Op::Reduce(r) => reduce(b, r, &col)?,
+    })
+}
+
+/// A per-list reduction, dispatched on the child's type.
+fn reduce<B: Backend, O: OffsetSize>(
+    b: &B,
+    r: Reduction,
+    col: &ListColumn<O, B::Loc>,
+) -> ragged::Result<Column> {
+    match r {
+        Reduction::Count => return Ok(Column::Int64(b.to_host_primitive(&b.list_count(col)?)?)),
+        Reduction::Any => return Ok(Column::Boolean(b.to_host_booleans(&b.list_any(col)?)?)),
+        Reduction::All => return Ok(Column::Boolean(b.to_host_booleans(&b.list_all(col)?)?)),
+        _ => {}
+    }
+    macro_rules! typed {
+        ($t:ty) => {
+            reduce_typed::<B, O, $t>(b, r, col)
+        };
+    }
+    match col.child() {
+        Column::Int8(_) => typed!(i8),
+        Column::Int16(_) => typed!(i16),
+        Column::Int32(_) => typed!(i32),
+        Column::Int64(_) => typed!(i64),
+        Column::UInt8(_) => typed!(u8),
+        Column::UInt16(_) => typed!(u16),
+        Column::UInt32(_) => typed!(u32),
+        Column::UInt64(_) => typed!(u64),
+        Column::Float32(_) => typed!(f32),
+        Column::Float64(_) => typed!(f64),
+        other => Err(ragged::Error::TypeMismatch {
+            column: "list child".into(),
+            expected: "a numeric child".into(),
+            actual: other.type_name(),
+        }),
+    }
+}
+
+fn reduce_typed<B: Backend, O: OffsetSize, T: Native>(
+    b: &B,
+    r: Reduction,
+    col: &ListColumn<O, B::Loc>,
+) -> ragged::Result<Column> {
+    let sum = |c| -> ragged::Result<Column> {
+        Ok(<T::Sum as Native>::into_column(b.to_host_primitive(&c)?))
+    };
+    let same = |c| -> ragged::Result<Column> { Ok(T::into_column(b.to_host_primitive(&c)?)) };
+    let int64 = |c| -> ragged::Result<Column> { Ok(Column::Int64(b.to_host_primitive(&c)?)) };
+    match r {
+        Reduction::Sum => sum(b.list_sum::<O, T>(col)?),
+        Reduction::Prod => sum(b.list_prod::<O, T>(col)?),
+        Reduction::Min => same(b.list_min::<O, T>(col)?),
+        Reduction::Max => same(b.list_max::<O, T>(col)?),
+        Reduction::Argmin => int64(b.list_argmin::<O, T>(col)?),
+        Reduction::Argmax => int64(b.list_argmax::<O, T>(col)?),
+        Reduction::CountNonzero => int64(b.list_count_nonzero::<O, T>(col)?),
+        Reduction::Mean => Ok(Column::Float64(
+            b.to_host_primitive(&b.list_mean::<O, T>(col)?)?,
+        )),
+        // Not typed by the child; `reduce` runs them before dispatching on it.
+        Reduction::Count => int64(b.list_count(col)?),
+        Reduction::Any => Ok(Column::Boolean(b.to_host_booleans(&b.list_any(col)?)?)),
+        Reduction::All => Ok(Column::Boolean(b.to_host_booleans(&b.list_all(col)?)?)),
+    }
+}

@@ -1,0 +1,343 @@
+// gather: move the elements of lists into a compact child — the kernels behind
+// to_compact and flatten (element values, bit-packed booleans and validity, strings),
+// local_index (each element's position in its list), and a null count of a bitmap
+// range (for zero-copy slices).
+//
+// Input: n lists, list l holding the source elements starts[l] .. starts[l] + size(l),
+// and the compact offsets of the output (offsets[0] = 0, offsets[l + 1] = offsets[l] +
+// size(l), offsets[n] = total; from compact_offsets.cu). Output element j belongs to
+// the list l with offsets[l] <= j < offsets[l + 1] and copies source element
+// starts[l] + (j - offsets[l]).
+//
+// Mapping (load-balanced over OUTPUT elements, whatever the list lengths): one block of
+// 256 threads per tile of 256 * 2 * K consecutive output elements, where K elements
+// make one 16-byte group (16 / element size; 32 bits of a bitmap word). A first launch finds
+// (gather_partition, one thread per tile, all in parallel, before the gather) the
+// first and last list of each tile by binary search in the offsets; a block stages its
+// tile's lists' offsets and starts in shared memory (up to 2048 lists; beyond
+// that the searches read global memory). Each thread takes K consecutive outputs
+// (neighbouring threads neighbouring groups, so stores are coalesced 16-byte vector
+// stores), binary-searches the list of its first element in shared memory, and moves
+// to the next list only when an element passes the current list's end.
+// Pseudo-code: for j in tile: l = upper_bound(offsets, j) - 1; out[j] = src[starts[l] + j - offsets[l]]
+// Complexity: O(total + lists) work plus O(tiles * log n) for the tile searches; each
+// output element written once, each gathered element read once.
+#include "common/ragged.cuh"
+
+using namespace ragged;
+
+constexpr int GATHER_BLOCK = 256;
+/// Groups of K elements per thread per tile.
+constexpr int GATHER_GROUPS = 2;
+/// Lists of one tile staged in shared memory.
+constexpr int GATHER_CAP = 2048;
+
+/// The largest l in [lo, hi] with offsets[l] <= j (offsets non-decreasing, offsets[lo] <= j).
+template <typename O>
+__device__ __forceinline__ uint64_t last_at_or_below(const O* offsets, uint64_t lo, uint64_t hi, long long j) {
+    while (lo < hi) {
+        const uint64_t mid = lo + (hi - lo + 1) / 2;
+        if (static_cast<long long>(offsets[mid]) <= j) lo = mid;
+        else hi = mid - 1;
+    }
+    return lo;
+}
+
+/// partition[t] = the list holding output element t * tile (t < tiles), partition[tiles]
+/// = the list holding the last element (total - 1): tile t's lists lie in
+/// partition[t] ..= partition[t + 1]. One thread per entry, each a binary search over
+/// the offsets, all in parallel (so no gather block waits on a search).
+template <typename O>
+__device__ void gather_partition(const O* offsets, uint64_t n, uint64_t total, uint64_t tile, uint64_t tiles,
+                                 uint64_t* partition) {
+    for (uint64_t t = global_thread(); t <= tiles; t += grid_threads()) {
+        const uint64_t j = t < tiles ? t * tile : total - 1;
+        partition[t] = last_at_or_below(offsets, 0, n - 1, static_cast<long long>(j));
+    }
+}
+
+#define RAGGED_GATHER_PARTITION(O, ONAME)                                                   \
+    extern "C" __global__ void __launch_bounds__(GATHER_BLOCK) gather_partition_##ONAME(    \
+        const O* offsets, uint64_t n, uint64_t total, uint64_t tile, uint64_t tiles,        \
+        uint64_t* partition) {                                                              \
+        gather_partition<O>(offsets, n, total, tile, tiles, partition);                     \
+    }
+RAGGED_GATHER_PARTITION(int32_t, i32)
+RAGGED_GATHER_PARTITION(int64_t, i64)
+
+/// Visit the output elements of this block's tile: for each group of K consecutive
+/// outputs of this thread, first `whole(j0, source)` when the group is full and lies in
+/// one list (sources source .. source + K); when it returns false (or the group is not
+/// whole), `visit(k, j, list, position, source)` for each of its `count` elements
+/// (k < count, in order), then `flush(j0, count)`. `starts` may be null (source =
+/// position). `partition` is gather_partition's output for this K. Launch one block of
+/// GATHER_BLOCK threads per tile of GATHER_BLOCK * GATHER_GROUPS * K outputs; total > 0
+/// and n > 0.
+template <typename O, int K, typename Whole, typename Visit, typename Flush>
+__device__ __forceinline__ void gather_tile(const O* starts, const O* offsets, const uint64_t* partition,
+                                            uint64_t total, Whole whole, Visit visit, Flush flush) {
+    constexpr uint64_t TILE = static_cast<uint64_t>(GATHER_BLOCK) * GATHER_GROUPS * K;
+    __shared__ long long s_offsets[GATHER_CAP + 1];
+    __shared__ long long s_starts[GATHER_CAP];
+    const uint64_t tile_first = static_cast<uint64_t>(blockIdx.x) * TILE;
+    const uint64_t tile_end = min(total, tile_first + TILE);
+    // The tile's lists: l0 holds its first element; every list holding one of its
+    // elements is at most l1 (gather_partition).
+    const uint64_t l0 = partition[blockIdx.x], l1 = partition[blockIdx.x + 1];
+    const uint64_t count = l1 - l0 + 1;
+    const bool cached = count <= static_cast<uint64_t>(GATHER_CAP);
+    if (cached) {
+        for (uint64_t i = threadIdx.x; i <= count; i += GATHER_BLOCK) s_offsets[i] = static_cast<long long>(offsets[l0 + i]);
+        if (starts != nullptr)
+            for (uint64_t i = threadIdx.x; i < count; i += GATHER_BLOCK) s_starts[i] = static_cast<long long>(starts[l0 + i]);
+    }
+    __syncthreads();
+    auto offset_of = [&](uint64_t l) -> long long {
+        return cached ? s_offsets[l - l0] : static_cast<long long>(offsets[l]);
+    };
+    auto start_of = [&](uint64_t l) -> long long {
+        if (starts == nullptr) return 0;
+        return cached ? s_starts[l - l0] : static_cast<long long>(starts[l]);
+    };
+    // The largest list in [lo, l1] starting at or before j.
+    auto find = [&](uint64_t lo, long long j) -> uint64_t {
+        uint64_t hi = l1;
+        while (lo < hi) {
+            const uint64_t mid = lo + (hi - lo + 1) / 2;
+            if (offset_of(mid) <= j) lo = mid;
+            else hi = mid - 1;
+        }
+        return lo;
+    };
+#pragma unroll 1
+    for (int g = 0; g < GATHER_GROUPS; ++g) {
+        const uint64_t j0 = tile_first + (static_cast<uint64_t>(g) * GATHER_BLOCK + threadIdx.x) * K;
+        if (j0 >= tile_end) break;
+        const int count_here = static_cast<int>(min(static_cast<uint64_t>(K), tile_end - j0));
+        uint64_t l = find(l0, static_cast<long long>(j0));
+        long long base = offset_of(l), next = offset_of(l + 1), source = start_of(l);
+        if (count_here == K && static_cast<long long>(j0) + K <= next &&
+            whole(j0, source + (static_cast<long long>(j0) - base)))
+            continue;
+#pragma unroll
+        for (int k = 0; k < K; ++k) {
+            if (k < count_here) {
+                const long long j = static_cast<long long>(j0) + k;
+                if (j >= next) {
+                    // Lists l + 1 .. (the one holding j) start at or before j: l + 1 <= l1.
+                    l = find(l + 1, j);
+                    base = offset_of(l);
+                    next = offset_of(l + 1);
+                    source = start_of(l);
+                }
+                visit(k, j, l, j - base, source + (j - base));
+            }
+        }
+        flush(j0, count_here);
+    }
+}
+
+/// K elements of U as one 16-byte store.
+template <typename U> struct alignas(16) Pack {
+    static constexpr int K = 16 / sizeof(U);
+    U v[K];
+};
+
+/// Store a group: one 16-byte store when full and aligned, else element by element.
+template <typename U>
+__device__ __forceinline__ void store_group(U* dst, uint64_t j0, int count, const Pack<U>& p) {
+    constexpr int K = Pack<U>::K;
+    if (count == K && (reinterpret_cast<uint64_t>(dst + j0) & 15) == 0) {
+        *reinterpret_cast<Pack<U>*>(dst + j0) = p;
+    } else {
+#pragma unroll
+        for (int k = 0; k < K; ++k)
+            if (k < count) dst[j0 + k] = p.v[k];
+    }
+}
+
+// ---- element values (1, 2, 4, 8 bytes) ---------------------------------------------------
+
+/// The 16 bytes of K elements at src + s (s of a U-aligned address), when the 32 bytes
+/// of the two aligned blocks covering them lie inside the source (`src_len` elements):
+/// one or two aligned 16-byte loads, the bytes shifted into place with __byte_perm.
+template <typename U>
+__device__ __forceinline__ bool load_unaligned(const U* src, uint64_t src_len, long long s, Pack<U>& out) {
+    const uint64_t addr = reinterpret_cast<uint64_t>(src + s);
+    const uint64_t shift = addr & 15;
+    const uint4* block = reinterpret_cast<const uint4*>(addr - shift);
+    if (shift == 0) {
+        const uint4 v = *block;
+        out = *reinterpret_cast<const Pack<U>*>(&v);
+        return true;
+    }
+    const uint64_t end = reinterpret_cast<uint64_t>(src + src_len);
+    if (addr - shift + 32 > end) return false;
+    const uint4 a = block[0], b = block[1];
+    const uint32_t w[8] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w};
+    const uint32_t q = static_cast<uint32_t>(shift >> 2);
+    const uint32_t selector = 0x3210u + 0x1111u * static_cast<uint32_t>(shift & 3);
+    uint32_t r[4];
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+        // Word q + i and q + i + 1 of w, without dynamic indexing (q is 0..3).
+        const uint32_t lo = q == 0 ? w[i] : q == 1 ? w[i + 1] : q == 2 ? w[i + 2] : w[i + 3];
+        const uint32_t hi = q == 0 ? w[i + 1] : q == 1 ? w[i + 2] : q == 2 ? w[i + 3] : w[i + 4];
+        r[i] = __byte_perm(lo, hi, selector);
+    }
+    const uint4 v = make_uint4(r[0], r[1], r[2], r[3]);
+    out = *reinterpret_cast<const Pack<U>*>(&v);
+    return true;
+}
+
+template <typename O, typename U>
+__device__ void gather_values(const O* starts, const O* offsets, const uint64_t* partition, uint64_t total,
+                              const U* src, uint64_t src_len, U* dst) {
+    Pack<U> p;
+    const bool aligned_dst = (reinterpret_cast<uint64_t>(dst) & 15) == 0;
+    gather_tile<O, Pack<U>::K>(
+        starts, offsets, partition, total,
+        [&](uint64_t j0, long long s) {
+            // A whole group from one list: 16-byte loads and one 16-byte store.
+            if (!aligned_dst || !load_unaligned(src, src_len, s, p)) return false;
+            *reinterpret_cast<Pack<U>*>(dst + j0) = p;
+            return true;
+        },
+        [&](int k, long long, uint64_t, long long, long long s) { p.v[k] = src[s]; },
+        [&](uint64_t j0, int count) { store_group(dst, j0, count, p); });
+}
+
+#define RAGGED_GATHER_VALUES(O, ONAME, U, UNAME)                                            \
+    extern "C" __global__ void __launch_bounds__(GATHER_BLOCK) gather_values_##ONAME##_##UNAME( \
+        const O* starts, const O* offsets, const uint64_t* partition, uint64_t total,       \
+        const U* src, uint64_t src_len, U* dst) {                                           \
+        gather_values<O, U>(starts, offsets, partition, total, src, src_len, dst);         \
+    }
+#define RAGGED_GATHER_VALUES_ALL(O, ONAME)                                                  \
+    RAGGED_GATHER_VALUES(O, ONAME, uint8_t, b1)                                             \
+    RAGGED_GATHER_VALUES(O, ONAME, uint16_t, b2)                                            \
+    RAGGED_GATHER_VALUES(O, ONAME, uint32_t, b4)                                            \
+    RAGGED_GATHER_VALUES(O, ONAME, uint64_t, b8)
+RAGGED_GATHER_VALUES_ALL(int32_t, i32)
+RAGGED_GATHER_VALUES_ALL(int64_t, i64)
+
+// ---- bits (boolean values, validity) -------------------------------------------------------
+
+/// Add this block's count to `counter`: one atomic per warp with a non-zero count.
+__device__ __forceinline__ void add_count(unsigned long long* counter, uint32_t mine) {
+    const uint32_t warp_total = __reduce_add_sync(0xffffffffu, mine);
+    if ((threadIdx.x & 31u) == 0 && warp_total > 0)
+        atomicAdd(counter, static_cast<unsigned long long>(warp_total));
+}
+
+/// Output bit j = source bit starts[l] + (j - offsets[l]) of a bitmap starting at bit
+/// `src_bit_offset`; whole 32-bit words are written (bits past the total are 0), and the
+/// number of unset bits among the `total` is added to `unset` (zeroed by the host).
+template <typename O>
+__device__ void gather_bits(const O* starts, const O* offsets, const uint64_t* partition, uint64_t total,
+                            const uint8_t* src, uint64_t src_bit_offset, uint32_t* dst, unsigned long long* unset) {
+    uint32_t word = 0, zeros = 0;
+    gather_tile<O, 32>(
+        starts, offsets, partition, total, [](uint64_t, long long) { return false; },
+        [&](int k, long long, uint64_t, long long, long long s) {
+            const uint64_t b = src_bit_offset + static_cast<uint64_t>(s);
+            word |= static_cast<uint32_t>((src[b >> 3] >> (b & 7)) & 1) << k;
+        },
+        [&](uint64_t j0, int count) {
+            dst[j0 / 32] = word;
+            zeros += static_cast<uint32_t>(count - __popc(word));
+            word = 0;
+        });
+    add_count(unset, zeros);
+}
+
+#define RAGGED_GATHER_BITS(O, ONAME)                                                        \
+    extern "C" __global__ void __launch_bounds__(GATHER_BLOCK) gather_bits_##ONAME(         \
+        const O* starts, const O* offsets, const uint64_t* partition, uint64_t total,       \
+        const uint8_t* src, uint64_t src_bit_offset, uint32_t* dst, unsigned long long* unset) { \
+        gather_bits<O>(starts, offsets, partition, total, src, src_bit_offset, dst, unset); \
+    }
+RAGGED_GATHER_BITS(int32_t, i32)
+RAGGED_GATHER_BITS(int64_t, i64)
+
+// ---- strings: the byte ranges of the gathered rows -----------------------------------------
+
+/// For a strings child with offsets `row_offsets` (type S): output row j takes the
+/// source row r = starts[l] + (j - offsets[l]) and gets its byte range
+/// out_starts[j] = row_offsets[r], out_stops[j] = row_offsets[r + 1] (then
+/// compact_offsets gives the new row offsets and gather_values_<S>_b1 the bytes).
+template <typename O, typename S>
+__device__ void gather_ranges(const O* starts, const O* offsets, const uint64_t* partition, uint64_t total,
+                              const S* row_offsets, S* out_starts, S* out_stops) {
+    gather_tile<O, 4>(
+        starts, offsets, partition, total, [](uint64_t, long long) { return false; },
+        [&](int, long long j, uint64_t, long long, long long r) {
+            out_starts[j] = row_offsets[r];
+            out_stops[j] = row_offsets[r + 1];
+        },
+        [](uint64_t, int) {});
+}
+
+#define RAGGED_GATHER_RANGES(O, ONAME, S, SNAME)                                            \
+    extern "C" __global__ void __launch_bounds__(GATHER_BLOCK) gather_ranges_##ONAME##_##SNAME( \
+        const O* starts, const O* offsets, const uint64_t* partition, uint64_t total,       \
+        const S* row_offsets, S* out_starts, S* out_stops) {                                \
+        gather_ranges<O, S>(starts, offsets, partition, total, row_offsets, out_starts, out_stops); \
+    }
+RAGGED_GATHER_RANGES(int32_t, i32, int32_t, i32)
+RAGGED_GATHER_RANGES(int32_t, i32, int64_t, i64)
+RAGGED_GATHER_RANGES(int64_t, i64, int32_t, i32)
+RAGGED_GATHER_RANGES(int64_t, i64, int64_t, i64)
+
+// ---- local_index ---------------------------------------------------------------------------
+
+/// out[j] = j - offsets[l]: each element's position in its list (as int64).
+template <typename O>
+__device__ void local_index(const O* offsets, const uint64_t* partition, uint64_t total, long long* out) {
+    Pack<long long> p;
+    gather_tile<O, Pack<long long>::K>(
+        static_cast<const O*>(nullptr), offsets, partition, total,
+        [&](uint64_t j0, long long first) {
+            // A whole group of one list: consecutive positions from the first's.
+#pragma unroll
+            for (int k = 0; k < Pack<long long>::K; ++k) p.v[k] = first + k;
+            store_group(out, j0, Pack<long long>::K, p);
+            return true;
+        },
+        [&](int k, long long, uint64_t, long long position, long long) { p.v[k] = position; },
+        [&](uint64_t j0, int count) { store_group(out, j0, count, p); });
+}
+
+#define RAGGED_LOCAL_INDEX(O, ONAME)                                                        \
+    extern "C" __global__ void __launch_bounds__(GATHER_BLOCK) local_index_##ONAME(         \
+        const O* offsets, const uint64_t* partition, uint64_t total, long long* out) {      \
+        local_index<O>(offsets, partition, total, out);                                     \
+    }
+RAGGED_LOCAL_INDEX(int32_t, i32)
+RAGGED_LOCAL_INDEX(int64_t, i64)
+
+// ---- null count of a bitmap range ----------------------------------------------------------
+
+/// Add the number of unset bits among slots 0 .. n of a bitmap starting at bit
+/// `bit_offset` to `unset` (zeroed by the host). One thread per 32 slots, grid-stride;
+/// never reads past the bitmap's last byte.
+extern "C" __global__ void __launch_bounds__(GATHER_BLOCK) bitmap_count_unset(const uint8_t* bits, uint64_t bit_offset,
+                                                                         uint64_t n, unsigned long long* unset) {
+    const uint64_t words = (n + 31) / 32;
+    const uint64_t end_byte = (bit_offset + n + 7) >> 3;
+    uint32_t zeros = 0;
+    for (uint64_t w = global_thread(); w < words; w += grid_threads()) {
+        const uint64_t first = w * 32;
+        const uint64_t slots = min(static_cast<uint64_t>(32), n - first);
+        const uint64_t b = bit_offset + first;
+        const uint64_t byte = b >> 3;
+        unsigned long long raw = 0;
+#pragma unroll
+        for (int k = 0; k < 5; ++k)
+            if (byte + k < end_byte) raw |= static_cast<unsigned long long>(bits[byte + k]) << (8 * k);
+        const unsigned long long mask = slots == 64 ? ~0ull : ((1ull << slots) - 1);
+        const unsigned long long set = (raw >> (b & 7)) & mask;
+        zeros += static_cast<uint32_t>(slots) - static_cast<uint32_t>(__popcll(set));
+    }
+    add_count(unset, zeros);
+}

@@ -1,0 +1,219 @@
+// reduce: per-list reductions of a list column — list_sum, list_prod, list_min /
+// list_max (with positions for argmin / argmax), list_count (valid elements of any
+// child), list_count_nonzero, list_any / list_all (boolean children, bit-packed) and
+// list_mean (f64).
+//
+// Mapping: the segmented engine of common/segmented.cuh over the list offsets (thread,
+// eight lanes, warp or block per list, chosen by the host from the average list
+// length), with the list validity as segment validity: a null list is never read and
+// reduces to the identity; the host gives the output the list validity (sum, prod,
+// count, count_nonzero, any, all) or packs the per-list flags written here (min, max,
+// arg forms, mean: flag = the list has a valid element, which a null list has not).
+// Null elements are skipped. Extremes skip NaN unless every valid element is NaN
+// (common/primitives.cuh, better()).
+// Overflow (code 1 at the list's index, lowest wins): an integer sum is accumulated in
+// 128 bits and must fit i64 / u64; an integer product is tracked exactly as (zero seen,
+// sign, 64-bit magnitude, magnitude overflowed), so the answer does not depend on the
+// order of multiplication: a list holding a 0 has product 0, otherwise the exact
+// product must fit i64 / u64.
+// Pseudo-code: out[l] = reduce(child[offsets[l] .. offsets[l + 1]] where valid)
+// Complexity: O(n + lists) work; elements read once, one result per list written.
+#include "common/segmented.cuh"
+
+using namespace ragged;
+
+/// The exact product of integers: zero seen, sign, magnitude (mod 2^64) and whether the
+/// magnitude ever exceeded 2^64 - 1.
+struct ProdState {
+    unsigned long long magnitude;
+    uint32_t flags;  // 1: a zero, 2: negative, 4: magnitude overflowed
+};
+
+template <typename T> struct IntProdReducer {
+    typedef ProdState State;
+    typedef T Value;
+    static constexpr bool NEEDS_VALUES = true;
+    __device__ __forceinline__ State init() const { return State{1ull, 0u}; }
+    __device__ __forceinline__ State operator()(const State& a, const State& b) const {
+        uint32_t flags = ((a.flags | b.flags) & 5u) | ((a.flags ^ b.flags) & 2u);
+        if (__umul64hi(a.magnitude, b.magnitude) != 0) flags |= 4u;
+        return State{a.magnitude * b.magnitude, flags};
+    }
+    __device__ __forceinline__ State add(State s, long long, T x) const {
+        State v;
+        if (x == T(0)) {
+            v = State{0ull, 1u};
+        } else if constexpr (T(-1) < T(0)) {
+            const long long w = static_cast<long long>(x);
+            v = w < 0 ? State{0ull - static_cast<unsigned long long>(w), 2u}
+                      : State{static_cast<unsigned long long>(w), 0u};
+        } else {
+            v = State{static_cast<unsigned long long>(x), 0u};
+        }
+        return (*this)(s, v);
+    }
+};
+
+template <typename T> struct FloatProdReducer {
+    typedef T State;
+    typedef T Value;
+    static constexpr bool NEEDS_VALUES = true;
+    __device__ __forceinline__ State init() const { return T(1); }
+    __device__ __forceinline__ State add(State s, long long, T x) const { return s * x; }
+    __device__ __forceinline__ State operator()(const State& a, const State& b) const { return a * b; }
+};
+
+/// The product's output type: i64 for signed integers, u64 for unsigned, the float.
+template <typename T> struct IsFloat { static constexpr bool value = T(0.5) != T(0); };
+
+/// The exact product as i64 (signed) or u64; reports overflow for list s.
+template <bool SIGNED>
+__device__ __forceinline__ unsigned long long finish_product(uint64_t s, ProdState p, uint64_t* error_word) {
+    if (p.flags & 1u) return 0ull;
+    bool over = (p.flags & 4u) != 0;
+    if (SIGNED) {
+        if (p.flags & 2u) over = over || p.magnitude > 0x8000000000000000ull;
+        else over = over || p.magnitude > 0x7fffffffffffffffull;
+    }
+    if (over) {
+        report_error(error_word, s, 1);
+        return 0ull;
+    }
+    return (SIGNED && (p.flags & 2u)) ? 0ull - p.magnitude : p.magnitude;
+}
+
+/// Valid non-zero elements (NaN is non-zero).
+template <typename T> struct NonzeroReducer {
+    typedef long long State;
+    typedef T Value;
+    static constexpr bool NEEDS_VALUES = true;
+    __device__ __forceinline__ State init() const { return 0; }
+    __device__ __forceinline__ State add(State s, long long, T x) const { return s + (x != T(0) ? 1 : 0); }
+    __device__ __forceinline__ State operator()(const State& a, const State& b) const { return a + b; }
+};
+
+/// Sum in f64 and count of the valid elements.
+struct MeanState {
+    double sum;
+    long long count;
+};
+template <typename T> struct MeanReducer {
+    typedef MeanState State;
+    typedef T Value;
+    static constexpr bool NEEDS_VALUES = true;
+    __device__ __forceinline__ State init() const { return State{0.0, 0}; }
+    __device__ __forceinline__ State add(State s, long long, T x) const {
+        return State{s.sum + static_cast<double>(x), s.count + 1};
+    }
+    __device__ __forceinline__ State operator()(const State& a, const State& b) const {
+        return State{a.sum + b.sum, a.count + b.count};
+    }
+};
+
+/// Booleans: bit 0 = a valid true seen, bit 1 = a valid false seen.
+struct AnyAllReducer {
+    typedef uint32_t State;
+    typedef uint8_t Value;
+    static constexpr bool NEEDS_VALUES = true;
+    __device__ __forceinline__ State init() const { return 0u; }
+    __device__ __forceinline__ State add(State s, long long, uint8_t x) const { return s | (x ? 1u : 2u); }
+    __device__ __forceinline__ State operator()(const State& a, const State& b) const { return a | b; }
+};
+
+/// list_prod: floats multiply in their own type; integers through ProdState.
+template <typename O, typename T>
+__device__ void list_prod(const T* values, const uint8_t* validity, uint64_t bit_offset, const O* offsets,
+                          const uint8_t* list_bits, uint64_t list_bit_offset, uint64_t lists, uint32_t mode,
+                          void* out, uint64_t* error_word) {
+    if constexpr (IsFloat<T>::value) {
+        segmented(ArrayLoad<T>{values}, validity, bit_offset, offsets, list_bits, list_bit_offset, lists, mode,
+                  FloatProdReducer<T>(), [=](uint64_t s, T v) { static_cast<T*>(out)[s] = v; });
+    } else {
+        segmented(ArrayLoad<T>{values}, validity, bit_offset, offsets, list_bits, list_bit_offset, lists, mode,
+                  IntProdReducer<T>(), [=](uint64_t s, ProdState p) {
+                      static_cast<unsigned long long*>(out)[s] = finish_product<(T(-1) < T(0))>(s, p, error_word);
+                  });
+    }
+}
+
+#define RAGGED_LIST_ARGS(O, T)                                                              \
+    const T *values, const uint8_t *validity, uint64_t bit_offset, const O *offsets,       \
+        const uint8_t *list_bits, uint64_t list_bit_offset, uint64_t lists, uint32_t mode
+#define RAGGED_LIST_PASS(T) ArrayLoad<T>{values}, validity, bit_offset, offsets, list_bits, list_bit_offset, lists, mode
+
+#define RAGGED_LIST_REDUCE(O, ONAME, T, NAME)                                               \
+    extern "C" __global__ void __launch_bounds__(SEGMENT_BLOCK) list_sum_##ONAME##_##NAME(  \
+        RAGGED_LIST_ARGS(O, T), void* out, uint64_t* error_word) {                          \
+        segmented(RAGGED_LIST_PASS(T), SumReducer<T>(), [=](uint64_t s, SumReducer<T>::State v) { \
+            auto r = narrow_sum(s, v, error_word);                                          \
+            static_cast<decltype(r)*>(out)[s] = r;                                          \
+        });                                                                                 \
+    }                                                                                       \
+    extern "C" __global__ void __launch_bounds__(SEGMENT_BLOCK) list_prod_##ONAME##_##NAME( \
+        RAGGED_LIST_ARGS(O, T), void* out, uint64_t* error_word) {                          \
+        list_prod<O, T>(values, validity, bit_offset, offsets, list_bits, list_bit_offset, lists, mode, out, \
+                        error_word);                                                        \
+    }                                                                                       \
+    extern "C" __global__ void __launch_bounds__(SEGMENT_BLOCK) list_min_##ONAME##_##NAME(  \
+        RAGGED_LIST_ARGS(O, T), T* out_values, long long* out_positions, uint8_t* out_flags) { \
+        segmented(RAGGED_LIST_PASS(T), ExtremumReducer<T, false>(), [=](uint64_t s, Arg<T> a) { \
+            if (out_values) out_values[s] = a.index < 0 ? T(0) : a.value;                   \
+            if (out_positions) out_positions[s] = a.index < 0 ? 0 : a.index;                \
+            out_flags[s] = a.index >= 0;                                                    \
+        });                                                                                 \
+    }                                                                                       \
+    extern "C" __global__ void __launch_bounds__(SEGMENT_BLOCK) list_max_##ONAME##_##NAME(  \
+        RAGGED_LIST_ARGS(O, T), T* out_values, long long* out_positions, uint8_t* out_flags) { \
+        segmented(RAGGED_LIST_PASS(T), ExtremumReducer<T, true>(), [=](uint64_t s, Arg<T> a) { \
+            if (out_values) out_values[s] = a.index < 0 ? T(0) : a.value;                   \
+            if (out_positions) out_positions[s] = a.index < 0 ? 0 : a.index;                \
+            out_flags[s] = a.index >= 0;                                                    \
+        });                                                                                 \
+    }                                                                                       \
+    extern "C" __global__ void __launch_bounds__(SEGMENT_BLOCK) list_count_nonzero_##ONAME##_##NAME( \
+        RAGGED_LIST_ARGS(O, T), long long* out) {                                           \
+        segmented(RAGGED_LIST_PASS(T), NonzeroReducer<T>(), [=](uint64_t s, long long c) { out[s] = c; }); \
+    }                                                                                       \
+    extern "C" __global__ void __launch_bounds__(SEGMENT_BLOCK) list_mean_##ONAME##_##NAME( \
+        RAGGED_LIST_ARGS(O, T), double* out, uint8_t* out_flags) {                          \
+        segmented(RAGGED_LIST_PASS(T), MeanReducer<T>(), [=](uint64_t s, MeanState m) {     \
+            out[s] = m.count > 0 ? m.sum / static_cast<double>(m.count) : 0.0;              \
+            out_flags[s] = m.count > 0;                                                     \
+        });                                                                                 \
+    }
+
+#define RAGGED_LIST_REDUCE_I32(T, NAME) RAGGED_LIST_REDUCE(int32_t, i32, T, NAME)
+#define RAGGED_LIST_REDUCE_I64(T, NAME) RAGGED_LIST_REDUCE(int64_t, i64, T, NAME)
+RAGGED_FOR_EACH_NATIVE(RAGGED_LIST_REDUCE_I32)
+RAGGED_FOR_EACH_NATIVE(RAGGED_LIST_REDUCE_I64)
+
+/// list_count: valid elements of each list (child validity only). Without a child
+/// validity bitmap the count is the list length (thread per list, mode ignored).
+/// list_any_all: flag = any (want_all = 0) or all (want_all = 1) valid element true.
+#define RAGGED_LIST_COUNT(O, ONAME)                                                         \
+    extern "C" __global__ void __launch_bounds__(SEGMENT_BLOCK) list_count_##ONAME(        \
+        const uint8_t* validity, uint64_t bit_offset, const O* offsets, const uint8_t* list_bits, \
+        uint64_t list_bit_offset, uint64_t lists, uint32_t mode, long long* out) {         \
+        if (validity == nullptr) {                                                          \
+            for (uint64_t s = global_thread(); s < lists; s += grid_threads()) {            \
+                long long begin, end;                                                       \
+                segment_range(offsets, list_bits, list_bit_offset, s, begin, end);          \
+                out[s] = end - begin;                                                       \
+            }                                                                               \
+            return;                                                                         \
+        }                                                                                   \
+        const uint8_t* none = nullptr;                                                      \
+        segmented(ArrayLoad<uint8_t>{none}, validity, bit_offset, offsets, list_bits, list_bit_offset, lists, \
+                  mode, CountReducer<uint8_t>(), [=](uint64_t s, long long c) { out[s] = c; }); \
+    }                                                                                       \
+    extern "C" __global__ void __launch_bounds__(SEGMENT_BLOCK) list_any_all_##ONAME(      \
+        const uint8_t* bits, uint64_t bits_offset, const uint8_t* validity, uint64_t bit_offset, \
+        const O* offsets, const uint8_t* list_bits, uint64_t list_bit_offset, uint64_t lists, \
+        uint32_t mode, uint32_t want_all, uint8_t* out_flags) {                            \
+        segmented(BitLoad{bits, bits_offset}, validity, bit_offset, offsets, list_bits, list_bit_offset, lists, \
+                  mode, AnyAllReducer(), [=](uint64_t s, uint32_t seen) {                   \
+                      out_flags[s] = want_all != 0 ? (seen & 2u) == 0 : (seen & 1u) != 0;   \
+                  });                                                                       \
+    }
+RAGGED_LIST_COUNT(int32_t, i32)
+RAGGED_LIST_COUNT(int64_t, i64)
