@@ -651,7 +651,7 @@ fn lists_reductions_get_and_slice_write_one_row_per_list() {
         other => panic!("expected int64, got {}", other.type_name()),
     };
     let result = run_command(&["lists", "sum"], "visits", &input, Some(&out));
-    assert_eq!(assert_ok(&result), "6 lists (1 null) → Int64\n");
+    assert_eq!(assert_ok(&result), "6 lists (1 null) → int64\n");
     let table = read_table(&out, None, None).unwrap();
     assert_eq!(
         i64_options(&table, "visits_sum"),
