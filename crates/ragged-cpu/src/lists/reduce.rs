@@ -145,6 +145,14 @@ pub(crate) fn list_sum<O: OffsetSize, T: Native>(
     let child = col.child().as_primitive::<T>("list_sum child")?;
     let values: &[T] = child.values();
     let child_valid = child.validity();
+    if child_valid.is_none() && !T::IS_FLOAT && std::mem::size_of::<T>() <= 4 {
+        let offsets: &[O] = col.offsets();
+        let n = col.len();
+        let elements = offsets[n].as_usize() - offsets[0].as_usize();
+        if elements < SHORT_LISTS * n {
+            return short_int_sums(col, values);
+        }
+    }
     let sums = per_list(col, T::sum_zero(), false, |a, b| {
         let wide = match child_valid {
             // Short lists: a plain loop (the lanes of `sum_slice` cost more).
@@ -166,6 +174,51 @@ pub(crate) fn list_sum<O: OffsetSize, T: Native>(
     });
     overflow_at(OP, "sum", sums.first_none)?;
     column_of(col, sums)
+}
+
+/// Lists averaging fewer elements than this take [`short_int_sums`].
+const SHORT_LISTS: usize = 16;
+
+/// Sums of short lists of integers of at most 32 bits without null elements: a running
+/// `i64` prefix over each task's elements, then one subtraction per list — no branch
+/// on list lengths, which are unpredictable when lists are short. Nothing can overflow:
+/// a task holds fewer than 2^32 values of at most 32 bits. Null lists hold 0.
+fn short_int_sums<O: OffsetSize, T: Native>(
+    col: &ListColumn<O>,
+    values: &[T],
+) -> Result<PrimitiveColumn<T::Sum>> {
+    let offsets: &[O] = col.offsets();
+    let validity = col.validity();
+    let tasks = list_tasks(offsets);
+    let lengths: Vec<usize> = tasks.iter().map(|&(s, e)| e - s).collect();
+    let mut sums = output_vec::<T::Sum>(col.len());
+    split_by_lengths(&mut sums, &lengths)
+        .into_par_iter()
+        .zip(tasks.par_iter())
+        .for_each_init(Vec::new, |prefix: &mut Vec<i64>, (dst, &(first, end))| {
+            let base = offsets[first].as_usize();
+            prefix.clear();
+            prefix.push(0);
+            let mut running = 0i64;
+            // At most 32-bit integers: `to_i64` is always `Some`.
+            prefix.extend(values[base..offsets[end].as_usize()].iter().map(|v| {
+                running += v.to_i64().unwrap_or(0);
+                running
+            }));
+            for (k, slot) in dst.iter_mut().enumerate() {
+                let i = first + k;
+                let a = offsets[i].as_usize() - base;
+                let b = offsets[i + 1].as_usize() - base;
+                let sum = if is_valid(validity, i) {
+                    prefix[b] - prefix[a]
+                } else {
+                    0
+                };
+                // i64 → i64 or (a non-negative sum) → u64: the bits carry over.
+                *slot = <T::Sum as arrow_buffer::ArrowNativeType>::usize_as(sum as usize);
+            }
+        });
+    PrimitiveColumn::try_new(ScalarBuffer::from(sums), col.validity().cloned())
 }
 
 /// A float as the accumulator of the float type `T` (`T::Sum` is `T` for floats).
@@ -338,6 +391,69 @@ fn per_extreme<O: OffsetSize, T: Native, R: Copy + Default + Send + Sync>(
     })
 }
 
+/// Minima (`MAX` false) or maxima of short lists without null elements, as a
+/// segmented running extreme over each task's elements: list starts are flagged, the
+/// running value restarts at a flag and otherwise takes the element when it replaces
+/// the current one ([`Extreme::replaces`]: NaN only when all are NaN), and each list's
+/// result is the running value at its last element — no branch on list lengths.
+/// Empty and null lists are null.
+fn short_extremes<O: OffsetSize, T: Native, const MAX: bool>(
+    col: &ListColumn<O>,
+    values: &[T],
+) -> Result<PrimitiveColumn<T>> {
+    let extreme = if MAX { Extreme::Max } else { Extreme::Min };
+    let identity = extreme.identity::<T>();
+    let offsets: &[O] = col.offsets();
+    let validity = col.validity();
+    let tasks = list_tasks(offsets);
+    let lengths: Vec<usize> = tasks.iter().map(|&(s, e)| e - s).collect();
+    let n = col.len();
+    let mut out = output_vec::<T>(n);
+    let mut valid = vec![false; n];
+    split_by_lengths(&mut out, &lengths)
+        .into_par_iter()
+        .zip(split_by_lengths(&mut valid, &lengths).into_par_iter())
+        .zip(tasks.par_iter())
+        .for_each_init(
+            || (Vec::<bool>::new(), Vec::<T>::new()),
+            |(starts, running), ((dst, flags), &(first, end))| {
+                let base = offsets[first].as_usize();
+                let stop = offsets[end].as_usize();
+                starts.clear();
+                starts.resize(stop - base + 1, false);
+                for o in &offsets[first..end] {
+                    starts[o.as_usize() - base] = true;
+                }
+                running.clear();
+                let mut acc = identity;
+                running.extend(
+                    values[base..stop]
+                        .iter()
+                        .zip(starts.iter())
+                        .map(|(&v, &s)| {
+                            // `|`, not `||`: no branch, the select becomes a conditional move.
+                            let replaces = acc.is_nan_value() | if MAX { v > acc } else { v < acc };
+                            acc = if s | replaces { v } else { acc };
+                            acc
+                        }),
+                );
+                for (k, (slot, flag)) in dst.iter_mut().zip(flags.iter_mut()).enumerate() {
+                    let i = first + k;
+                    let (a, b) = (offsets[i].as_usize(), offsets[i + 1].as_usize());
+                    let has = b > a && is_valid(validity, i);
+                    let last = running.get(b.saturating_sub(base + 1)).copied();
+                    *slot = if has {
+                        last.unwrap_or(identity)
+                    } else {
+                        identity
+                    };
+                    *flag = has;
+                }
+            },
+        );
+    PrimitiveColumn::try_new(ScalarBuffer::from(out), validity_from_flags(valid))
+}
+
 /// Least or greatest valid element per list; see [`ragged_core::ListOps::list_min`].
 pub(crate) fn list_extreme<O: OffsetSize, T: Native>(
     col: &ListColumn<O>,
@@ -345,6 +461,17 @@ pub(crate) fn list_extreme<O: OffsetSize, T: Native>(
     op: &'static str,
 ) -> Result<PrimitiveColumn<T>> {
     let what = format!("{op} child");
+    let child = col.child().as_primitive::<T>(&what)?;
+    if child.validity().is_none() {
+        let offsets: &[O] = col.offsets();
+        let n = col.len();
+        if offsets[n].as_usize() - offsets[0].as_usize() < SHORT_LISTS * n {
+            return match extreme {
+                Extreme::Min => short_extremes::<O, T, false>(col, child.values()),
+                Extreme::Max => short_extremes::<O, T, true>(col, child.values()),
+            };
+        }
+    }
     let best = per_extreme::<O, T, T>(col, extreme, &what, extreme.identity(), |v, j| v[j])?;
     column_of(col, best)
 }
