@@ -126,11 +126,25 @@ pub(crate) fn compact_offsets<O: OffsetSize>(
         });
     }
     let n = starts.len();
-    // Every bad list fails the call, so the offsets may be computed assuming none, and
-    // the lists checked on the way (branch-free); the lowest bad list is looked for only
-    // in the first chunk that has one.
-    let chunked = one_pass_offsets::<O>(starts, stops, child_len, width == OffsetWidth::I64);
-    if let Some(c) = chunked.chunks.iter().position(|chunk| !chunk.ok) {
+    let len = i64::try_from(child_len).unwrap_or(i64::MAX);
+
+    // Pass 1: per chunk, the total length and whether every list is in order and in
+    // bounds (branch-free); the first bad list only for a chunk that has one.
+    let per_chunk: Vec<(i128, bool)> = starts
+        .par_chunks(CHUNK)
+        .zip(stops.par_chunks(CHUNK))
+        .map(|(a, b)| {
+            let mut ok = true;
+            let mut sum = 0i128;
+            for (x, y) in a.iter().zip(b) {
+                let (x, y) = (x.as_i64(), y.as_i64());
+                ok &= (x >= 0) & (x <= y) & (y <= len);
+                sum += i128::from(y) - i128::from(x);
+            }
+            (sum, ok)
+        })
+        .collect();
+    if let Some(c) = per_chunk.iter().position(|&(_, ok)| !ok) {
         for i in c * CHUNK..((c + 1) * CHUNK).min(n) {
             if let Some(e) = starts_stops_error(i, starts[i].as_i64(), stops[i].as_i64(), child_len)
             {
@@ -138,11 +152,8 @@ pub(crate) fn compact_offsets<O: OffsetSize>(
             }
         }
     }
-    let totals: Vec<i128> = chunked.chunks.iter().map(|c| c.total).collect();
+    let totals: Vec<i128> = per_chunk.iter().map(|&(t, _)| t).collect();
     let (carries, total) = carries(OP, &totals)?;
-    if let Some(offsets) = chunked.offsets {
-        return Ok((Offsets::I64(ScalarBuffer::from(offsets)), total));
-    }
     let len_of = |i: usize| stops[i].as_i64() - starts[i].as_i64();
     let narrow = match width {
         OffsetWidth::I64 => false,
@@ -165,138 +176,6 @@ pub(crate) fn compact_offsets<O: OffsetSize>(
     Ok((offsets, total))
 }
 
-/// One chunk of [`one_pass_offsets`]: its total length and whether all its lists are
-/// in order and in bounds.
-struct ChunkSum {
-    total: i128,
-    ok: bool,
-}
-
-/// The result of [`one_pass_offsets`]: per-chunk sums, and the `i64` offsets when they
-/// were written (every list good, `write` asked for, and child offsets small enough).
-struct OnePass {
-    chunks: Vec<ChunkSum>,
-    offsets: Option<Vec<i64>>,
-}
-
-/// Chunk totals of `stops - starts` and, with `write`, the `i64` offsets in the same
-/// pass: a chained scan where workers take chunks in increasing order, write the
-/// chunk's running sums, wait for the previous chunk's end offset, then add it while
-/// the chunk is still in cache and publish their own — one read of starts and stops and
-/// one write of the offsets, instead of a totals pass and a fill pass.
-///
-/// Sums are `i64` when the child has fewer than 2^46 elements (a chunk of 2^16 good
-/// lists then totals below 2^62, and the whole at most `n * child_len`, checked in
-/// `i128` by the caller); otherwise the totals are taken in `i128` without writing.
-fn one_pass_offsets<O: OffsetSize>(
-    starts: &[O],
-    stops: &[O],
-    child_len: usize,
-    write: bool,
-) -> OnePass {
-    use std::sync::atomic::{AtomicI64, AtomicUsize, Ordering};
-
-    let n = starts.len();
-    let chunks = n.div_ceil(CHUNK);
-    let len = i64::try_from(child_len).unwrap_or(i64::MAX);
-    let small = child_len < 1 << 46;
-    let check = |x: i64, y: i64| (x >= 0) & (x <= y) & (y <= len);
-    if !small || !write || n < 4 * CHUNK {
-        let chunks = starts
-            .par_chunks(CHUNK)
-            .zip(stops.par_chunks(CHUNK))
-            .map(|(a, b)| {
-                let mut ok = true;
-                let mut total = 0i128;
-                for (x, y) in a.iter().zip(b) {
-                    let (x, y) = (x.as_i64(), y.as_i64());
-                    ok &= check(x, y);
-                    total += i128::from(y) - i128::from(x);
-                }
-                ChunkSum { total, ok }
-            })
-            .collect();
-        return OnePass {
-            chunks,
-            offsets: None,
-        };
-    }
-
-    let mut out = output_vec::<i64>(n + 1);
-    // `ends[c]`: the offset after chunk c, published once chunk c is done; i64::MIN
-    // while pending. A bad chunk publishes its (meaningless) sum too: the caller fails.
-    let ends: Vec<AtomicI64> = (0..chunks).map(|_| AtomicI64::new(i64::MIN)).collect();
-    let next = AtomicUsize::new(0);
-    let slots: Vec<std::sync::Mutex<&mut [i64]>> = out[1..]
-        .chunks_mut(CHUNK)
-        .map(std::sync::Mutex::new)
-        .collect();
-    let results: Vec<std::sync::Mutex<Option<ChunkSum>>> =
-        (0..chunks).map(|_| std::sync::Mutex::new(None)).collect();
-    let workers = rayon::current_num_threads().clamp(1, chunks);
-    rayon::scope(|scope| {
-        for _ in 0..workers {
-            scope.spawn(|_| loop {
-                // Chunks are claimed in increasing order, so the chunk waited on is
-                // always held by a running worker: the wait ends.
-                let c = next.fetch_add(1, Ordering::Relaxed);
-                if c >= chunks {
-                    break;
-                }
-                let lo = c * CHUNK;
-                let hi = (lo + CHUNK).min(n);
-                let mut guard = slots[c].lock().unwrap_or_else(|e| e.into_inner());
-                let dst: &mut [i64] = &mut guard;
-                let mut ok = true;
-                let mut acc = 0i64;
-                for ((slot, x), y) in dst.iter_mut().zip(&starts[lo..hi]).zip(&stops[lo..hi]) {
-                    let (x, y) = (x.as_i64(), y.as_i64());
-                    ok &= check(x, y);
-                    acc = acc.wrapping_add(y.wrapping_sub(x));
-                    *slot = acc;
-                }
-                let carry = if c == 0 {
-                    0
-                } else {
-                    loop {
-                        let e = ends[c - 1].load(Ordering::Acquire);
-                        if e != i64::MIN {
-                            break e;
-                        }
-                        std::hint::spin_loop();
-                    }
-                };
-                ends[c].store(carry.wrapping_add(acc), Ordering::Release);
-                if carry != 0 {
-                    for slot in dst.iter_mut() {
-                        *slot = slot.wrapping_add(carry);
-                    }
-                }
-                *results[c].lock().unwrap_or_else(|e| e.into_inner()) = Some(ChunkSum {
-                    total: i128::from(acc),
-                    ok,
-                });
-            });
-        }
-    });
-    let chunks = results
-        .into_iter()
-        .map(|r| {
-            r.into_inner()
-                .unwrap_or_else(|e| e.into_inner())
-                .unwrap_or(ChunkSum {
-                    total: 0,
-                    ok: false,
-                })
-        })
-        .collect();
-    drop(slots);
-    OnePass {
-        chunks,
-        offsets: Some(out),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -316,7 +195,7 @@ mod tests {
     }
 
     #[test]
-    fn the_chained_pass_matches_a_sequential_prefix_and_finds_the_lowest_bad_list() {
+    fn offsets_of_many_chunks_match_a_sequential_prefix_and_name_the_lowest_bad_list() {
         let n = 5 * CHUNK + 123;
         let (starts, mut stops) = lists(n);
         let (a, b) = (
