@@ -312,6 +312,14 @@ pub enum ListShape {
     Huge,
     /// Lists of 0 to 5 000 elements (block paths on a GPU), some null.
     Long(usize),
+    /// `count` lists of 0 to `max_len` elements without a null element (every seventh
+    /// list null): the paths a backend takes when the child has no validity.
+    Dense {
+        /// Number of lists.
+        count: usize,
+        /// The longest list.
+        max_len: usize,
+    },
     /// A slice of `Mixed`: `offsets[0] != 0`, the validity at a bit offset.
     Sliced(usize),
     /// `Mixed` over a child that is itself a slice.
@@ -329,6 +337,7 @@ impl ListShape {
             ListShape::Sized { len, count } => format!("sized/len={len}/count={count}"),
             ListShape::Huge => "huge".into(),
             ListShape::Long(n) => format!("long/n={n}"),
+            ListShape::Dense { count, max_len } => format!("dense/max={max_len}/count={count}"),
             ListShape::Sliced(n) => format!("sliced/n={n}"),
             ListShape::SlicedChild(n) => format!("sliced-child/n={n}"),
         }
@@ -350,6 +359,11 @@ impl ListShape {
         shapes.push(ListShape::Sized { len: 1, count: 70 });
         shapes.push(ListShape::Huge);
         shapes.push(ListShape::Long(12));
+        // Short (average below 16), medium and long lists over a child without nulls.
+        shapes.extend(
+            [(300, 8), (40, 200), (6, 6000)]
+                .map(|(count, max_len)| ListShape::Dense { count, max_len }),
+        );
         shapes.extend([1, 33, 700].map(ListShape::Sliced));
         shapes.extend([5, 257].map(ListShape::SlicedChild));
         shapes
@@ -398,6 +412,15 @@ impl ListShape {
                     .map(|_| {
                         let len = rng.index(5001);
                         (elements(rng, len), !rng.chance(20))
+                    })
+                    .collect();
+            }
+            ListShape::Dense { count, max_len } => {
+                model.lists = (0..count)
+                    .map(|i| {
+                        let len = rng.index(max_len + 1);
+                        let values = (0..len).map(|_| Some(E::value(rng, mode))).collect();
+                        (values, i % 7 != 3)
                     })
                     .collect();
             }
