@@ -391,12 +391,15 @@ fn per_extreme<O: OffsetSize, T: Native, R: Copy + Default + Send + Sync>(
     })
 }
 
-/// The least (`MAX` false) or greatest integer of a non-empty slice, in eight
-/// independent lanes so that the compiler vectorizes the loop.
+/// The least (`MAX` false) or greatest value of a non-empty slice, NaN ignored unless
+/// every value is NaN, in eight independent lanes so that the compiler vectorizes the
+/// loop. Which of two equal values wins is unspecified (it matters only for the sign
+/// of a float zero, which the caller settles).
 #[inline]
 fn lanes_extreme<T: Native, const MAX: bool>(values: &[T]) -> T {
     let pick = |x: T, y: T| {
-        if (MAX && y > x) || (!MAX && y < x) {
+        let better = if MAX { y > x } else { y < x };
+        if better | x.is_nan_value() {
             y
         } else {
             x
@@ -494,14 +497,27 @@ pub(crate) fn list_extreme<O: OffsetSize, T: Native>(
             };
         }
     }
-    if child.validity().is_none() && !T::IS_FLOAT {
-        // Integers without nulls: only the value is asked for, and equal values are
-        // interchangeable, so eight independent lanes may compete (vectorized).
+    if child.validity().is_none() {
+        // No nulls: only the value is asked for, and equal values are interchangeable
+        // — except a float zero, whose sign is that of the first zero — so eight
+        // independent lanes may compete (vectorized).
         let values: &[T] = child.values();
         let best = per_list(col, extreme.identity(), true, |a, b| {
-            (b > a).then(|| match extreme {
-                Extreme::Min => lanes_extreme::<T, false>(&values[a..b]),
-                Extreme::Max => lanes_extreme::<T, true>(&values[a..b]),
+            (b > a).then(|| {
+                let list = &values[a..b];
+                let best = match extreme {
+                    Extreme::Min => lanes_extreme::<T, false>(list),
+                    Extreme::Max => lanes_extreme::<T, true>(list),
+                };
+                if T::IS_FLOAT && best == T::default() {
+                    let at = match extreme {
+                        Extreme::Min => extreme_position::<T, false>(list, None, a),
+                        Extreme::Max => extreme_position::<T, true>(list, None, a),
+                    };
+                    at.map_or(best, |j| list[j])
+                } else {
+                    best
+                }
             })
         });
         return column_of(col, best);
@@ -698,5 +714,33 @@ mod tests {
         check::<i32>(|x| (x >> 7) as i32);
         check::<i8>(|x| (x >> 3) as i8);
         check::<u64>(|x| x.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+    }
+}
+
+#[cfg(test)]
+mod float_tests {
+    use super::*;
+    use ragged_core::Column;
+
+    #[test]
+    fn the_first_zero_gives_the_sign_and_nan_counts_only_when_alone() {
+        // Two lists of 20 values (the lane path): ones, then +0 before -0 in the first
+        // list and -0 before +0 in the second; a third list of NaN only.
+        let mut values = vec![1.0f32; 40];
+        values[9] = 0.0;
+        values[16] = -0.0;
+        values[25] = -0.0;
+        values[32] = 0.0;
+        values.extend([f32::NAN; 12]);
+        let col = ListColumn::<i32>::try_new(
+            ScalarBuffer::from(vec![0, 20, 40, 52]),
+            Column::Float32(PrimitiveColumn::from_vec(values)),
+            None,
+        )
+        .unwrap();
+        let min = list_extreme::<i32, f32>(&col, Extreme::Min, "test").unwrap();
+        let bits: Vec<u32> = min.values().iter().map(|v| v.to_bits()).collect();
+        assert_eq!(bits[..2], [0.0f32.to_bits(), (-0.0f32).to_bits()]);
+        assert!(min.values()[2].is_nan() && min.is_valid(2));
     }
 }
