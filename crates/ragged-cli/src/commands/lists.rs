@@ -84,10 +84,15 @@ enum Op {
     LocalIndex,
     Get(i64, OutOfRange),
     Slice(Option<i64>, Option<i64>),
+    /// Valid elements per list, for a child of any type.
+    Count,
+    /// `any` / `all` of lists of booleans.
+    Any,
+    All,
     Reduce(Reduction),
 }
 
-/// The per-list reductions.
+/// The per-list reductions typed by a numeric child.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Reduction {
     Sum,
@@ -96,10 +101,7 @@ enum Reduction {
     Max,
     Argmin,
     Argmax,
-    Count,
     CountNonzero,
-    Any,
-    All,
     Mean,
 }
 
@@ -112,6 +114,9 @@ impl Op {
             Op::LocalIndex => "local_index",
             Op::Get(..) => "get",
             Op::Slice(..) => "slice",
+            Op::Count => "count",
+            Op::Any => "any",
+            Op::All => "all",
             Op::Reduce(r) => match r {
                 Reduction::Sum => "sum",
                 Reduction::Prod => "prod",
@@ -119,10 +124,7 @@ impl Op {
                 Reduction::Max => "max",
                 Reduction::Argmin => "argmin",
                 Reduction::Argmax => "argmax",
-                Reduction::Count => "count",
                 Reduction::CountNonzero => "count_nonzero",
-                Reduction::Any => "any",
-                Reduction::All => "all",
                 Reduction::Mean => "mean",
             },
         }
@@ -151,10 +153,10 @@ pub fn lists(global: &GlobalArgs, command: ListsCommand) -> anyhow::Result<()> {
         C::Max(a) => (a, Op::Reduce(Reduction::Max)),
         C::Argmin(a) => (a, Op::Reduce(Reduction::Argmin)),
         C::Argmax(a) => (a, Op::Reduce(Reduction::Argmax)),
-        C::Count(a) => (a, Op::Reduce(Reduction::Count)),
+        C::Count(a) => (a, Op::Count),
         C::CountNonzero(a) => (a, Op::Reduce(Reduction::CountNonzero)),
-        C::Any(a) => (a, Op::Reduce(Reduction::Any)),
-        C::All(a) => (a, Op::Reduce(Reduction::All)),
+        C::Any(a) => (a, Op::Any),
+        C::All(a) => (a, Op::All),
         C::Mean(a) => (a, Op::Reduce(Reduction::Mean)),
     };
     let selected = device(global)?;
@@ -234,6 +236,9 @@ fn run<B: Backend, O: OffsetSize>(
             let view = b.slice(&col, start, stop)?;
             O::into_list_column(b.to_host_list(&b.to_compact(&view)?)?)
         }
+        Op::Count => Column::Int64(b.to_host_primitive(&b.list_count(&col)?)?),
+        Op::Any => Column::Boolean(b.to_host_booleans(&b.list_any(&col)?)?),
+        Op::All => Column::Boolean(b.to_host_booleans(&b.list_all(&col)?)?),
         Op::Reduce(r) => reduce(b, r, &col)?,
     })
 }
@@ -244,12 +249,6 @@ fn reduce<B: Backend, O: OffsetSize>(
     r: Reduction,
     col: &ListColumn<O, B::Loc>,
 ) -> ragged::Result<Column> {
-    match r {
-        Reduction::Count => return Ok(Column::Int64(b.to_host_primitive(&b.list_count(col)?)?)),
-        Reduction::Any => return Ok(Column::Boolean(b.to_host_booleans(&b.list_any(col)?)?)),
-        Reduction::All => return Ok(Column::Boolean(b.to_host_booleans(&b.list_all(col)?)?)),
-        _ => {}
-    }
     macro_rules! typed {
         ($t:ty) => {
             reduce_typed::<B, O, $t>(b, r, col)
@@ -295,9 +294,5 @@ fn reduce_typed<B: Backend, O: OffsetSize, T: Native>(
         Reduction::Mean => Ok(Column::Float64(
             b.to_host_primitive(&b.list_mean::<O, T>(col)?)?,
         )),
-        // Not typed by the child; `reduce` runs them before dispatching on it.
-        Reduction::Count => int64(b.list_count(col)?),
-        Reduction::Any => Ok(Column::Boolean(b.to_host_booleans(&b.list_any(col)?)?)),
-        Reduction::All => Ok(Column::Boolean(b.to_host_booleans(&b.list_all(col)?)?)),
     }
 }

@@ -80,6 +80,29 @@ impl<L: Location> Column<L> {
         }
     }
 
+    /// The validity bitmap (`None`: every row is valid).
+    pub fn validity(&self) -> Option<&L::Bitmap> {
+        match self {
+            Column::Int8(c) => c.validity(),
+            Column::Int16(c) => c.validity(),
+            Column::Int32(c) => c.validity(),
+            Column::Int64(c) => c.validity(),
+            Column::UInt8(c) => c.validity(),
+            Column::UInt16(c) => c.validity(),
+            Column::UInt32(c) => c.validity(),
+            Column::UInt64(c) => c.validity(),
+            Column::Float32(c) => c.validity(),
+            Column::Float64(c) => c.validity(),
+            Column::Boolean(c) => c.validity(),
+            Column::Utf8(c) => c.validity(),
+            Column::LargeUtf8(c) => c.validity(),
+            Column::List(c) => c.validity(),
+            Column::LargeList(c) => c.validity(),
+            Column::ListView(c) => c.validity(),
+            Column::LargeListView(c) => c.validity(),
+        }
+    }
+
     /// Number of null rows.
     pub fn null_count(&self) -> usize {
         match self {

@@ -20,7 +20,7 @@ use ragged_core::{
 };
 
 use super::offsets::offsets_from_lengths;
-use super::{drop_all_valid, list_tasks, unsupported_child};
+use super::{drop_all_valid, list_tasks, span_per_task, unsupported_child};
 use crate::output_vec;
 use crate::primitives::split_by_lengths;
 
@@ -112,10 +112,7 @@ fn copy_ranges<T: Copy + Default + Send + Sync, X: OffsetSize>(
     let total = offsets[n].as_usize();
     let mut out = output_vec::<T>(total);
     let tasks = list_tasks(offsets);
-    let lengths: Vec<usize> = tasks
-        .iter()
-        .map(|&(s, e)| offsets[e].as_usize() - offsets[s].as_usize())
-        .collect();
+    let lengths = span_per_task(&tasks, offsets);
     split_by_lengths(&mut out, &lengths)
         .into_par_iter()
         .zip(tasks.par_iter())
@@ -172,14 +169,8 @@ fn gather_strings<S: OffsetSize, X: OffsetSize>(
     let mut out_offsets = output_vec::<S>(total + 1);
     let mut out_bytes = output_vec::<u8>(total_bytes as usize);
     let tasks = list_tasks(offsets);
-    let element_lengths: Vec<usize> = tasks
-        .iter()
-        .map(|&(s, e)| offsets[e].as_usize() - offsets[s].as_usize())
-        .collect();
-    let byte_lengths: Vec<usize> = tasks
-        .iter()
-        .map(|&(s, e)| byte_offsets[e].as_usize() - byte_offsets[s].as_usize())
-        .collect();
+    let element_lengths = span_per_task(&tasks, offsets);
+    let byte_lengths = span_per_task(&tasks, &byte_offsets);
     let (head, last) = out_offsets.split_at_mut(total);
     last[0] = S::usize_as(total_bytes as usize);
     split_by_lengths(head, &element_lengths)
@@ -308,10 +299,7 @@ fn take_strings<S: OffsetSize>(
     let mut out_bytes = output_vec::<u8>(total_bytes as usize);
     // Tasks over the rows, each holding about CHUNK bytes.
     let tasks = list_tasks(&out_offsets);
-    let lengths: Vec<usize> = tasks
-        .iter()
-        .map(|&(s, e)| out_offsets[e].as_usize() - out_offsets[s].as_usize())
-        .collect();
+    let lengths = span_per_task(&tasks, &out_offsets);
     split_by_lengths(&mut out_bytes, &lengths)
         .into_par_iter()
         .zip(tasks.par_iter())

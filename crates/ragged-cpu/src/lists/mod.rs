@@ -194,36 +194,24 @@ pub(crate) fn list_tasks<O: OffsetSize>(offsets: &[O]) -> Vec<(usize, usize)> {
     tasks
 }
 
+/// The number of lists of each task: how per-list outputs split by [`list_tasks`].
+pub(crate) fn lists_per_task(tasks: &[(usize, usize)]) -> Vec<usize> {
+    tasks.iter().map(|&(s, e)| e - s).collect()
+}
+
+/// Each task's span of `offsets` (`offsets[e] - offsets[s]`): how per-element outputs
+/// split by [`list_tasks`].
+pub(crate) fn span_per_task<X: OffsetSize>(tasks: &[(usize, usize)], offsets: &[X]) -> Vec<usize> {
+    tasks
+        .iter()
+        .map(|&(s, e)| offsets[e].as_usize() - offsets[s].as_usize())
+        .collect()
+}
+
 /// Whether list `i` is valid under `validity`.
 #[inline]
 pub(crate) fn is_valid(validity: Option<&NullBuffer>, i: usize) -> bool {
     validity.is_none_or(|v| v.is_valid(i))
-}
-
-/// The validity bitmap of any column.
-pub(crate) fn column_validity(col: &Column<Host>) -> Option<&NullBuffer> {
-    match col {
-        Column::Int8(c) => c.validity(),
-        Column::Int16(c) => c.validity(),
-        Column::Int32(c) => c.validity(),
-        Column::Int64(c) => c.validity(),
-        Column::UInt8(c) => c.validity(),
-        Column::UInt16(c) => c.validity(),
-        Column::UInt32(c) => c.validity(),
-        Column::UInt64(c) => c.validity(),
-        Column::Float32(c) => c.validity(),
-        Column::Float64(c) => c.validity(),
-        Column::Boolean(c) => c.validity(),
-        Column::Utf8(c) => c.validity(),
-        Column::LargeUtf8(c) => c.validity(),
-        Column::List(c) => c.validity(),
-        Column::LargeList(c) => c.validity(),
-        Column::ListView(c) => c.validity(),
-        Column::LargeListView(c) => c.validity(),
-        // `Column` is non-exhaustive: a future variant is treated as all valid.
-        #[allow(unreachable_patterns)]
-        _ => None,
-    }
 }
 
 /// The error of an element-moving op on a child it cannot gather.

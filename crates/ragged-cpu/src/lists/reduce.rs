@@ -27,7 +27,7 @@ use ragged_core::{
     ScalarBuffer,
 };
 
-use super::{column_validity, is_valid, list_tasks};
+use super::{is_valid, list_tasks, lists_per_task};
 use crate::output_vec;
 use crate::primitives::{split_by_lengths, validity_from_flags, Extreme};
 
@@ -52,7 +52,7 @@ fn per_list<O: OffsetSize, R: Copy + Default + Send + Sync>(
     let offsets: &[O] = col.offsets();
     let validity = col.validity();
     let tasks = list_tasks(offsets);
-    let lengths: Vec<usize> = tasks.iter().map(|&(s, e)| e - s).collect();
+    let lengths = lists_per_task(&tasks);
     let n = col.len();
     let mut values = output_vec::<R>(n);
     let mut flags = if want_valid {
@@ -190,7 +190,7 @@ fn short_int_sums<O: OffsetSize, T: Native>(
     let offsets: &[O] = col.offsets();
     let validity = col.validity();
     let tasks = list_tasks(offsets);
-    let lengths: Vec<usize> = tasks.iter().map(|&(s, e)| e - s).collect();
+    let lengths = lists_per_task(&tasks);
     let mut sums = output_vec::<T::Sum>(col.len());
     split_by_lengths(&mut sums, &lengths)
         .into_par_iter()
@@ -431,7 +431,7 @@ fn short_extremes<O: OffsetSize, T: Native, const MAX: bool>(
     let offsets: &[O] = col.offsets();
     let validity = col.validity();
     let tasks = list_tasks(offsets);
-    let lengths: Vec<usize> = tasks.iter().map(|&(s, e)| e - s).collect();
+    let lengths = lists_per_task(&tasks);
     let n = col.len();
     let mut out = output_vec::<T>(n);
     let mut valid = vec![false; n];
@@ -540,7 +540,7 @@ pub(crate) fn list_arg_extreme<O: OffsetSize, T: Native>(
 
 /// Valid elements per list, any child; see [`ragged_core::ListOps::list_count`].
 pub(crate) fn list_count<O: OffsetSize>(col: &ListColumn<O>) -> Result<PrimitiveColumn<i64>> {
-    let child_valid = column_validity(col.child());
+    let child_valid = col.child().validity();
     if child_valid.is_none() {
         // Every element is valid: the counts are the list lengths (0 under nulls).
         let offsets: &[O] = col.offsets();

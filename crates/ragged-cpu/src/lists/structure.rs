@@ -22,7 +22,7 @@ use ragged_core::{
 
 use super::gather::gather_elements;
 use super::offsets::{carries, fill_offsets, first_offset_above, offsets_from_lengths};
-use super::{gatherable, is_valid, list_tasks, offset_overflow, unsupported_child};
+use super::{gatherable, is_valid, list_tasks, offset_overflow, span_per_task, unsupported_child};
 use crate::primitives::split_by_lengths;
 use crate::{output_vec, CHUNK};
 
@@ -120,10 +120,7 @@ pub(crate) fn local_index<O: OffsetSize>(col: &ListColumn<O>) -> Result<ListColu
     let (out_offsets, total) = offsets_from_lengths::<O>(OP, col.len(), &len_of)?;
     let mut out = output_vec::<i64>(total as usize);
     let tasks = list_tasks(&out_offsets);
-    let lengths: Vec<usize> = tasks
-        .iter()
-        .map(|&(s, e)| out_offsets[e].as_usize() - out_offsets[s].as_usize())
-        .collect();
+    let lengths = span_per_task(&tasks, &out_offsets);
     split_by_lengths(&mut out, &lengths)
         .into_par_iter()
         .zip(tasks.par_iter())

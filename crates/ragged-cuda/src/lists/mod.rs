@@ -125,38 +125,6 @@ pub(crate) fn pack_flags(
     Ok((words, unset))
 }
 
-/// The validity bitmap of any column.
-///
-/// # Errors
-/// [`Error::Unsupported`] for a column kind this backend does not know.
-pub(crate) fn column_validity(col: &Column<Device>) -> Result<Option<&DeviceBitmap>> {
-    Ok(match col {
-        Column::Int8(c) => c.validity(),
-        Column::Int16(c) => c.validity(),
-        Column::Int32(c) => c.validity(),
-        Column::Int64(c) => c.validity(),
-        Column::UInt8(c) => c.validity(),
-        Column::UInt16(c) => c.validity(),
-        Column::UInt32(c) => c.validity(),
-        Column::UInt64(c) => c.validity(),
-        Column::Float32(c) => c.validity(),
-        Column::Float64(c) => c.validity(),
-        Column::Boolean(c) => c.validity(),
-        Column::Utf8(c) => c.validity(),
-        Column::LargeUtf8(c) => c.validity(),
-        Column::List(c) => c.validity(),
-        Column::LargeList(c) => c.validity(),
-        Column::ListView(c) => c.validity(),
-        Column::LargeListView(c) => c.validity(),
-        other => {
-            return Err(Error::Unsupported {
-                op: "lists",
-                message: format!("children of type {}", other.type_name()),
-            })
-        }
-    })
-}
-
 /// Whether element-moving operations (`to_compact`, `flatten`, `get`) accept the
 /// child: numeric, boolean and strings children.
 pub(crate) fn check_movable(col: &Column<Device>, op: &'static str) -> Result<()> {

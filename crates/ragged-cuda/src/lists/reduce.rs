@@ -13,7 +13,7 @@ use ragged_core::{
     BooleanColumn, Error, ListColumn, Native, OffsetSize, PrimitiveColumn, Result, ValidityBitmap,
 };
 
-use super::{bitmap, column_validity, pack_flags, read_offset, validity_or_none};
+use super::{bitmap, pack_flags, read_offset, validity_or_none};
 use crate::compile::LISTS_REDUCE;
 use crate::error_word::ErrorWord;
 use crate::launch::{grid_for, launch, params, BLOCK};
@@ -277,7 +277,7 @@ pub(crate) fn list_count<O: OffsetSize>(
     backend: &CudaBackend,
     col: &ListColumn<O, Device>,
 ) -> Result<PrimitiveColumn<i64, Device>> {
-    let child_validity = column_validity(col.child())?.filter(|v| v.null_count() > 0);
+    let child_validity = col.child().validity().filter(|v| v.null_count() > 0);
     let out = backend.alloc::<i64>(col.len())?;
     if !col.is_empty() {
         let mut plan = plan(backend, col)?;
