@@ -4,16 +4,23 @@
 // A reducer R names its per-thread State, its element type Value, whether it reads
 // values at all (NEEDS_VALUES), its identity (init), how an element joins a state
 // (add(state, position in segment, value)) and how two states combine (operator()).
+// The engine adds the elements of one fold in increasing position order, starting
+// from init (ExtremumReducer relies on it); operator() must be associative and
+// commutative (the long path combines chunk partials in any grouping).
 // Elements come from a load functor `load(i) -> Value` (a plain array read, or a bit of
 // a bit-packed boolean column), so one engine serves every child type.
 //
-// Mapping, chosen by the host from the average segment length (mode):
+// Mapping, chosen by the host from the segment lengths (mode):
 //   0  thread per segment (short segments: a warp reads 32 neighbouring segments,
 //      which lie next to each other in memory);
 //   3  eight lanes per segment (medium segments, cub::WarpReduce with 8 logical lanes);
-//      threads of modes 3, 1 and 2 keep four loads in flight (fold_strided);
+//      threads keep eight loads in flight in modes 0 and 3 and in the long path, four
+//      in modes 1 and 2 (fold_strided);
 //   1  warp per segment (lanes stride through the segment, cub::WarpReduce);
 //   2  block per segment (long segments: threads stride, cub::BlockReduce).
+// With a LongWork (lists/reduce.cu), segments much longer than the mode serves are
+// queued by the main pass and reduced by two more passes over chunks of LONG_CHUNK
+// elements, a block per chunk (see LongWork below).
 // Null elements (validity bitmap) contribute nothing. A null segment (optional segment
 // validity bitmap; null pointer = every segment valid) is treated as empty: its
 // elements are never read, and `finish` receives the identity.
@@ -47,7 +54,11 @@ template <typename T, bool IS_MAX> struct ExtremumReducer {
     static constexpr bool NEEDS_VALUES = true;
     __device__ __forceinline__ State init() const { return State{T(0), -1}; }
     __device__ __forceinline__ State add(State s, long long pos, T x) const {
-        return better<T, IS_MAX>(s, State{x, pos});
+        // pos is above every position in s (adds come in increasing order): x wins only
+        // when strictly better — a number beats NaN and the missing state — so ties keep
+        // the lower position, exactly as better(s, {x, pos}) with fewer comparisons.
+        const bool take = s.index < 0 || (IS_MAX ? x > s.value : x < s.value) || (is_nan(s.value) && !is_nan(x));
+        return take ? State{x, pos} : s;
     }
     __device__ __forceinline__ State operator()(const State& a, const State& b) const {
         return better<T, IS_MAX>(a, b);
@@ -65,25 +76,27 @@ template <typename T> struct CountReducer {
 };
 
 /// Fold the elements begin + lane, begin + lane + STRIDE, … < end of one segment into
-/// `state`, four loads in flight per lane (they are issued before any is used).
-template <int STRIDE, typename R, typename Load>
+/// `state`, UNROLL loads in flight per lane (they are issued before any is used).
+/// Positions given to the reducer count from `origin` (the segment's first element;
+/// a chunk of a long segment starts after it).
+template <int STRIDE, typename R, typename Load, int UNROLL = 4>
 __device__ __forceinline__ typename R::State fold_strided(Load load, const uint8_t* validity, uint64_t bit_offset,
                                                           long long begin, long long end, unsigned lane, R reducer,
-                                                          typename R::State state) {
+                                                          typename R::State state, long long origin) {
     typedef typename R::Value T;
-    for (long long i = begin + lane; i < end; i += 4 * STRIDE) {
-        T v[4];
-        bool ok[4];
+    for (long long i = begin + lane; i < end; i += UNROLL * STRIDE) {
+        T v[UNROLL];
+        bool ok[UNROLL];
 #pragma unroll
-        for (int u = 0; u < 4; ++u) {
+        for (int u = 0; u < UNROLL; ++u) {
             const long long j = i + u * STRIDE;
             ok[u] = j < end && is_valid(validity, bit_offset, j);
             if constexpr (R::NEEDS_VALUES) v[u] = ok[u] ? load(j) : T(0);
             else v[u] = T(0);
         }
 #pragma unroll
-        for (int u = 0; u < 4; ++u)
-            if (ok[u]) state = reducer.add(state, i + u * STRIDE - begin, v[u]);
+        for (int u = 0; u < UNROLL; ++u)
+            if (ok[u]) state = reducer.add(state, i + u * STRIDE - origin, v[u]);
     }
     return state;
 }
@@ -99,23 +112,130 @@ __device__ __forceinline__ void segment_range(const O* offsets, const uint8_t* s
     if (!is_valid(segment_validity, segment_bit_offset, s)) end = begin;
 }
 
-/// Reduce every segment with reducer R; `finish(segment, state)` writes the result.
-template <typename O, typename R, typename Load, typename Finish>
-__device__ __forceinline__ void segmented(Load load, const uint8_t* validity, uint64_t bit_offset, const O* offsets,
-                                          const uint8_t* segment_validity, uint64_t segment_bit_offset,
-                                          uint64_t segments, uint32_t mode, R reducer, Finish finish) {
+/// Elements per chunk of a long segment: one block reduces one chunk (long_chunks).
+constexpr long long LONG_CHUNK = 8192;
+
+/// The long-segment path. The main pass (phase 0) queues each valid segment longer
+/// than `threshold` elements instead of reducing it: one atomicAdd reserves a run of
+/// slots, one per chunk of LONG_CHUNK elements, and (segment, chunk) is written into
+/// each. Phase 1 (long_chunks) reduces every slot with a whole block into a partial
+/// state; phase 2 (long_finish) has a warp take each segment's first slot (chunk 0),
+/// combine the segment's partials and finish it. The runtime so no longer depends on
+/// the longest segment: a segment of a million elements is spread over the whole grid.
+/// Scratch layout (64-bit words): [0] slots reserved, [1] unused, then `capacity`
+/// slots of 2 words, and from a 16-byte boundary `capacity` partial states of at most
+/// 32 bytes. A segment whose slots do not fit is reduced by the main pass as before
+/// (its reserved slots that exist are marked unused), so a full scratch only costs
+/// speed. threshold = ~0: no segment is queued.
+struct LongWork {
+    uint64_t threshold;
+    uint64_t capacity;
+    uint32_t phase;
+    unsigned long long* scratch;
+    __device__ __forceinline__ unsigned long long* slots() const { return scratch + 2; }
+    __device__ __forceinline__ unsigned long long* partials() const { return scratch + 2 + 2 * capacity; }
+    /// The slots reserved, at most the capacity (phases 1 and 2).
+    __device__ __forceinline__ unsigned long long used() const {
+        const unsigned long long reserved = scratch[0];
+        return reserved < capacity ? reserved : capacity;
+    }
+};
+
+/// A LongWork that never queues (the main pass alone).
+__device__ __forceinline__ LongWork no_long_work() { return LongWork{~0ull, 0, 0, nullptr}; }
+
+/// Called by one thread for segment s = [begin, end) in the main pass: queue it to the
+/// long path when it is longer than the threshold and its chunks fit the scratch.
+/// Returns whether it was queued (then the caller neither reduces nor finishes it).
+__device__ __forceinline__ bool queue_long(const LongWork& work, uint64_t s, long long begin, long long end) {
+    if (work.phase != 0 || end <= begin || static_cast<uint64_t>(end - begin) <= work.threshold) return false;
+    const unsigned long long chunks = static_cast<unsigned long long>((end - begin + LONG_CHUNK - 1) / LONG_CHUNK);
+    const unsigned long long base = atomicAdd(&work.scratch[0], chunks);
+    unsigned long long* slots = work.slots();
+    if (base + chunks > work.capacity) {
+        // No room: mark the reserved slots that exist as unused (no later reservation
+        // can succeed: the counter only grows) and reduce the segment in place.
+        for (unsigned long long t = base; t < work.capacity; ++t) slots[2 * t] = ~0ull;
+        return false;
+    }
+    for (unsigned long long k = 0; k < chunks; ++k) {
+        slots[2 * (base + k)] = s;
+        slots[2 * (base + k) + 1] = k;
+    }
+    return true;
+}
+
+/// Phase 1: a block per reserved slot reduces its chunk (positions count from the
+/// segment's first element) into the slot's partial state.
+template <typename O, typename R, typename Load>
+__device__ __forceinline__ void long_chunks(Load load, const uint8_t* validity, uint64_t bit_offset, const O* offsets,
+                                            R reducer, const LongWork& work) {
     typedef typename R::State State;
-    typedef typename R::Value T;
+    static_assert(sizeof(State) <= 32, "a partial state takes at most 32 bytes of scratch");
+    typedef cub::BlockReduce<State, SEGMENT_BLOCK> BlockReduce;
+    __shared__ typename BlockReduce::TempStorage temp;
+    const unsigned long long used = work.used();
+    const unsigned long long* slots = work.slots();
+    State* partials = reinterpret_cast<State*>(work.partials());
+    for (unsigned long long t = blockIdx.x; t < used; t += gridDim.x) {
+        const unsigned long long s = slots[2 * t];
+        State state = reducer.init();
+        if (s != ~0ull) {
+            const long long origin = static_cast<long long>(offsets[s]);
+            const long long last = static_cast<long long>(offsets[s + 1]);
+            const long long begin = origin + static_cast<long long>(slots[2 * t + 1]) * LONG_CHUNK;
+            const long long end = begin + LONG_CHUNK < last ? begin + LONG_CHUNK : last;
+            state = fold_strided<SEGMENT_BLOCK, R, Load, 8>(load, validity, bit_offset, begin, end, threadIdx.x,
+                                                             reducer, state, origin);
+        }
+        const State total = BlockReduce(temp).Reduce(state, reducer);
+        if (threadIdx.x == 0) partials[t] = total;
+        __syncthreads();
+    }
+}
+
+/// Phase 2: a warp per slot holding chunk 0 of a queued segment combines the partials
+/// of the segment's chunks (the slots that follow) and finishes the segment.
+template <typename O, typename R, typename Finish>
+__device__ __forceinline__ void long_finish(const O* offsets, R reducer, Finish finish, const LongWork& work) {
+    typedef typename R::State State;
+    typedef cub::WarpReduce<State> WarpReduce;
+    __shared__ typename WarpReduce::TempStorage temp[SEGMENT_BLOCK / 32];
+    const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
+    const uint64_t warps = grid_threads() >> 5;
+    const unsigned long long used = work.used();
+    const unsigned long long* slots = work.slots();
+    const State* partials = reinterpret_cast<const State*>(work.partials());
+    for (uint64_t t = global_thread() >> 5; t < used; t += warps) {
+        // The whole warp reads the same slot: the branch is uniform.
+        const unsigned long long s = slots[2 * t];
+        if (s == ~0ull || slots[2 * t + 1] != 0) continue;
+        const long long len = static_cast<long long>(offsets[s + 1]) - static_cast<long long>(offsets[s]);
+        const unsigned long long chunks = static_cast<unsigned long long>((len + LONG_CHUNK - 1) / LONG_CHUNK);
+        State state = reducer.init();
+        for (unsigned long long k = lane; k < chunks; k += 32) state = reducer(state, partials[t + k]);
+        const State total = WarpReduce(temp[warp]).Reduce(state, reducer);
+        if (lane == 0) finish(s, total);
+    }
+}
+
+/// Reduce every segment with reducer R in the given mode; `finish(segment, state)` writes
+/// the result. Segments longer than `work.threshold` are queued to the long path
+/// instead, when it has room; their finish comes from long_finish.
+template <typename O, typename R, typename Load, typename Finish>
+__device__ __forceinline__ void segmented_modes(Load load, const uint8_t* validity, uint64_t bit_offset,
+                                                const O* offsets, const uint8_t* segment_validity,
+                                                uint64_t segment_bit_offset, uint64_t segments, uint32_t mode,
+                                                R reducer, Finish finish, const LongWork& work) {
+    typedef typename R::State State;
     if (mode == 0) {
         for (uint64_t s = global_thread(); s < segments; s += grid_threads()) {
             long long begin, end;
             segment_range(offsets, segment_validity, segment_bit_offset, s, begin, end);
-            State state = reducer.init();
-            for (long long i = begin; i < end; ++i)
-                if (is_valid(validity, bit_offset, i)) {
-                    if constexpr (R::NEEDS_VALUES) state = reducer.add(state, i - begin, load(i));
-                    else state = reducer.add(state, i - begin, T(0));
-                }
+            if (queue_long(work, s, begin, end)) continue;
+            // Eight loads in flight, issued before any is used (one round for most lists).
+            const State state = fold_strided<1, R, Load, 8>(load, validity, bit_offset, begin, end, 0u, reducer,
+                                                            reducer.init(), begin);
             finish(s, state);
         }
     } else if (mode == 3) {
@@ -132,9 +252,14 @@ __device__ __forceinline__ void segmented(Load load, const uint8_t* validity, ui
             State state = reducer.init();
             long long begin = 0, end = 0;
             if (s < segments) segment_range(offsets, segment_validity, segment_bit_offset, s, begin, end);
-            state = fold_strided<8>(load, validity, bit_offset, begin, end, lane, reducer, state);
+            // The group's first lane queues a long segment; the group then folds nothing.
+            bool queued = lane == 0 && s < segments && queue_long(work, s, begin, end);
+            queued = __shfl_sync(0xffffffffu, queued, threadIdx.x & 24u);
+            if (queued) end = begin;
+            // Eight loads in flight per lane: a list of up to 64 elements in one round.
+            state = fold_strided<8, R, Load, 8>(load, validity, bit_offset, begin, end, lane, reducer, state, begin);
             const State total = GroupReduce(temp[group]).Reduce(state, reducer);
-            if (lane == 0 && s < segments) finish(s, total);
+            if (lane == 0 && s < segments && !queued) finish(s, total);
         }
     } else if (mode == 1) {
         typedef cub::WarpReduce<State> WarpReduce;
@@ -144,24 +269,63 @@ __device__ __forceinline__ void segmented(Load load, const uint8_t* validity, ui
         for (uint64_t s = global_thread() >> 5; s < segments; s += warps) {
             long long begin, end;
             segment_range(offsets, segment_validity, segment_bit_offset, s, begin, end);
+            bool queued = lane == 0 && queue_long(work, s, begin, end);
+            queued = __shfl_sync(0xffffffffu, queued, 0);
+            if (queued) continue;
             State state = reducer.init();
-            state = fold_strided<32>(load, validity, bit_offset, begin, end, lane, reducer, state);
+            state = fold_strided<32>(load, validity, bit_offset, begin, end, lane, reducer, state, begin);
             const State total = WarpReduce(temp[warp]).Reduce(state, reducer);
             if (lane == 0) finish(s, total);
         }
     } else {
         typedef cub::BlockReduce<State, SEGMENT_BLOCK> BlockReduce;
         __shared__ typename BlockReduce::TempStorage temp;
+        __shared__ int block_queued;
         for (uint64_t s = blockIdx.x; s < segments; s += gridDim.x) {
             long long begin, end;
             segment_range(offsets, segment_validity, segment_bit_offset, s, begin, end);
+            // Written by thread 0, read by all between the two barriers.
+            if (threadIdx.x == 0) block_queued = queue_long(work, s, begin, end);
+            __syncthreads();
+            if (block_queued) {
+                __syncthreads();
+                continue;
+            }
             State state = reducer.init();
-            state = fold_strided<SEGMENT_BLOCK>(load, validity, bit_offset, begin, end, threadIdx.x, reducer, state);
+            state = fold_strided<SEGMENT_BLOCK>(load, validity, bit_offset, begin, end, threadIdx.x, reducer, state,
+                                                 begin);
             const State total = BlockReduce(temp).Reduce(state, reducer);
             if (threadIdx.x == 0) finish(s, total);
             __syncthreads();
         }
     }
+}
+
+/// Reduce every segment with reducer R; `finish(segment, state)` writes the result.
+/// `work.phase` selects the main pass (0, which queues long segments), the chunk pass
+/// (1) or the finishing pass (2) of the long path; the host launches all three, in order.
+template <typename O, typename R, typename Load, typename Finish>
+__device__ __forceinline__ void segmented(Load load, const uint8_t* validity, uint64_t bit_offset, const O* offsets,
+                                          const uint8_t* segment_validity, uint64_t segment_bit_offset,
+                                          uint64_t segments, uint32_t mode, R reducer, Finish finish,
+                                          const LongWork& work) {
+    if (work.phase == 1) {
+        long_chunks(load, validity, bit_offset, offsets, reducer, work);
+    } else if (work.phase == 2) {
+        long_finish(offsets, reducer, finish, work);
+    } else {
+        segmented_modes(load, validity, bit_offset, offsets, segment_validity, segment_bit_offset, segments, mode,
+                        reducer, finish, work);
+    }
+}
+
+/// Reduce every segment with reducer R in one pass (no long path).
+template <typename O, typename R, typename Load, typename Finish>
+__device__ __forceinline__ void segmented(Load load, const uint8_t* validity, uint64_t bit_offset, const O* offsets,
+                                          const uint8_t* segment_validity, uint64_t segment_bit_offset,
+                                          uint64_t segments, uint32_t mode, R reducer, Finish finish) {
+    segmented_modes(load, validity, bit_offset, offsets, segment_validity, segment_bit_offset, segments, mode, reducer,
+                    finish, no_long_work());
 }
 
 /// A load functor over a plain array.

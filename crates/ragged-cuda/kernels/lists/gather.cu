@@ -10,7 +10,8 @@
 // starts[l] + (j - offsets[l]).
 //
 // Mapping (load-balanced over OUTPUT elements, whatever the list lengths): one block of
-// 256 threads per tile of 256 * 2 * K consecutive output elements, where K elements
+// 256 threads per tile of 256 * G * K consecutive output elements (G = 4 groups per
+// thread for element values and local_index, 2 for bits and ranges), where K elements
 // make one 16-byte group (16 / element size; 32 bits of a bitmap word). A first launch finds
 // (gather_partition, one thread per tile, all in parallel, before the gather) the
 // first and last list of each tile by binary search in the offsets; a block stages its
@@ -27,8 +28,12 @@
 using namespace ragged;
 
 constexpr int GATHER_BLOCK = 256;
-/// Groups of K elements per thread per tile.
+/// Groups of K elements per thread per tile (bits and string ranges).
 constexpr int GATHER_GROUPS = 2;
+/// Groups per thread per tile of the element-value gathers and local_index: a longer
+/// tile spreads the tile's setup (partition and offsets staging, two dependent global
+/// reads) over more output.
+constexpr int GATHER_GROUPS_WIDE = 4;
 /// Lists of one tile staged in shared memory.
 constexpr int GATHER_CAP = 2048;
 
@@ -71,12 +76,12 @@ RAGGED_GATHER_PARTITION(int64_t, i64)
 /// whole), `visit(k, j, list, position, source)` for each of its `count` elements
 /// (k < count, in order), then `flush(j0, count)`. `starts` may be null (source =
 /// position). `partition` is gather_partition's output for this K. Launch one block of
-/// GATHER_BLOCK threads per tile of GATHER_BLOCK * GATHER_GROUPS * K outputs; total > 0
+/// GATHER_BLOCK threads per tile of GATHER_BLOCK * GROUPS * K outputs; total > 0
 /// and n > 0.
-template <typename O, int K, typename Whole, typename Visit, typename Flush>
+template <typename O, int K, int GROUPS, typename Whole, typename Visit, typename Flush>
 __device__ __forceinline__ void gather_tile(const O* starts, const O* offsets, const uint64_t* partition,
                                             uint64_t total, Whole whole, Visit visit, Flush flush) {
-    constexpr uint64_t TILE = static_cast<uint64_t>(GATHER_BLOCK) * GATHER_GROUPS * K;
+    constexpr uint64_t TILE = static_cast<uint64_t>(GATHER_BLOCK) * GROUPS * K;
     __shared__ long long s_offsets[GATHER_CAP + 1];
     __shared__ long long s_starts[GATHER_CAP];
     const uint64_t tile_first = static_cast<uint64_t>(blockIdx.x) * TILE;
@@ -110,7 +115,7 @@ __device__ __forceinline__ void gather_tile(const O* starts, const O* offsets, c
         return lo;
     };
 #pragma unroll 1
-    for (int g = 0; g < GATHER_GROUPS; ++g) {
+    for (int g = 0; g < GROUPS; ++g) {
         const uint64_t j0 = tile_first + (static_cast<uint64_t>(g) * GATHER_BLOCK + threadIdx.x) * K;
         if (j0 >= tile_end) break;
         const int count_here = static_cast<int>(min(static_cast<uint64_t>(K), tile_end - j0));
@@ -195,7 +200,7 @@ __device__ void gather_values(const O* starts, const O* offsets, const uint64_t*
                               const U* src, uint64_t src_len, U* dst) {
     Pack<U> p;
     const bool aligned_dst = (reinterpret_cast<uint64_t>(dst) & 15) == 0;
-    gather_tile<O, Pack<U>::K>(
+    gather_tile<O, Pack<U>::K, GATHER_GROUPS_WIDE>(
         starts, offsets, partition, total,
         [&](uint64_t j0, long long s) {
             // A whole group from one list: 16-byte loads and one 16-byte store.
@@ -237,7 +242,7 @@ template <typename O>
 __device__ void gather_bits(const O* starts, const O* offsets, const uint64_t* partition, uint64_t total,
                             const uint8_t* src, uint64_t src_bit_offset, uint32_t* dst, unsigned long long* unset) {
     uint32_t word = 0, zeros = 0;
-    gather_tile<O, 32>(
+    gather_tile<O, 32, GATHER_GROUPS>(
         starts, offsets, partition, total, [](uint64_t, long long) { return false; },
         [&](int k, long long, uint64_t, long long, long long s) {
             const uint64_t b = src_bit_offset + static_cast<uint64_t>(s);
@@ -269,7 +274,7 @@ RAGGED_GATHER_BITS(int64_t, i64)
 template <typename O, typename S>
 __device__ void gather_ranges(const O* starts, const O* offsets, const uint64_t* partition, uint64_t total,
                               const S* row_offsets, S* out_starts, S* out_stops) {
-    gather_tile<O, 4>(
+    gather_tile<O, 4, GATHER_GROUPS>(
         starts, offsets, partition, total, [](uint64_t, long long) { return false; },
         [&](int, long long j, uint64_t, long long, long long r) {
             out_starts[j] = row_offsets[r];
@@ -295,7 +300,7 @@ RAGGED_GATHER_RANGES(int64_t, i64, int64_t, i64)
 template <typename O>
 __device__ void local_index(const O* offsets, const uint64_t* partition, uint64_t total, long long* out) {
     Pack<long long> p;
-    gather_tile<O, Pack<long long>::K>(
+    gather_tile<O, Pack<long long>::K, GATHER_GROUPS_WIDE>(
         static_cast<const O*>(nullptr), offsets, partition, total,
         [&](uint64_t j0, long long first) {
             // A whole group of one list: consecutive positions from the first's.

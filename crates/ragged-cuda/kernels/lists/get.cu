@@ -11,7 +11,8 @@
 //             null output row) — compact_offsets and gather_values then build the
 //             strings column.
 // Validity (and boolean values) are packed by warp ballots: one 32-bit word per warp
-// per step, written by lane 0, which also adds the warp's unset bits to a counter.
+// per step, written by lane 0, which also counts the warp's unset bits and adds them
+// to a global counter once, at the end (one atomic per warp, not per step).
 //
 // slice_<O>: Python's list[start:stop] of every list as a view: out_starts[i] =
 // offsets[i] + a, out_stops[i] = offsets[i] + b with (a, b) = python_slice(len, start,
@@ -45,17 +46,23 @@ __device__ __forceinline__ bool get_position(const O* offsets, const uint8_t* li
     return true;
 }
 
-/// Pack one flag per lane into word `row / 32` (lane 0 writes) and count the unset
-/// flags of rows < n. Every lane of the warp must call it.
+/// Pack one flag per lane into word `row / 32` (lane 0 writes) and add the unset flags
+/// of rows < n to lane 0's `zeros` (added to the global counter once per warp, at the
+/// end, by flush_count: a per-step atomic on one address serializes when many warps
+/// hold a null). Every lane of the warp must call it.
 __device__ __forceinline__ void ballot_word(uint64_t row, uint64_t n, bool flag, uint32_t* words,
-                                            unsigned long long* unset) {
+                                            unsigned long long& zeros) {
     const unsigned word = __ballot_sync(0xffffffffu, flag);
     const unsigned present = __ballot_sync(0xffffffffu, row < n);
     if ((threadIdx.x & 31u) == 0) {
         words[row / 32] = word;
-        const int zeros = __popc(present) - __popc(word & present);
-        if (zeros > 0) atomicAdd(unset, static_cast<unsigned long long>(zeros));
+        zeros += static_cast<unsigned long long>(__popc(present) - __popc(word & present));
     }
+}
+
+/// Add lane 0's count of unset flags to `counter` (one atomic per warp and kernel).
+__device__ __forceinline__ void flush_count(unsigned long long* counter, unsigned long long zeros) {
+    if ((threadIdx.x & 31u) == 0 && zeros > 0) atomicAdd(counter, zeros);
 }
 
 template <typename O, typename U>
@@ -64,6 +71,7 @@ __device__ void get_values(const O* offsets, const uint8_t* list_bits, uint64_t 
                            uint64_t child_bit_offset, U* out, uint32_t* out_validity, unsigned long long* nulls,
                            uint64_t* error_word) {
     const uint64_t rounded = (n + 31) / 32 * 32;
+    unsigned long long zeros = 0;
     for (uint64_t row = global_thread(); row < rounded; row += grid_threads()) {
         bool valid = false;
         if (row < n) {
@@ -75,8 +83,9 @@ __device__ void get_values(const O* offsets, const uint8_t* list_bits, uint64_t 
             }
             out[row] = value;
         }
-        ballot_word(row, n, valid, out_validity, nulls);
+        ballot_word(row, n, valid, out_validity, zeros);
     }
+    flush_count(nulls, zeros);
 }
 
 #define RAGGED_GET_VALUES(O, ONAME, U, UNAME)                                               \
@@ -105,6 +114,7 @@ __device__ void get_bits(const O* offsets, const uint8_t* list_bits, uint64_t li
                          uint32_t* out_values, unsigned long long* falses, uint32_t* out_validity,
                          unsigned long long* nulls, uint64_t* error_word) {
     const uint64_t rounded = (n + 31) / 32 * 32;
+    unsigned long long false_count = 0, null_count = 0;
     for (uint64_t row = global_thread(); row < rounded; row += grid_threads()) {
         bool valid = false, value = false;
         if (row < n) {
@@ -114,9 +124,11 @@ __device__ void get_bits(const O* offsets, const uint8_t* list_bits, uint64_t li
                 valid = is_valid(child_bits, child_bit_offset, position);
             }
         }
-        ballot_word(row, n, value, out_values, falses);
-        ballot_word(row, n, valid, out_validity, nulls);
+        ballot_word(row, n, value, out_values, false_count);
+        ballot_word(row, n, valid, out_validity, null_count);
     }
+    flush_count(falses, false_count);
+    flush_count(nulls, null_count);
 }
 
 #define RAGGED_GET_BITS(O, ONAME)                                                           \
@@ -140,6 +152,7 @@ __device__ void get_ranges(const O* offsets, const uint8_t* list_bits, uint64_t 
                            uint64_t child_bit_offset, S* out_starts, S* out_stops, uint32_t* out_validity,
                            unsigned long long* nulls, uint64_t* error_word) {
     const uint64_t rounded = (n + 31) / 32 * 32;
+    unsigned long long zeros = 0;
     for (uint64_t row = global_thread(); row < rounded; row += grid_threads()) {
         bool valid = false;
         if (row < n) {
@@ -155,8 +168,9 @@ __device__ void get_ranges(const O* offsets, const uint8_t* list_bits, uint64_t 
             out_starts[row] = a;
             out_stops[row] = b;
         }
-        ballot_word(row, n, valid, out_validity, nulls);
+        ballot_word(row, n, valid, out_validity, zeros);
     }
+    flush_count(nulls, zeros);
 }
 
 #define RAGGED_GET_RANGES(O, ONAME, S, SNAME)                                               \

@@ -4,11 +4,13 @@
 // list_mean (f64).
 //
 // Mapping: the segmented engine of common/segmented.cuh over the list offsets (thread,
-// eight lanes, warp or block per list, chosen by the host from the average list
-// length), with the list validity as segment validity: a null list is never read and
+// eight lanes, warp or block per list, chosen by the host from a sample of the list
+// lengths; lists far longer than that mode serves are split over the grid by the
+// engine's long path: three launches, phase 0, 1, 2), with the list validity as segment validity: a null list is never read and
 // reduces to the identity; the host gives the output the list validity (sum, prod,
-// count, count_nonzero, any, all) or packs the per-list flags written here (min, max,
-// arg forms, mean: flag = the list has a valid element, which a null list has not).
+// count, count_nonzero, any, all) or the validity bits set here (min, max, arg forms,
+// mean: set = the list has a valid element, which a null list has not; the host counts
+// the unset bits).
 // Null elements are skipped. Extremes skip NaN unless every valid element is NaN
 // (common/primitives.cuh, better()).
 // Overflow (code 1 at the list's index, lowest wins): an integer sum is accumulated in
@@ -120,19 +122,36 @@ struct AnyAllReducer {
     __device__ __forceinline__ State operator()(const State& a, const State& b) const { return a | b; }
 };
 
+/// Set bit s of the validity `words` (zeroed by the host) when `valid`. The lanes of a
+/// warp that arrive together with bits of one word (thread per list: 32 neighbouring
+/// lists) combine them into one atomicOr; others set their bit alone.
+__device__ __forceinline__ void set_valid_bit(uint32_t* words, uint64_t s, bool valid) {
+    const unsigned active = __activemask();
+    const unsigned long long w = s >> 5;
+    const int leader = __ffs(active) - 1;
+    const unsigned long long leader_w = __shfl_sync(active, w, leader);
+    const unsigned bit = valid ? 1u << (s & 31u) : 0u;
+    if (__all_sync(active, w == leader_w)) {
+        const unsigned bits = __reduce_or_sync(active, bit);
+        if ((threadIdx.x & 31u) == static_cast<unsigned>(leader) && bits != 0u) atomicOr(&words[w], bits);
+    } else if (bit != 0u) {
+        atomicOr(&words[w], bit);
+    }
+}
+
 /// list_prod: floats multiply in their own type; integers through ProdState.
 template <typename O, typename T>
 __device__ void list_prod(const T* values, const uint8_t* validity, uint64_t bit_offset, const O* offsets,
                           const uint8_t* list_bits, uint64_t list_bit_offset, uint64_t lists, uint32_t mode,
-                          void* out, uint64_t* error_word) {
+                          void* out, uint64_t* error_word, const LongWork& work) {
     if constexpr (IsFloat<T>::value) {
         segmented(ArrayLoad<T>{values}, validity, bit_offset, offsets, list_bits, list_bit_offset, lists, mode,
-                  FloatProdReducer<T>(), [=](uint64_t s, T v) { static_cast<T*>(out)[s] = v; });
+                  FloatProdReducer<T>(), [=](uint64_t s, T v) { static_cast<T*>(out)[s] = v; }, work);
     } else {
         segmented(ArrayLoad<T>{values}, validity, bit_offset, offsets, list_bits, list_bit_offset, lists, mode,
                   IntProdReducer<T>(), [=](uint64_t s, ProdState p) {
                       static_cast<unsigned long long*>(out)[s] = finish_product<(T(-1) < T(0))>(s, p, error_word);
-                  });
+                  }, work);
     }
 }
 
@@ -140,46 +159,50 @@ __device__ void list_prod(const T* values, const uint8_t* validity, uint64_t bit
     const T *values, const uint8_t *validity, uint64_t bit_offset, const O *offsets,       \
         const uint8_t *list_bits, uint64_t list_bit_offset, uint64_t lists, uint32_t mode
 #define RAGGED_LIST_PASS(T) ArrayLoad<T>{values}, validity, bit_offset, offsets, list_bits, list_bit_offset, lists, mode
+// The long path's parameters (common/segmented.cuh, LongWork), last in every kernel below.
+#define RAGGED_LONG_ARGS uint64_t long_threshold, uint64_t long_capacity, uint32_t phase, unsigned long long *scratch
+#define RAGGED_LONG_WORK LongWork{long_threshold, long_capacity, phase, scratch}
 
 #define RAGGED_LIST_REDUCE(O, ONAME, T, NAME)                                               \
     extern "C" __global__ void __launch_bounds__(SEGMENT_BLOCK) list_sum_##ONAME##_##NAME(  \
-        RAGGED_LIST_ARGS(O, T), void* out, uint64_t* error_word) {                          \
+        RAGGED_LIST_ARGS(O, T), void* out, uint64_t* error_word, RAGGED_LONG_ARGS) {                        \
         segmented(RAGGED_LIST_PASS(T), SumReducer<T>(), [=](uint64_t s, SumReducer<T>::State v) { \
             auto r = narrow_sum(s, v, error_word);                                          \
             static_cast<decltype(r)*>(out)[s] = r;                                          \
-        });                                                                                 \
+        }, RAGGED_LONG_WORK);                                                               \
     }                                                                                       \
     extern "C" __global__ void __launch_bounds__(SEGMENT_BLOCK) list_prod_##ONAME##_##NAME( \
-        RAGGED_LIST_ARGS(O, T), void* out, uint64_t* error_word) {                          \
+        RAGGED_LIST_ARGS(O, T), void* out, uint64_t* error_word, RAGGED_LONG_ARGS) {                        \
         list_prod<O, T>(values, validity, bit_offset, offsets, list_bits, list_bit_offset, lists, mode, out, \
-                        error_word);                                                        \
+                        error_word, RAGGED_LONG_WORK);                                                        \
     }                                                                                       \
     extern "C" __global__ void __launch_bounds__(SEGMENT_BLOCK) list_min_##ONAME##_##NAME(  \
-        RAGGED_LIST_ARGS(O, T), T* out_values, long long* out_positions, uint8_t* out_flags) { \
+        RAGGED_LIST_ARGS(O, T), T* out_values, long long* out_positions, uint32_t* out_words, RAGGED_LONG_ARGS) { \
         segmented(RAGGED_LIST_PASS(T), ExtremumReducer<T, false>(), [=](uint64_t s, Arg<T> a) { \
             if (out_values) out_values[s] = a.index < 0 ? T(0) : a.value;                   \
             if (out_positions) out_positions[s] = a.index < 0 ? 0 : a.index;                \
-            out_flags[s] = a.index >= 0;                                                    \
-        });                                                                                 \
+            set_valid_bit(out_words, s, a.index >= 0);                                      \
+        }, RAGGED_LONG_WORK);                                                               \
     }                                                                                       \
     extern "C" __global__ void __launch_bounds__(SEGMENT_BLOCK) list_max_##ONAME##_##NAME(  \
-        RAGGED_LIST_ARGS(O, T), T* out_values, long long* out_positions, uint8_t* out_flags) { \
+        RAGGED_LIST_ARGS(O, T), T* out_values, long long* out_positions, uint32_t* out_words, RAGGED_LONG_ARGS) { \
         segmented(RAGGED_LIST_PASS(T), ExtremumReducer<T, true>(), [=](uint64_t s, Arg<T> a) { \
             if (out_values) out_values[s] = a.index < 0 ? T(0) : a.value;                   \
             if (out_positions) out_positions[s] = a.index < 0 ? 0 : a.index;                \
-            out_flags[s] = a.index >= 0;                                                    \
-        });                                                                                 \
+            set_valid_bit(out_words, s, a.index >= 0);                                      \
+        }, RAGGED_LONG_WORK);                                                               \
     }                                                                                       \
     extern "C" __global__ void __launch_bounds__(SEGMENT_BLOCK) list_count_nonzero_##ONAME##_##NAME( \
-        RAGGED_LIST_ARGS(O, T), long long* out) {                                           \
-        segmented(RAGGED_LIST_PASS(T), NonzeroReducer<T>(), [=](uint64_t s, long long c) { out[s] = c; }); \
+        RAGGED_LIST_ARGS(O, T), long long* out, RAGGED_LONG_ARGS) {                                           \
+        segmented(RAGGED_LIST_PASS(T), NonzeroReducer<T>(), [=](uint64_t s, long long c) { out[s] = c; }, \
+                  RAGGED_LONG_WORK);                                                        \
     }                                                                                       \
     extern "C" __global__ void __launch_bounds__(SEGMENT_BLOCK) list_mean_##ONAME##_##NAME( \
-        RAGGED_LIST_ARGS(O, T), double* out, uint8_t* out_flags) {                          \
+        RAGGED_LIST_ARGS(O, T), double* out, uint32_t* out_words, RAGGED_LONG_ARGS) {                          \
         segmented(RAGGED_LIST_PASS(T), MeanReducer<T>(), [=](uint64_t s, MeanState m) {     \
             out[s] = m.count > 0 ? m.sum / static_cast<double>(m.count) : 0.0;              \
-            out_flags[s] = m.count > 0;                                                     \
-        });                                                                                 \
+            set_valid_bit(out_words, s, m.count > 0);                                       \
+        }, RAGGED_LONG_WORK);                                                               \
     }
 
 #define RAGGED_LIST_REDUCE_I32(T, NAME) RAGGED_LIST_REDUCE(int32_t, i32, T, NAME)
@@ -217,3 +240,36 @@ RAGGED_FOR_EACH_NATIVE(RAGGED_LIST_REDUCE_I64)
     }
 RAGGED_LIST_COUNT(int32_t, i32)
 RAGGED_LIST_COUNT(int64_t, i64)
+
+/// list_plan: what the host needs to pick the mapping, in one launch of one block
+/// (written into the backend's mapped result slot): out[0] = offsets[0], out[1] =
+/// offsets[lists], and out[2 + k] = how many of SEGMENT_BLOCK sampled lists (list
+/// i * lists / SEGMENT_BLOCK, null or not) are shorter than 8, 128 and 2048 elements
+/// (k = 0, 1, 2) — the median list length is below a bound when the count passes half.
+/// Zeroes the long path's two counters when `counters` is not null.
+#define RAGGED_LIST_PLAN(O, ONAME)                                                          \
+    extern "C" __global__ void __launch_bounds__(SEGMENT_BLOCK) list_plan_##ONAME(         \
+        const O* offsets, uint64_t lists, long long* out, unsigned long long* counters) {   \
+        __shared__ unsigned int below[3];                                                   \
+        if (threadIdx.x < 3) below[threadIdx.x] = 0;                                        \
+        __syncthreads();                                                                    \
+        if (lists > 0) {                                                                    \
+            const uint64_t s = static_cast<uint64_t>(threadIdx.x) * lists / SEGMENT_BLOCK;  \
+            const long long len = static_cast<long long>(offsets[s + 1]) - static_cast<long long>(offsets[s]); \
+            if (len < 8) atomicAdd(&below[0], 1u);                                          \
+            if (len < 128) atomicAdd(&below[1], 1u);                                        \
+            if (len < 2048) atomicAdd(&below[2], 1u);                                       \
+        }                                                                                   \
+        __syncthreads();                                                                    \
+        if (threadIdx.x == 0) {                                                             \
+            out[0] = static_cast<long long>(offsets[0]);                                    \
+            out[1] = static_cast<long long>(offsets[lists]);                                \
+            for (int k = 0; k < 3; ++k) out[2 + k] = below[k];                              \
+            if (counters != nullptr) {                                                      \
+                counters[0] = 0;                                                            \
+                counters[1] = 0;                                                            \
+            }                                                                               \
+        }                                                                                   \
+    }
+RAGGED_LIST_PLAN(int32_t, i32)
+RAGGED_LIST_PLAN(int64_t, i64)

@@ -23,29 +23,33 @@ use crate::launch::{grid_for, launch, params, BLOCK};
 use crate::memory::{Device, DeviceBitmap, DeviceBuffer};
 use crate::CudaBackend;
 
-/// Threads per block and groups per thread of the gather kernels (gather.cu).
+/// Threads per block and groups per thread of the gather kernels (gather.cu): bits and
+/// string ranges take `GATHER_GROUPS`, element values and `local_index`
+/// `GATHER_GROUPS_WIDE` (`GATHER_GROUPS` and `GATHER_GROUPS_WIDE` there).
 const GATHER_BLOCK: u64 = BLOCK as u64;
 const GATHER_GROUPS: u64 = 2;
+const GATHER_GROUPS_WIDE: u64 = 4;
 
-/// Blocks of a gather of `total` outputs in groups of `k` (one block per tile).
-fn gather_grid(total: u64, k: u64, op: &'static str) -> Result<u32> {
-    u32::try_from(total.div_ceil(GATHER_BLOCK * GATHER_GROUPS * k)).map_err(|_| {
-        Error::Unsupported {
-            op,
-            message: format!("{total} elements exceed the gather's grid"),
-        }
+/// Blocks of a gather of `total` outputs in `groups` groups of `k` per thread (one block
+/// per tile).
+fn gather_grid(total: u64, k: u64, groups: u64, op: &'static str) -> Result<u32> {
+    u32::try_from(total.div_ceil(GATHER_BLOCK * groups * k)).map_err(|_| Error::Unsupported {
+        op,
+        message: format!("{total} elements exceed the gather's grid"),
     })
 }
 
-/// The tiles of a gather of `plan.total` outputs in groups of `k`: the number of
+/// The tiles of a gather of `plan.total` outputs in `groups` groups of `k` per thread
+/// (the kernel's tile shape): the number of
 /// blocks, and `gather_partition_<O>`'s tiles + 1 list indices (tile t's lists lie in
 /// `partition[t] ..= partition[t + 1]`), found by one parallel launch.
 fn partition<O: OffsetSize>(
     backend: &CudaBackend,
     plan: &Plan<'_, O>,
     k: u64,
+    groups: u64,
 ) -> Result<(u32, DeviceBuffer<u64>)> {
-    let grid = gather_grid(plan.total, k, plan.op)?;
+    let grid = gather_grid(plan.total, k, groups, plan.op)?;
     let tiles = u64::from(grid);
     let out = backend.alloc::<u64>(grid as usize + 1)?;
     let function = backend.function(
@@ -56,7 +60,7 @@ fn partition<O: OffsetSize>(
         plan.offsets.device_ptr(),
         plan.n,
         plan.total,
-        GATHER_BLOCK * GATHER_GROUPS * k,
+        GATHER_BLOCK * groups * k,
         out.device_ptr(),
     );
     let mut args = params![offsets, n, total, tile, tiles, out_ptr];
@@ -101,7 +105,7 @@ pub(crate) fn gather_values<O: OffsetSize, T: Native>(
         &LISTS_GATHER,
         &format!("gather_values_{}_{}", O::OFFSET_NAME, width_name(size)?),
     )?;
-    let (grid, parts) = partition(backend, plan, (16 / size) as u64)?;
+    let (grid, parts) = partition(backend, plan, (16 / size) as u64, GATHER_GROUPS_WIDE)?;
     let (starts, offsets, parts_ptr, src_ptr, dst) = (
         plan.starts.device_ptr(),
         plan.offsets.device_ptr(),
@@ -134,7 +138,7 @@ fn gather_bits<O: OffsetSize>(
     }
     let unset = counter(backend)?;
     let function = backend.function(&LISTS_GATHER, &format!("gather_bits_{}", O::OFFSET_NAME))?;
-    let (grid, parts) = partition(backend, plan, 32)?;
+    let (grid, parts) = partition(backend, plan, 32, GATHER_GROUPS)?;
     let (starts, offsets, parts_ptr, src_ptr, src_bit_offset, dst, unset_ptr) = (
         plan.starts.device_ptr(),
         plan.offsets.device_ptr(),
@@ -216,7 +220,7 @@ fn gather_strings<O: OffsetSize, S: OffsetSize>(
             &LISTS_GATHER,
             &format!("gather_ranges_{}_{}", O::OFFSET_NAME, S::OFFSET_NAME),
         )?;
-        let (grid, parts) = partition(backend, plan, 4)?;
+        let (grid, parts) = partition(backend, plan, 4, GATHER_GROUPS)?;
         let (starts, offsets, parts_ptr, row_offsets, starts_out, stops_out) = (
             plan.starts.device_ptr(),
             plan.offsets.device_ptr(),
@@ -286,7 +290,7 @@ pub(crate) fn gather_child<O: OffsetSize>(
 
 /// The number of unset bits of `len` slots from bit `bit_offset` of `bits`
 /// (`bitmap_count_unset`).
-fn count_unset(
+pub(super) fn count_unset(
     backend: &CudaBackend,
     bits: &DeviceBuffer<u8>,
     bit_offset: usize,
@@ -515,7 +519,7 @@ pub(crate) fn local_index<O: OffsetSize>(
             total,
             op: "local_index",
         };
-        let (grid, parts) = partition(backend, &plan, 2)?;
+        let (grid, parts) = partition(backend, &plan, 2, GATHER_GROUPS_WIDE)?;
         let (offsets_ptr, parts_ptr, out_ptr) =
             (offsets.device_ptr(), parts.device_ptr(), out.device_ptr());
         let mut args = params![offsets_ptr, parts_ptr, total, out_ptr];

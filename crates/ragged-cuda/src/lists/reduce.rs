@@ -1,11 +1,13 @@
 //! Per-list reductions on the GPU: host dispatch for `kernels/lists/reduce.cu`.
 //!
 //! The list offsets are valid for the child by construction (no validation pass). The
-//! mapping — thread, eight lanes, warp or block per list — is chosen from the average
-//! list length, as for segmented reductions. Null lists are never read. Results that
+//! mapping — thread, eight lanes, warp or block per list — is chosen from a sample of
+//! the list lengths (its median), and lists much longer than that mapping serves go to
+//! the engine's long path, split over the whole grid (`LongWork` in
+//! `kernels/common/segmented.cuh`). Null lists are never read. Results that
 //! always exist (sum, prod, counts, any, all) take the list validity; the others (min,
-//! max, arg forms, mean) get a per-list flag (the list has a valid element) packed
-//! into their validity.
+//! max, arg forms, mean) get a validity bit per list (the list has a valid element),
+//! set by the reducing kernel itself (no flag bytes, no packing pass).
 
 use std::ffi::c_void;
 
@@ -13,7 +15,8 @@ use ragged_core::{
     BooleanColumn, Error, ListColumn, Native, OffsetSize, PrimitiveColumn, Result, ValidityBitmap,
 };
 
-use super::{bitmap, pack_flags, read_offset, validity_or_none};
+use super::gather::count_unset;
+use super::{bitmap, pack_flags};
 use crate::compile::LISTS_REDUCE;
 use crate::error_word::ErrorWord;
 use crate::launch::{grid_for, launch, params, BLOCK};
@@ -29,72 +32,148 @@ struct Plan {
     n: u64,
     mode: u32,
     grid: u32,
+    /// Lists longer than this go to the long path (see [`LongScratch`]).
+    long_threshold: u64,
 }
 
-/// Pick the mode from the average list length: thread per list below 8 elements, eight
+/// Elements per chunk of the long path (`LONG_CHUNK` of `kernels/common/segmented.cuh`).
+const LONG_CHUNK: u64 = 8192;
+
+/// Lists sampled by `list_plan` (its block size); its result holds `offsets[0]`,
+/// `offsets[n]` and three counts of sampled lists shorter than 8, 128 and 2048.
+const PLAN_SAMPLES: i64 = BLOCK as i64;
+
+/// The scratch of the long path (`LongWork` of `kernels/common/segmented.cuh`): a
+/// counter of reserved slots (and one spare word), `capacity` slots of 2 words and
+/// `capacity` partial states of 32 bytes. Sized for three chunks per `LONG_CHUNK`
+/// elements of the child; a list whose chunks do not fit is reduced by the main pass,
+/// so the size only bounds how much of the work the long path can take.
+struct LongScratch {
+    buffer: DeviceBuffer<u64>,
+    capacity: u64,
+}
+
+impl LongScratch {
+    fn new(backend: &CudaBackend, child_len: usize) -> Result<Self> {
+        let capacity = (child_len as u64 / LONG_CHUNK) * 3 + 64;
+        // Words: 2 counters, 2 per slot, 4 per partial.
+        let words = 2 + 2 * capacity + 4 * capacity;
+        let buffer = backend.alloc::<u64>(words as usize)?;
+        Ok(LongScratch { buffer, capacity })
+    }
+}
+
+/// Pick the mapping from a sample of the list lengths (`list_plan`, one launch whose
+/// result lands in the backend's mapped slot; it also zeroes the long path's counters
+/// when `counters` is not 0): thread per list when the median length is below 8, eight
 /// lanes below 128, a warp below 2048, else a block (kernels/common/segmented.cuh).
-fn plan<O: OffsetSize>(backend: &CudaBackend, col: &ListColumn<O, Device>) -> Result<Plan> {
+/// Lists much longer than what the mode serves well (256, 1024, 8192 and 65 536
+/// elements: at most 32 rounds of loads per thread in modes 0 and 3, 64 in modes 1 and
+/// 2) go to the long path, which splits them over the whole grid: the median,
+/// not the average, picks the mode, and the longest list no longer sets the runtime.
+fn plan<O: OffsetSize>(
+    backend: &CudaBackend,
+    col: &ListColumn<O, Device>,
+    counters: u64,
+) -> Result<Plan> {
     let n = col.len();
-    let first = read_offset(backend, col.offsets(), 0)?;
-    let last = read_offset(backend, col.offsets(), n)?;
     let lists = n as u64;
-    let average = (last - first).max(0) as u64 / lists.max(1);
+    let function = backend.function(&LISTS_REDUCE, &format!("list_plan_{}", O::OFFSET_NAME))?;
+    let offsets = col.offsets().device_ptr();
+    let bytes = backend.with_result_slot(5 * 8, |slot| {
+        let mut args = params![offsets, lists, slot, counters];
+        // SAFETY: `list_plan_<O>(const O*, uint64_t, long long*, unsigned long long*)`
+        // reads the n + 1 offsets, writes 5 values into the 64-byte mapped slot and
+        // zeroes two counters behind `counters` when it is not null (the caller's
+        // scratch starts with them).
+        unsafe { launch(function, 1, BLOCK, 0, backend.stream(), &mut args) }
+    })?;
+    let word = |k: usize| {
+        bytes
+            .get(8 * k..8 * k + 8)
+            .and_then(|b| <[u8; 8]>::try_from(b).ok())
+            .map_or(0, i64::from_le_bytes)
+    };
+    let half = PLAN_SAMPLES / 2;
     let sms = backend.info().multiprocessors;
-    let (mode, grid) = if average < 8 {
-        (0, grid_for(lists, sms))
-    } else if average < 128 {
-        (3, grid_for(lists * 8, sms))
-    } else if average < 2048 {
-        (1, grid_for(lists * 32, sms))
+    let (mode, grid, long_threshold) = if word(2) > half {
+        (0, grid_for(lists, sms), 256)
+    } else if word(3) > half {
+        (3, grid_for(lists * 8, sms), 1024)
+    } else if word(4) > half {
+        (1, grid_for(lists * 32, sms), 8192)
     } else {
-        (2, lists.min(u64::from(sms.max(1) as u32) * 8).max(1) as u32)
+        (
+            2,
+            lists.min(u64::from(sms.max(1) as u32) * 8).max(1) as u32,
+            65_536,
+        )
     };
     let (list_bits, list_bit_offset) = validity_args(col.validity());
     Ok(Plan {
-        offsets: col.offsets().device_ptr(),
+        offsets,
         list_bits,
         list_bit_offset,
         n: lists,
         mode,
         grid,
+        long_threshold,
     })
 }
 
-/// Launch `list_<name>_<O>_<T>` over the values of `child`.
+/// Launch `list_<name>_<O>_<T>` over the values of `child`: the main pass, then the
+/// long path's chunk and finishing passes (which find nothing to do when no list was
+/// long).
 ///
 /// # Safety
-/// `extra` points to the kernel's parameters after `mode`, each of its exact type and
-/// alive for the call; every output behind them holds `plan.n` entries.
+/// `extra` points to the kernel's parameters after `mode` and before the long path's
+/// four, each of its exact type and alive for the call; every output behind them holds
+/// `col.len()` entries.
 unsafe fn launch_values<O: OffsetSize, T: Native>(
     backend: &CudaBackend,
     name: &str,
-    plan: &Plan,
-    child: &PrimitiveColumn<T, Device>,
+    col: &ListColumn<O, Device>,
     extra: &[*mut c_void],
 ) -> Result<()> {
+    let child = child_of::<O, T>(col)?;
+    let scratch = LongScratch::new(backend, col.child().len())?;
+    let plan = plan(backend, col, scratch.buffer.device_ptr())?;
     let function = backend.function(
         &LISTS_REDUCE,
         &format!("list_{name}_{}_{}", O::OFFSET_NAME, T::NAME),
     )?;
     let (values, (bits, bit_offset)) =
         (child.values().device_ptr(), validity_args(child.validity()));
-    let mut args = params![
-        values,
-        bits,
-        bit_offset,
-        plan.offsets,
-        plan.list_bits,
-        plan.list_bit_offset,
-        plan.n,
-        plan.mode
-    ]
-    .to_vec();
-    args.extend_from_slice(extra);
-    // SAFETY: the first eight parameters are `(const T*, const uint8_t*, uint64_t, const
-    // O*, const uint8_t*, uint64_t, uint64_t, uint32_t)` of every `list_<name>_<O>_<T>`:
-    // the child's values and validity, the lists' n + 1 offsets (valid for the child)
-    // and validity; the rest is the caller's contract.
-    unsafe { launch(function, plan.grid, BLOCK, 0, backend.stream(), &mut args) }
+    let (capacity, scratch_ptr) = (scratch.capacity, scratch.buffer.device_ptr());
+    let fill = grid_for(u64::MAX, backend.info().multiprocessors);
+    for phase in 0u32..3 {
+        let mut args = params![
+            values,
+            bits,
+            bit_offset,
+            plan.offsets,
+            plan.list_bits,
+            plan.list_bit_offset,
+            plan.n,
+            plan.mode
+        ]
+        .to_vec();
+        args.extend_from_slice(extra);
+        args.extend_from_slice(&params![plan.long_threshold, capacity, phase, scratch_ptr]);
+        let grid = if phase == 0 { plan.grid } else { fill };
+        // SAFETY: the first eight parameters are `(const T*, const uint8_t*, uint64_t,
+        // const O*, const uint8_t*, uint64_t, uint64_t, uint32_t)` of every
+        // `list_<name>_<O>_<T>`: the child's values and validity, the lists' n + 1
+        // offsets (valid for the child) and validity; then the caller's `extra`; the
+        // last four are `(uint64_t, uint64_t, uint32_t, unsigned long long*)`: the
+        // threshold, the capacity and the phase of the long path and its scratch,
+        // sized for `capacity` by LongScratch and whose counters `list_plan` zeroed
+        // (stream-ordered before these launches). The scratch is dropped after the
+        // launches: its stream-ordered free comes after them.
+        unsafe { launch(function, grid, BLOCK, 0, backend.stream(), &mut args)? };
+    }
+    drop(scratch);
+    Ok(())
 }
 
 fn child_of<O: OffsetSize, T: Native>(
@@ -117,10 +196,9 @@ pub(crate) fn list_sum<O: OffsetSize, T: Native>(
     backend: &CudaBackend,
     col: &ListColumn<O, Device>,
 ) -> Result<PrimitiveColumn<T::Sum, Device>> {
-    let child = child_of::<O, T>(col)?;
+    child_of::<O, T>(col)?;
     let out = backend.alloc::<T::Sum>(col.len())?;
     if !col.is_empty() {
-        let plan = plan(backend, col)?;
         // Only 64-bit integer sums (accumulated in 128 bits) can overflow.
         let word = if !T::IS_FLOAT && std::mem::size_of::<T>() == 8 {
             Some(ErrorWord::new(backend)?)
@@ -133,9 +211,7 @@ pub(crate) fn list_sum<O: OffsetSize, T: Native>(
         );
         // SAFETY: `list_sum_<O>_<T>(..., void* out, uint64_t* error_word)` writes n sums of
         // T::Sum (allocated above); the word is null when the kernel cannot report.
-        unsafe {
-            launch_values::<O, T>(backend, "sum", &plan, child, &params![out_ptr, word_ptr])?
-        };
+        unsafe { launch_values::<O, T>(backend, "sum", col, &params![out_ptr, word_ptr])? };
         if let Some((row, _)) = word.map(|w| w.read(backend)).transpose()?.flatten() {
             return Err(overflow_error::<T>("list_sum", "sum", row));
         }
@@ -147,10 +223,9 @@ pub(crate) fn list_prod<O: OffsetSize, T: Native>(
     backend: &CudaBackend,
     col: &ListColumn<O, Device>,
 ) -> Result<PrimitiveColumn<T::Sum, Device>> {
-    let child = child_of::<O, T>(col)?;
+    child_of::<O, T>(col)?;
     let out = backend.alloc::<T::Sum>(col.len())?;
     if !col.is_empty() {
-        let plan = plan(backend, col)?;
         let word = if T::IS_FLOAT {
             None
         } else {
@@ -163,9 +238,7 @@ pub(crate) fn list_prod<O: OffsetSize, T: Native>(
         // SAFETY: `list_prod_<O>_<T>(..., void* out, uint64_t* error_word)` writes n
         // products of T::Sum (8-byte integers, or T for floats; allocated above); float
         // products never report, so their word may be null.
-        unsafe {
-            launch_values::<O, T>(backend, "prod", &plan, child, &params![out_ptr, word_ptr])?
-        };
+        unsafe { launch_values::<O, T>(backend, "prod", col, &params![out_ptr, word_ptr])? };
         if let Some((row, _)) = word.map(|w| w.read(backend)).transpose()?.flatten() {
             return Err(overflow_error::<T>("list_prod", "product", row));
         }
@@ -181,7 +254,7 @@ fn extremum<O: OffsetSize, T: Native>(
     is_max: bool,
     want_values: bool,
 ) -> Result<(DeviceBuffer<T>, DeviceBuffer<i64>, Option<DeviceBitmap>)> {
-    let child = child_of::<O, T>(col)?;
+    child_of::<O, T>(col)?;
     let n = col.len();
     let values = if want_values {
         backend.alloc::<T>(n)?
@@ -196,27 +269,44 @@ fn extremum<O: OffsetSize, T: Native>(
     if n == 0 {
         return Ok((values, positions, None));
     }
-    let plan = plan(backend, col)?;
-    let flags = backend.alloc::<u8>(n)?;
-    let (values_ptr, positions_ptr, flags_ptr) = (
+    let words = validity_words(backend, n)?;
+    let (values_ptr, positions_ptr, words_ptr) = (
         values.device_ptr(),
         positions.device_ptr(),
-        flags.device_ptr(),
+        words.device_ptr(),
     );
     let name = if is_max { "max" } else { "min" };
-    // SAFETY: `list_<min|max>_<O>_<T>(..., T*, long long*, uint8_t*)`: each non-null
-    // output holds n entries (a null pointer is skipped by the kernel); n flags.
+    // SAFETY: `list_<min|max>_<O>_<T>(..., T*, long long*, uint32_t*)`: each non-null
+    // output holds n entries (a null pointer is skipped by the kernel); the kernel sets
+    // bits of the ceil(n / 32) zeroed validity words.
     unsafe {
         launch_values::<O, T>(
             backend,
             name,
-            &plan,
-            child,
-            &params![values_ptr, positions_ptr, flags_ptr],
+            col,
+            &params![values_ptr, positions_ptr, words_ptr],
         )?
     };
-    let (words, nulls) = pack_flags(backend, &flags, n as u64)?;
-    Ok((values, positions, validity_or_none(words, n, nulls)))
+    Ok((values, positions, finish_validity(backend, words, n)?))
+}
+
+/// ceil(n / 32) zeroed validity words, for kernels that set the bits of valid results.
+fn validity_words(backend: &CudaBackend, n: usize) -> Result<DeviceBuffer<u32>> {
+    let words = backend.alloc::<u32>(n.div_ceil(32))?;
+    backend.zero(&words)?;
+    Ok(words)
+}
+
+/// The validity of n results from the words a kernel set bits in (`None` when every
+/// bit is set): the unset bits are counted by one small pass over the words.
+fn finish_validity(
+    backend: &CudaBackend,
+    words: DeviceBuffer<u32>,
+    n: usize,
+) -> Result<Option<DeviceBitmap>> {
+    let bytes = words.into_bytes();
+    let nulls = count_unset(backend, &bytes, 0, n)?;
+    Ok((nulls > 0).then(|| DeviceBitmap::new(bytes, 0, n, nulls)))
 }
 
 pub(crate) fn list_extremum<O: OffsetSize, T: Native>(
@@ -241,15 +331,12 @@ pub(crate) fn list_count_nonzero<O: OffsetSize, T: Native>(
     backend: &CudaBackend,
     col: &ListColumn<O, Device>,
 ) -> Result<PrimitiveColumn<i64, Device>> {
-    let child = child_of::<O, T>(col)?;
+    child_of::<O, T>(col)?;
     let out = backend.alloc::<i64>(col.len())?;
     if !col.is_empty() {
-        let plan = plan(backend, col)?;
         let out_ptr = out.device_ptr();
         // SAFETY: `list_count_nonzero_<O>_<T>(..., long long*)` writes n counts.
-        unsafe {
-            launch_values::<O, T>(backend, "count_nonzero", &plan, child, &params![out_ptr])?
-        };
+        unsafe { launch_values::<O, T>(backend, "count_nonzero", col, &params![out_ptr])? };
     }
     PrimitiveColumn::try_new(out, col.validity().cloned())
 }
@@ -258,19 +345,18 @@ pub(crate) fn list_mean<O: OffsetSize, T: Native>(
     backend: &CudaBackend,
     col: &ListColumn<O, Device>,
 ) -> Result<PrimitiveColumn<f64, Device>> {
-    let child = child_of::<O, T>(col)?;
+    child_of::<O, T>(col)?;
     let n = col.len();
     let out = backend.alloc::<f64>(n)?;
     if n == 0 {
         return PrimitiveColumn::try_new(out, None);
     }
-    let plan = plan(backend, col)?;
-    let flags = backend.alloc::<u8>(n)?;
-    let (out_ptr, flags_ptr) = (out.device_ptr(), flags.device_ptr());
-    // SAFETY: `list_mean_<O>_<T>(..., double*, uint8_t*)` writes n means and n flags.
-    unsafe { launch_values::<O, T>(backend, "mean", &plan, child, &params![out_ptr, flags_ptr])? };
-    let (words, nulls) = pack_flags(backend, &flags, n as u64)?;
-    PrimitiveColumn::try_new(out, validity_or_none(words, n, nulls))
+    let words = validity_words(backend, n)?;
+    let (out_ptr, words_ptr) = (out.device_ptr(), words.device_ptr());
+    // SAFETY: `list_mean_<O>_<T>(..., double*, uint32_t*)` writes n means and sets bits
+    // of the ceil(n / 32) zeroed validity words.
+    unsafe { launch_values::<O, T>(backend, "mean", col, &params![out_ptr, words_ptr])? };
+    PrimitiveColumn::try_new(out, finish_validity(backend, words, n)?)
 }
 
 pub(crate) fn list_count<O: OffsetSize>(
@@ -280,7 +366,7 @@ pub(crate) fn list_count<O: OffsetSize>(
     let child_validity = col.child().validity().filter(|v| v.null_count() > 0);
     let out = backend.alloc::<i64>(col.len())?;
     if !col.is_empty() {
-        let mut plan = plan(backend, col)?;
+        let mut plan = plan(backend, col, 0)?;
         if child_validity.is_none() {
             // Without nulls the count is the length: one thread per list.
             plan.grid = grid_for(plan.n, backend.info().multiprocessors);
@@ -317,7 +403,7 @@ pub(crate) fn list_any_all<O: OffsetSize>(
     let n = col.len();
     let flags = backend.alloc::<u8>(n)?;
     if n > 0 {
-        let plan = plan(backend, col)?;
+        let plan = plan(backend, col, 0)?;
         let function =
             backend.function(&LISTS_REDUCE, &format!("list_any_all_{}", O::OFFSET_NAME))?;
         let (bits, bits_offset) = validity_args(Some(child.values()));
