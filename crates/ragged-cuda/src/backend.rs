@@ -309,11 +309,26 @@ impl CudaBackend {
     /// Load (compiling or reading the disk cache) a module; returns whether it came
     /// from the cache.
     fn load_module(&self, module: &ModuleSource) -> Result<(Arc<Module>, bool)> {
+        self.load_module_from(module, None)
+    }
+
+    /// [`Self::load_module`], given the module's CUBIN when it was just compiled.
+    fn load_module_from(
+        &self,
+        module: &ModuleSource,
+        compiled: Option<Vec<u8>>,
+    ) -> Result<(Arc<Module>, bool)> {
         let mut modules = self.inner.modules.lock().map_err(|_| poisoned())?;
         if let Some(m) = modules.get(module.name) {
             return Ok((Arc::clone(m), true));
         }
         self.bind()?;
+        if let Some(cubin) = compiled {
+            let loaded =
+                Arc::new(Module::load(&cubin).map_err(|e| driver_error("load module", e))?);
+            modules.insert(module.name, Arc::clone(&loaded));
+            return Ok((loaded, false));
+        }
         let job = CompileJob::new(module, self.inner.toolkit, self.arch())?;
         // A cache entry that is missing, corrupt or rejected by the driver is recompiled.
         let from_cache =
@@ -351,20 +366,64 @@ impl CudaBackend {
         Ok(f)
     }
 
-    /// Compile (or load from the disk cache) every registered module. Returns, per
-    /// module, its name, whether it came from the disk cache, and the seconds taken.
+    /// Compile (or load from the disk cache) every registered module. Modules missing
+    /// from the cache compile in parallel, one NVRTC program per core (NVRTC is
+    /// host-only work); then every module is loaded. Returns, per module, its name,
+    /// whether it came from the disk cache, and the seconds taken to compile it (or to
+    /// read and load it).
     ///
     /// # Errors
-    /// [`Error::KernelCompile`] for a module that does not compile.
+    /// [`Error::KernelCompile`] for a module that does not compile (the lowest in
+    /// [`MODULES`] order when several fail).
     pub fn warmup(&self) -> Result<Vec<(&'static str, bool, f64)>> {
-        MODULES
+        let arch = self.arch();
+        let toolkit = self.inner.toolkit;
+        let jobs = MODULES
             .iter()
-            .map(|m| {
-                let started = std::time::Instant::now();
-                let (_, cached) = self.load_module(m)?;
-                Ok((m.name, cached, started.elapsed().as_secs_f64()))
-            })
-            .collect()
+            .map(|m| CompileJob::new(m, toolkit, arch))
+            .collect::<Result<Vec<_>>>()?;
+        let missing: Vec<usize> = (0..jobs.len())
+            .filter(|&i| jobs[i].cached().is_none())
+            .collect();
+        type Compiled = Option<(Result<Vec<u8>>, f64)>;
+        let compiled: Vec<std::sync::Mutex<Compiled>> =
+            jobs.iter().map(|_| std::sync::Mutex::new(None)).collect();
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let workers = std::thread::available_parallelism()
+            .map_or(1, usize::from)
+            .min(missing.len());
+        std::thread::scope(|scope| {
+            for _ in 0..workers {
+                scope.spawn(|| loop {
+                    let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some(&i) = missing.get(k) else { break };
+                    let started = std::time::Instant::now();
+                    let result = jobs[i].compile();
+                    if let Ok(mut slot) = compiled[i].lock() {
+                        *slot = Some((result, started.elapsed().as_secs_f64()));
+                    }
+                });
+            }
+        });
+        let mut report = Vec::with_capacity(jobs.len());
+        for (i, m) in MODULES.iter().enumerate() {
+            let started = std::time::Instant::now();
+            let compile = compiled[i].lock().map_err(|_| poisoned())?.take();
+            let (cubin, seconds) = match compile {
+                Some((Err(e), _)) => return Err(e),
+                Some((Ok(cubin), seconds)) => (Some(cubin), seconds),
+                None => (None, 0.0),
+            };
+            let cached = cubin.is_none();
+            self.load_module_from(m, cubin)?;
+            let elapsed = if cached {
+                started.elapsed().as_secs_f64()
+            } else {
+                seconds
+            };
+            report.push((m.name, cached, elapsed));
+        }
+        Ok(report)
     }
 
     /// Copy host bytes into device memory at `dst`, through pinned staging chunks for

@@ -18,20 +18,38 @@ use ragged_core::{Error, Result};
 
 use crate::toolkit::Toolkit;
 
-/// One kernel module: a `.cu` file under `kernels/`.
+/// One kernel module: a `.cu` file under `kernels/`, or one variant of it (the file
+/// compiled with a few macros defined, so that a large family of instantiations is
+/// split into modules that compile — and load — separately).
 #[derive(Clone, Copy, Debug)]
 pub struct ModuleSource {
-    /// The path under `kernels/` without the extension, e.g. `primitives/reduce`.
+    /// The module's unique name: the file's path under `kernels/` without the
+    /// extension (e.g. `primitives/reduce`), followed by `.variant` for a variant.
     pub name: &'static str,
+    /// The path under `kernels/` without the extension.
+    pub file: &'static str,
+    /// Source lines placed before the file (the variant's `#define`s); empty for a
+    /// plain module.
+    pub defines: &'static str,
     /// The CUDA C++ source.
     pub source: &'static str,
 }
 
 macro_rules! module {
-    ($name:literal) => {
+    ($file:literal) => {
         ModuleSource {
-            name: $name,
-            source: include_str!(concat!("../kernels/", $name, ".cu")),
+            name: $file,
+            file: $file,
+            defines: "",
+            source: include_str!(concat!("../kernels/", $file, ".cu")),
+        }
+    };
+    ($file:literal, $variant:literal, $defines:literal) => {
+        ModuleSource {
+            name: concat!($file, ".", $variant),
+            file: $file,
+            defines: $defines,
+            source: include_str!(concat!("../kernels/", $file, ".cu")),
         }
     };
 }
@@ -64,8 +82,60 @@ pub const LISTS_COMPACT_OFFSETS: ModuleSource = module!("lists/compact_offsets")
 pub const LISTS_GATHER: ModuleSource = module!("lists/gather");
 /// `get` and `slice` of lists.
 pub const LISTS_GET: ModuleSource = module!("lists/get");
-/// The per-list reductions (`list_sum`, `list_prod`, `list_min`, …).
-pub const LISTS_REDUCE: ModuleSource = module!("lists/reduce");
+/// The per-list reductions: `list_plan`, `list_count` and `list_any_all` (variant
+/// `shared`), and `list_sum`, `list_prod`, `list_min`, … in six variants, one per
+/// offset width and group of element types (see [`lists_reduce_module`]).
+pub const LISTS_REDUCE: ModuleSource = module!(
+    "lists/reduce",
+    "shared",
+    "#define RAGGED_LISTS_REDUCE_SHARED 1\n"
+);
+/// The typed per-list reductions, by offset width (i32, i64) and element group: 8- and
+/// 16-bit integers, 32- and 64-bit integers, floats.
+pub const LISTS_REDUCE_TYPED: [ModuleSource; 6] = [
+    module!(
+        "lists/reduce",
+        "i32-narrow",
+        "#define RAGGED_LISTS_REDUCE_OFFSET 32\n#define RAGGED_LISTS_REDUCE_VALUES 1\n"
+    ),
+    module!(
+        "lists/reduce",
+        "i32-wide",
+        "#define RAGGED_LISTS_REDUCE_OFFSET 32\n#define RAGGED_LISTS_REDUCE_VALUES 2\n"
+    ),
+    module!(
+        "lists/reduce",
+        "i32-float",
+        "#define RAGGED_LISTS_REDUCE_OFFSET 32\n#define RAGGED_LISTS_REDUCE_VALUES 3\n"
+    ),
+    module!(
+        "lists/reduce",
+        "i64-narrow",
+        "#define RAGGED_LISTS_REDUCE_OFFSET 64\n#define RAGGED_LISTS_REDUCE_VALUES 1\n"
+    ),
+    module!(
+        "lists/reduce",
+        "i64-wide",
+        "#define RAGGED_LISTS_REDUCE_OFFSET 64\n#define RAGGED_LISTS_REDUCE_VALUES 2\n"
+    ),
+    module!(
+        "lists/reduce",
+        "i64-float",
+        "#define RAGGED_LISTS_REDUCE_OFFSET 64\n#define RAGGED_LISTS_REDUCE_VALUES 3\n"
+    ),
+];
+
+/// The variant of `lists/reduce` holding the typed reductions for offsets named
+/// `offset` (`i32`, `i64`) and elements named `element` (`i8` … `f64`).
+pub fn lists_reduce_module(offset: &str, element: &str) -> &'static ModuleSource {
+    let group = match element {
+        "i8" | "u8" | "i16" | "u16" => 0,
+        "i32" | "u32" | "i64" | "u64" => 1,
+        _ => 2,
+    };
+    let width = if offset == "i64" { 3 } else { 0 };
+    &LISTS_REDUCE_TYPED[width + group]
+}
 
 /// Every registered module (compiled by `ragged kernels warmup` and the compile check).
 pub const MODULES: &[ModuleSource] = &[
@@ -83,6 +153,12 @@ pub const MODULES: &[ModuleSource] = &[
     LISTS_GATHER,
     LISTS_GET,
     LISTS_REDUCE,
+    LISTS_REDUCE_TYPED[0],
+    LISTS_REDUCE_TYPED[1],
+    LISTS_REDUCE_TYPED[2],
+    LISTS_REDUCE_TYPED[3],
+    LISTS_REDUCE_TYPED[4],
+    LISTS_REDUCE_TYPED[5],
 ];
 
 /// Our headers, by include name.
@@ -105,16 +181,16 @@ const HEADERS: &[(&str, &str)] = &[
     ),
 ];
 
-/// The module's source with our quoted includes expanded (each header once) and
-/// `#line` markers naming `kernels/<file>`.
+/// The module's source: its variant's defines, then the file with our quoted includes
+/// expanded (each header once) and `#line` markers naming `kernels/<file>`.
 ///
 /// # Errors
 /// [`Error::KernelCompile`] when a quoted include names no registered header.
 pub fn expand_includes(module: &ModuleSource) -> Result<String> {
-    let mut out = String::new();
+    let mut out = module.defines.to_string();
     let mut seen = Vec::new();
     expand_into(
-        &format!("{}.cu", module.name),
+        &format!("{}.cu", module.file),
         module.source,
         &mut out,
         &mut seen,

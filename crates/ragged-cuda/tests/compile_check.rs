@@ -26,23 +26,40 @@ fn every_module_compiles_for_sm80_and_sm90() {
         toolkit.nvrtc_library,
         toolkit.include_dirs
     );
-    let mut failures = Vec::new();
-    for module in MODULES {
-        for arch in [(8, 0), (9, 0)] {
-            let started = std::time::Instant::now();
-            match compile_cubin(module, toolkit, arch) {
-                Ok(cubin) => eprintln!(
-                    "compiled {} for sm_{}{}: {} bytes in {:.2?}",
-                    module.name,
-                    arch.0,
-                    arch.1,
-                    cubin.len(),
-                    started.elapsed()
-                ),
-                Err(e) => failures.push(format!("{} sm_{}{}: {e}", module.name, arch.0, arch.1)),
-            }
+    // One NVRTC program per core at a time, as `ragged kernels warmup` compiles.
+    let jobs: Vec<_> = MODULES
+        .iter()
+        .flat_map(|m| [(m, (8, 0)), (m, (9, 0))])
+        .collect();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let failures = std::sync::Mutex::new(Vec::new());
+    let workers = std::thread::available_parallelism().map_or(1, usize::from);
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| loop {
+                let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(&(module, arch)) = jobs.get(k) else {
+                    break;
+                };
+                let started = std::time::Instant::now();
+                match compile_cubin(module, toolkit, arch) {
+                    Ok(cubin) => eprintln!(
+                        "compiled {} for sm_{}{}: {} bytes in {:.2?}",
+                        module.name,
+                        arch.0,
+                        arch.1,
+                        cubin.len(),
+                        started.elapsed()
+                    ),
+                    Err(e) => failures
+                        .lock()
+                        .unwrap()
+                        .push(format!("{} sm_{}{}: {e}", module.name, arch.0, arch.1)),
+                }
+            });
         }
-    }
+    });
+    let failures = failures.into_inner().unwrap();
     assert!(
         failures.is_empty(),
         "kernel compile failures:\n{}",
@@ -54,7 +71,10 @@ fn every_module_compiles_for_sm80_and_sm90() {
 fn includes_expand_with_line_markers() {
     for module in MODULES {
         let source = expand_includes(module).unwrap_or_else(|e| panic!("{e}"));
-        assert!(source.starts_with(&format!("#line 1 \"kernels/{}.cu\"", module.name)));
+        let body = source
+            .strip_prefix(module.defines)
+            .unwrap_or_else(|| panic!("{} lost its defines", module.name));
+        assert!(body.starts_with(&format!("#line 1 \"kernels/{}.cu\"", module.file)));
         assert!(
             !source.contains("#include \"common/"),
             "{} kept a quoted include",
@@ -71,6 +91,8 @@ fn compile_errors_name_our_file_and_line() {
     };
     let broken = ragged_cuda::compile::ModuleSource {
         name: "test/broken",
+        file: "test/broken",
+        defines: "",
         source:
             "#include \"common/ragged.cuh\"\n__global__ void k() {\n  this_is_not_declared();\n}\n",
     };

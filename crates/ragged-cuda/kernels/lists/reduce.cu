@@ -20,6 +20,12 @@
 // product must fit i64 / u64.
 // Pseudo-code: out[l] = reduce(child[offsets[l] .. offsets[l + 1]] where valid)
 // Complexity: O(n + lists) work; elements read once, one result per list written.
+//
+// Variants (compile.rs, LISTS_REDUCE and LISTS_REDUCE_TYPED): the file compiles into
+// seven modules so that no single one takes long to build — RAGGED_LISTS_REDUCE_SHARED
+// gives list_plan, list_count and list_any_all; otherwise RAGGED_LISTS_REDUCE_OFFSET
+// (32, 64) and RAGGED_LISTS_REDUCE_VALUES (1: 8/16-bit integers, 2: 32/64-bit
+// integers, 3: floats) select the typed reductions.
 #include "common/segmented.cuh"
 
 using namespace ragged;
@@ -205,10 +211,29 @@ __device__ void list_prod(const T* values, const uint8_t* validity, uint64_t bit
         }, RAGGED_LONG_WORK);                                                               \
     }
 
-#define RAGGED_LIST_REDUCE_I32(T, NAME) RAGGED_LIST_REDUCE(int32_t, i32, T, NAME)
-#define RAGGED_LIST_REDUCE_I64(T, NAME) RAGGED_LIST_REDUCE(int64_t, i64, T, NAME)
-RAGGED_FOR_EACH_NATIVE(RAGGED_LIST_REDUCE_I32)
-RAGGED_FOR_EACH_NATIVE(RAGGED_LIST_REDUCE_I64)
+#if defined(RAGGED_LISTS_REDUCE_OFFSET)
+#if RAGGED_LISTS_REDUCE_OFFSET == 32
+#define RAGGED_LIST_REDUCE_TYPED(T, NAME) RAGGED_LIST_REDUCE(int32_t, i32, T, NAME)
+#else
+#define RAGGED_LIST_REDUCE_TYPED(T, NAME) RAGGED_LIST_REDUCE(int64_t, i64, T, NAME)
+#endif
+#if RAGGED_LISTS_REDUCE_VALUES == 1
+RAGGED_LIST_REDUCE_TYPED(int8_t, i8)
+RAGGED_LIST_REDUCE_TYPED(uint8_t, u8)
+RAGGED_LIST_REDUCE_TYPED(int16_t, i16)
+RAGGED_LIST_REDUCE_TYPED(uint16_t, u16)
+#elif RAGGED_LISTS_REDUCE_VALUES == 2
+RAGGED_LIST_REDUCE_TYPED(int32_t, i32)
+RAGGED_LIST_REDUCE_TYPED(uint32_t, u32)
+RAGGED_LIST_REDUCE_TYPED(int64_t, i64)
+RAGGED_LIST_REDUCE_TYPED(uint64_t, u64)
+#else
+RAGGED_LIST_REDUCE_TYPED(float, f32)
+RAGGED_LIST_REDUCE_TYPED(double, f64)
+#endif
+#endif  // RAGGED_LISTS_REDUCE_OFFSET
+
+#if defined(RAGGED_LISTS_REDUCE_SHARED)
 
 /// list_count: valid elements of each list (child validity only). Without a child
 /// validity bitmap the count is the list length (thread per list, mode ignored).
@@ -273,3 +298,4 @@ RAGGED_LIST_COUNT(int64_t, i64)
     }
 RAGGED_LIST_PLAN(int32_t, i32)
 RAGGED_LIST_PLAN(int64_t, i64)
+#endif  // RAGGED_LISTS_REDUCE_SHARED

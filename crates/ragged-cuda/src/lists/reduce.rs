@@ -17,7 +17,7 @@ use ragged_core::{
 
 use super::gather::count_unset;
 use super::{bitmap, pack_flags};
-use crate::compile::LISTS_REDUCE;
+use crate::compile::{lists_reduce_module, LISTS_REDUCE};
 use crate::error_word::ErrorWord;
 use crate::launch::{grid_for, launch, params, BLOCK};
 use crate::memory::{Device, DeviceBitmap, DeviceBuffer};
@@ -139,7 +139,7 @@ unsafe fn launch_values<O: OffsetSize, T: Native>(
     let scratch = LongScratch::new(backend, col.child().len())?;
     let plan = plan(backend, col, scratch.buffer.device_ptr())?;
     let function = backend.function(
-        &LISTS_REDUCE,
+        lists_reduce_module(O::OFFSET_NAME, T::NAME),
         &format!("list_{name}_{}_{}", O::OFFSET_NAME, T::NAME),
     )?;
     let (values, (bits, bit_offset)) =
