@@ -68,6 +68,8 @@ pub const PRIMITIVES_SEGMENTED_REDUCE: ModuleSource = module!("primitives/segmen
 pub const BITMAP: ModuleSource = module!("common/bitmap");
 /// `length` and `length_bytes` of strings.
 pub const STRINGS_LENGTH: ModuleSource = module!("strings/length");
+/// The literal searches of strings (`search_contains_*`, `search_find_*`, …).
+pub const STRINGS_SEARCH: ModuleSource = module!("strings/search");
 /// Row lengths from offsets: `length_bytes` of strings and `counts` of lists.
 pub const OFFSET_LENGTHS: ModuleSource = module!("common/offset_lengths");
 /// `line_ends` and `count_lines`: the tiled delimiter scan.
@@ -146,6 +148,7 @@ pub const MODULES: &[ModuleSource] = &[
     PRIMITIVES_SELECT,
     PRIMITIVES_SEGMENTED_REDUCE,
     STRINGS_LENGTH,
+    STRINGS_SEARCH,
     OFFSET_LENGTHS,
     TEXT_LINE_ENDS,
     TEXT_SPLIT_LINES,

@@ -1,7 +1,8 @@
 //! Every registered kernel module compiles with NVRTC for sm_80 and sm_90 — no GPU
 //! needed. Skipped, with the reason printed, when NVRTC or the CCCL headers are absent;
 //! with `RAGGED_REQUIRE_NVRTC=1` (set by `.ci/run` after installing them) a missing
-//! toolkit fails the test instead.
+//! toolkit fails the test instead. `RAGGED_COMPILE_ONLY=<text>` compiles only the
+//! modules whose name contains the text.
 
 #![allow(clippy::panic, clippy::expect_used, clippy::unwrap_used)] // test code
 
@@ -27,8 +28,12 @@ fn every_module_compiles_for_sm80_and_sm90() {
         toolkit.include_dirs
     );
     // One NVRTC program per core at a time, as `ragged kernels warmup` compiles.
+    // RAGGED_COMPILE_ONLY=<text> keeps the modules whose name contains it (a quick
+    // check of one module while editing it).
+    let only = std::env::var("RAGGED_COMPILE_ONLY").unwrap_or_default();
     let jobs: Vec<_> = MODULES
         .iter()
+        .filter(|m| m.name.contains(only.as_str()))
         .flat_map(|m| [(m, (8, 0)), (m, (9, 0))])
         .collect();
     let next = std::sync::atomic::AtomicUsize::new(0);

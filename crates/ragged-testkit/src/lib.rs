@@ -133,6 +133,28 @@ macro_rules! text_conformance_suite {
     };
 }
 
+/// Expands to the conformance suite of the strings family's searches
+/// (`ragged_core::StringOps`), for any `Backend` (a separate macro so each backend's
+/// strings tests form one test binary). `$make` is as for [`conformance_suite!`]. One
+/// line plugs a backend in:
+///
+/// ```text
+/// ragged_testkit::strings_conformance_suite!(Ok::<_, String>(ragged_cpu::CpuBackend::new()));
+/// ```
+#[macro_export]
+macro_rules! strings_conformance_suite {
+    ($make:expr) => {
+        $crate::conformance_suite!(@tests $make;
+            strings_search_scalar_utf8 => |b| $crate::conformance::strings::search_scalar::<_, i32>(b);
+            strings_search_scalar_large_utf8 => |b| $crate::conformance::strings::search_scalar::<_, i64>(b);
+            strings_search_per_row_utf8 => |b| $crate::conformance::strings::search_per_row::<_, i32>(b);
+            strings_search_per_row_large_utf8 => |b| $crate::conformance::strings::search_per_row::<_, i64>(b);
+            strings_search_overlaps => |b| $crate::conformance::strings::search_overlaps(b);
+            strings_search_errors => |b| $crate::conformance::strings::search_errors(b);
+        );
+    };
+}
+
 /// Expands to the conformance suite of the lists family (`ragged_core::ListOps`), for
 /// any `Backend` (a separate macro so each backend's list tests form one test
 /// binary). `$make` is as for [`conformance_suite!`]: a `Result<B, String>`, where

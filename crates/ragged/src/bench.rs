@@ -11,7 +11,7 @@
 
 use std::time::Instant;
 
-use ragged_core::{Backend, Memory, PrimitiveColumn, Result, ScalarBuffer, StringColumn};
+use ragged_core::{Backend, Memory, PrimitiveColumn, Result, ScalarBuffer};
 use ragged_cpu::CpuBackend;
 use ragged_cuda::CudaBackend;
 use serde::Serialize;
@@ -19,6 +19,7 @@ use serde::Serialize;
 use crate::device::AnyBackend;
 
 mod lists;
+mod strings;
 
 /// One measured case.
 #[derive(Clone, Debug, Serialize)]
@@ -228,22 +229,7 @@ fn run_on<B: BenchBackend>(
         primitives_suite(&mut h, options.quick)?;
     }
     if wants("strings") {
-        let rows = if options.quick { 1 << 16 } else { 1 << 24 };
-        let host = names_column(rows);
-        let bytes_in = (host.total_bytes() + 4 * (rows + 1)) as u64;
-        let col = b.to_device_strings(&host)?;
-        h.case(
-            &format!("strings/length/{}", size_label(rows)),
-            rows as u64,
-            bytes_in + 4 * rows as u64,
-            || b.length(&col).map(drop),
-        )?;
-        h.case(
-            &format!("strings/length_bytes/{}", size_label(rows)),
-            rows as u64,
-            8 * rows as u64,
-            || b.length_bytes(&col).map(drop),
-        )?;
+        strings::strings_suite(&mut h, options.quick)?;
     }
     if wants("lists") {
         lists::lists_suite(&mut h, options.quick)?;
@@ -526,38 +512,6 @@ fn runtime_pinned<B: BenchBackend>(h: &mut Harness<'_, B>, bytes: usize) -> Resu
         cuda.download_pinned(&device, &mut pinned)
     })?;
     Ok(())
-}
-
-/// "First Last" names, ASCII letters, capitalized (the strings bench shape).
-fn names_column(rows: usize) -> StringColumn<i32> {
-    let mut state = 0x9e37_79b9_7f4a_7c15u64;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
-    let word = |min: u64, span: u64, next: &mut dyn FnMut() -> u64| {
-        let len = min + next() % span;
-        (0..len)
-            .map(|i| {
-                let c = (b'a' + (next() % 26) as u8) as char;
-                if i == 0 {
-                    c.to_ascii_uppercase()
-                } else {
-                    c
-                }
-            })
-            .collect::<String>()
-    };
-    let rows: Vec<Option<String>> = (0..rows)
-        .map(|_| {
-            let first = word(3, 8, &mut next);
-            let last = word(3, 10, &mut next);
-            Some(format!("{first} {last}"))
-        })
-        .collect();
-    StringColumn::from_options(rows)
 }
 
 fn random_bytes(n: usize) -> Vec<u8> {

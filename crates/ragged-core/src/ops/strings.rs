@@ -1,9 +1,131 @@
 //! The strings family: the libcudf-style strings API over [`StringColumn`]s.
+//!
+//! Shared rules:
+//! - **Characters, not bytes.** Positions and lengths count characters (Unicode
+//!   scalar values) unless the op's name ends in `_bytes`.
+//! - **Literal patterns.** A [`Pattern`] is matched byte for byte (no regex). Since
+//!   rows and patterns are valid UTF-8, a match always starts and ends on character
+//!   boundaries.
+//! - **Nulls.** A null row, or a null pattern row, gives a null output row (the output
+//!   validity is the AND of the inputs'); null is never the same as empty. Values
+//!   under null rows are unspecified.
+//! - **The empty pattern** matches at every character boundary, as in Python: it is
+//!   contained in, starts and ends every row; `find` gives 0, `rfind` the row's length
+//!   and `count_matches` the length + 1.
 
 use super::Memory;
-use crate::column::{PrimitiveColumn, StringColumn};
+use crate::column::{BooleanColumn, PrimitiveColumn, StringColumn};
+use crate::location::{Host, Location};
 use crate::types::OffsetSize;
 use crate::Result;
+
+/// The pattern argument of a search: one literal for every row, or one per row (a
+/// strings column of the same length as the searched column, of either offset width).
+///
+/// # Example
+/// ```
+/// use ragged_core::ops::Pattern;
+/// use ragged_core::{Host, StringColumn};
+/// let scalar: Pattern<'_, Host> = Pattern::from("ab");
+/// let rows = StringColumn::<i32>::from_options([Some("a"), None]);
+/// let per_row: Pattern<'_, Host> = Pattern::from(&rows);
+/// assert_eq!(scalar.rows(), None);
+/// assert_eq!(per_row.rows(), Some(2));
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub enum Pattern<'a, L: Location = Host> {
+    /// The same literal for every row.
+    Scalar(&'a str),
+    /// Row `i` is searched for row `i` of this `Utf8` column.
+    Utf8(&'a StringColumn<i32, L>),
+    /// Row `i` is searched for row `i` of this `LargeUtf8` column.
+    LargeUtf8(&'a StringColumn<i64, L>),
+}
+
+impl<L: Location> Pattern<'_, L> {
+    /// The number of pattern rows; `None` for a scalar.
+    pub fn rows(&self) -> Option<usize> {
+        match self {
+            Pattern::Scalar(_) => None,
+            Pattern::Utf8(c) => Some(c.len()),
+            Pattern::LargeUtf8(c) => Some(c.len()),
+        }
+    }
+
+    /// Check that a per-row pattern has `rows` rows.
+    ///
+    /// # Errors
+    /// [`crate::Error::LengthMismatch`] naming `op`.
+    pub fn check_rows(&self, op: &'static str, rows: usize) -> Result<()> {
+        match self.rows() {
+            Some(actual) if actual != rows => Err(crate::Error::LengthMismatch {
+                op,
+                what: "the pattern column",
+                expected: rows,
+                actual,
+            }),
+            _ => Ok(()),
+        }
+    }
+}
+
+impl<'a, L: Location> From<&'a str> for Pattern<'a, L> {
+    fn from(pattern: &'a str) -> Self {
+        Pattern::Scalar(pattern)
+    }
+}
+
+impl<'a, L: Location> From<&'a StringColumn<i32, L>> for Pattern<'a, L> {
+    fn from(pattern: &'a StringColumn<i32, L>) -> Self {
+        Pattern::Utf8(pattern)
+    }
+}
+
+impl<'a, L: Location> From<&'a StringColumn<i64, L>> for Pattern<'a, L> {
+    fn from(pattern: &'a StringColumn<i64, L>) -> Self {
+        Pattern::LargeUtf8(pattern)
+    }
+}
+
+/// The literal searches, as one value for the backends' shared implementations; each
+/// has its [`StringOps`] method of the same name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Search {
+    /// [`StringOps::contains`].
+    Contains,
+    /// [`StringOps::starts_with`].
+    StartsWith,
+    /// [`StringOps::ends_with`].
+    EndsWith,
+    /// [`StringOps::find`].
+    Find,
+    /// [`StringOps::rfind`].
+    Rfind,
+    /// [`StringOps::count_matches`].
+    CountMatches,
+}
+
+impl Search {
+    /// The op's name, as in the API and the CLI's error messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            Search::Contains => "contains",
+            Search::StartsWith => "starts_with",
+            Search::EndsWith => "ends_with",
+            Search::Find => "find",
+            Search::Rfind => "rfind",
+            Search::CountMatches => "count_matches",
+        }
+    }
+
+    /// Whether the op answers with a boolean (else with a position or a count).
+    pub fn is_predicate(self) -> bool {
+        matches!(
+            self,
+            Search::Contains | Search::StartsWith | Search::EndsWith
+        )
+    }
+}
 
 /// Operations on UTF-8 string columns. Positions and lengths are in characters
 /// (Unicode scalar values) unless the op's name ends in `_bytes`.
@@ -27,5 +149,69 @@ pub trait StringOps: Memory {
     fn length_bytes<O: OffsetSize>(
         &self,
         col: &StringColumn<O, Self::Loc>,
+    ) -> Result<PrimitiveColumn<O, Self::Loc>>;
+
+    /// Whether each row contains the pattern (a literal substring).
+    ///
+    /// # Errors
+    /// [`crate::Error::LengthMismatch`] when a pattern column has another length than
+    /// `col`; device errors.
+    fn contains<O: OffsetSize>(
+        &self,
+        col: &StringColumn<O, Self::Loc>,
+        pattern: Pattern<'_, Self::Loc>,
+    ) -> Result<BooleanColumn<Self::Loc>>;
+
+    /// Whether each row starts with the pattern.
+    ///
+    /// # Errors
+    /// As [`StringOps::contains`].
+    fn starts_with<O: OffsetSize>(
+        &self,
+        col: &StringColumn<O, Self::Loc>,
+        pattern: Pattern<'_, Self::Loc>,
+    ) -> Result<BooleanColumn<Self::Loc>>;
+
+    /// Whether each row ends with the pattern.
+    ///
+    /// # Errors
+    /// As [`StringOps::contains`].
+    fn ends_with<O: OffsetSize>(
+        &self,
+        col: &StringColumn<O, Self::Loc>,
+        pattern: Pattern<'_, Self::Loc>,
+    ) -> Result<BooleanColumn<Self::Loc>>;
+
+    /// The character position of the first occurrence of the pattern in each row, −1
+    /// when there is none, as the column's offset type (Python's `str.find`).
+    ///
+    /// # Errors
+    /// As [`StringOps::contains`].
+    fn find<O: OffsetSize>(
+        &self,
+        col: &StringColumn<O, Self::Loc>,
+        pattern: Pattern<'_, Self::Loc>,
+    ) -> Result<PrimitiveColumn<O, Self::Loc>>;
+
+    /// The character position of the last occurrence of the pattern in each row, −1
+    /// when there is none (Python's `str.rfind`).
+    ///
+    /// # Errors
+    /// As [`StringOps::contains`].
+    fn rfind<O: OffsetSize>(
+        &self,
+        col: &StringColumn<O, Self::Loc>,
+        pattern: Pattern<'_, Self::Loc>,
+    ) -> Result<PrimitiveColumn<O, Self::Loc>>;
+
+    /// The number of non-overlapping occurrences of the pattern in each row, counted
+    /// from the left (Python's `str.count`: "aaaa" holds "aa" twice).
+    ///
+    /// # Errors
+    /// As [`StringOps::contains`].
+    fn count_matches<O: OffsetSize>(
+        &self,
+        col: &StringColumn<O, Self::Loc>,
+        pattern: Pattern<'_, Self::Loc>,
     ) -> Result<PrimitiveColumn<O, Self::Loc>>;
 }

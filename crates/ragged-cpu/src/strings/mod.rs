@@ -1,8 +1,10 @@
 //! The strings family on the CPU.
 
 mod length;
+mod search;
 
-use ragged_core::{OffsetSize, PrimitiveColumn, Result, StringColumn, StringOps};
+use ragged_core::ops::{Pattern, Search};
+use ragged_core::{BooleanColumn, OffsetSize, PrimitiveColumn, Result, StringColumn, StringOps};
 
 use crate::CpuBackend;
 
@@ -13,5 +15,53 @@ impl StringOps for CpuBackend {
 
     fn length_bytes<O: OffsetSize>(&self, col: &StringColumn<O>) -> Result<PrimitiveColumn<O>> {
         length::length_bytes(col)
+    }
+
+    fn contains<O: OffsetSize>(
+        &self,
+        col: &StringColumn<O>,
+        pattern: Pattern<'_>,
+    ) -> Result<BooleanColumn> {
+        search::search_bool(Search::Contains, col, pattern)
+    }
+
+    fn starts_with<O: OffsetSize>(
+        &self,
+        col: &StringColumn<O>,
+        pattern: Pattern<'_>,
+    ) -> Result<BooleanColumn> {
+        search::search_bool(Search::StartsWith, col, pattern)
+    }
+
+    fn ends_with<O: OffsetSize>(
+        &self,
+        col: &StringColumn<O>,
+        pattern: Pattern<'_>,
+    ) -> Result<BooleanColumn> {
+        search::search_bool(Search::EndsWith, col, pattern)
+    }
+
+    fn find<O: OffsetSize>(
+        &self,
+        col: &StringColumn<O>,
+        pattern: Pattern<'_>,
+    ) -> Result<PrimitiveColumn<O>> {
+        search::search_position(Search::Find, col, pattern)
+    }
+
+    fn rfind<O: OffsetSize>(
+        &self,
+        col: &StringColumn<O>,
+        pattern: Pattern<'_>,
+    ) -> Result<PrimitiveColumn<O>> {
+        search::search_position(Search::Rfind, col, pattern)
+    }
+
+    fn count_matches<O: OffsetSize>(
+        &self,
+        col: &StringColumn<O>,
+        pattern: Pattern<'_>,
+    ) -> Result<PrimitiveColumn<O>> {
+        search::search_position(Search::CountMatches, col, pattern)
     }
 }

@@ -77,4 +77,25 @@ __device__ __forceinline__ uint64_t grid_threads() {
     return static_cast<uint64_t>(gridDim.x) * blockDim.x;
 }
 
+// ---- bit packing by warp ballots -------------------------------------------------
+
+/// Pack one flag per lane into word `row / 32` (lane 0 writes) and add the unset flags
+/// of rows < n to lane 0's `zeros` (added to the global counter once per warp, at the
+/// end, by flush_count: a per-step atomic on one address serializes when many warps
+/// hold a null). Every lane of the warp must call it.
+__device__ __forceinline__ void ballot_word(uint64_t row, uint64_t n, bool flag, uint32_t* words,
+                                            unsigned long long& zeros) {
+    const unsigned word = __ballot_sync(0xffffffffu, flag);
+    const unsigned present = __ballot_sync(0xffffffffu, row < n);
+    if ((threadIdx.x & 31u) == 0) {
+        words[row / 32] = word;
+        zeros += static_cast<unsigned long long>(__popc(present) - __popc(word & present));
+    }
+}
+
+/// Add lane 0's count of unset flags to `counter` (one atomic per warp and kernel).
+__device__ __forceinline__ void flush_count(unsigned long long* counter, unsigned long long zeros) {
+    if ((threadIdx.x & 31u) == 0 && zeros > 0) atomicAdd(counter, zeros);
+}
+
 }  // namespace ragged

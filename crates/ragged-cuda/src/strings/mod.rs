@@ -1,8 +1,10 @@
 //! The strings family on the GPU.
 
 mod length;
+mod search;
 
-use ragged_core::{OffsetSize, PrimitiveColumn, Result, StringColumn, StringOps};
+use ragged_core::ops::{Pattern, Search};
+use ragged_core::{BooleanColumn, OffsetSize, PrimitiveColumn, Result, StringColumn, StringOps};
 
 use crate::memory::Device;
 use crate::CudaBackend;
@@ -20,5 +22,53 @@ impl StringOps for CudaBackend {
         col: &StringColumn<O, Device>,
     ) -> Result<PrimitiveColumn<O, Device>> {
         length::length_bytes(self, col)
+    }
+
+    fn contains<O: OffsetSize>(
+        &self,
+        col: &StringColumn<O, Device>,
+        pattern: Pattern<'_, Device>,
+    ) -> Result<BooleanColumn<Device>> {
+        search::search_bool(self, Search::Contains, col, pattern)
+    }
+
+    fn starts_with<O: OffsetSize>(
+        &self,
+        col: &StringColumn<O, Device>,
+        pattern: Pattern<'_, Device>,
+    ) -> Result<BooleanColumn<Device>> {
+        search::search_bool(self, Search::StartsWith, col, pattern)
+    }
+
+    fn ends_with<O: OffsetSize>(
+        &self,
+        col: &StringColumn<O, Device>,
+        pattern: Pattern<'_, Device>,
+    ) -> Result<BooleanColumn<Device>> {
+        search::search_bool(self, Search::EndsWith, col, pattern)
+    }
+
+    fn find<O: OffsetSize>(
+        &self,
+        col: &StringColumn<O, Device>,
+        pattern: Pattern<'_, Device>,
+    ) -> Result<PrimitiveColumn<O, Device>> {
+        search::search_position(self, Search::Find, col, pattern)
+    }
+
+    fn rfind<O: OffsetSize>(
+        &self,
+        col: &StringColumn<O, Device>,
+        pattern: Pattern<'_, Device>,
+    ) -> Result<PrimitiveColumn<O, Device>> {
+        search::search_position(self, Search::Rfind, col, pattern)
+    }
+
+    fn count_matches<O: OffsetSize>(
+        &self,
+        col: &StringColumn<O, Device>,
+        pattern: Pattern<'_, Device>,
+    ) -> Result<PrimitiveColumn<O, Device>> {
+        search::search_position(self, Search::CountMatches, col, pattern)
     }
 }

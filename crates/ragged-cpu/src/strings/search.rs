@@ -1,0 +1,179 @@
+//! The literal searches: `contains`, `starts_with`, `ends_with`, `find`, `rfind` and
+//! `count_matches` (see [`ragged_core::StringOps`]).
+//!
+//! Mapping: rows in chunks across rayon tasks. A scalar pattern is compiled once into
+//! memchr's SIMD searchers (`memmem::Finder` / `FinderRev`); a per-row pattern is
+//! searched with `memmem::find` / `rfind` row by row. Booleans are built 64 rows to a
+//! word. Byte positions of matches become character positions by counting the lead
+//! bytes before them (a match of a valid UTF-8 pattern in valid UTF-8 starts on a
+//! character boundary). Values are computed for every row; the output validity is
+//! the AND of the column's and the pattern column's.
+
+use arrow_buffer::{BooleanBuffer, Buffer, NullBuffer};
+use memchr::memmem::{Finder, FinderRev};
+use rayon::prelude::*;
+
+use ragged_core::ops::{Pattern, Search};
+use ragged_core::{BooleanColumn, OffsetSize, PrimitiveColumn, Result, StringColumn};
+
+use crate::{output_vec, CHUNK};
+
+/// The characters of a UTF-8 byte string: its bytes that are not continuation bytes.
+pub(crate) fn char_count(bytes: &[u8]) -> usize {
+    bytes.iter().filter(|&&b| (b as i8) >= -0x40).count()
+}
+
+/// The pattern of each row, compiled once for a scalar (one value per call: the size
+/// of the scalar variant does not matter).
+#[allow(clippy::large_enum_variant)]
+enum Patterns<'a> {
+    Scalar {
+        bytes: &'a [u8],
+        finder: Finder<'a>,
+        finder_rev: FinderRev<'a>,
+    },
+    Utf8(&'a StringColumn<i32>),
+    LargeUtf8(&'a StringColumn<i64>),
+}
+
+impl<'a> Patterns<'a> {
+    fn new(pattern: Pattern<'a>) -> Self {
+        match pattern {
+            Pattern::Scalar(s) => Patterns::Scalar {
+                bytes: s.as_bytes(),
+                finder: Finder::new(s.as_bytes()),
+                finder_rev: FinderRev::new(s.as_bytes()),
+            },
+            Pattern::Utf8(c) => Patterns::Utf8(c),
+            Pattern::LargeUtf8(c) => Patterns::LargeUtf8(c),
+        }
+    }
+
+    fn validity(&self) -> Option<&NullBuffer> {
+        match self {
+            Patterns::Scalar { .. } => None,
+            Patterns::Utf8(c) => c.validity(),
+            Patterns::LargeUtf8(c) => c.validity(),
+        }
+    }
+
+    /// The answer of `op` for one row, as a number (booleans as 0 / 1).
+    fn answer(&self, op: Search, row: usize, hay: &[u8]) -> i64 {
+        let (needle, finder, finder_rev) = match self {
+            Patterns::Scalar {
+                bytes,
+                finder,
+                finder_rev,
+            } => (*bytes, Some(finder), Some(finder_rev)),
+            Patterns::Utf8(c) => (c.row_bytes(row), None, None),
+            Patterns::LargeUtf8(c) => (c.row_bytes(row), None, None),
+        };
+        let find = |hay: &[u8]| match finder {
+            Some(f) => f.find(hay),
+            None => memchr::memmem::find(hay, needle),
+        };
+        match op {
+            Search::Contains => i64::from(find(hay).is_some()),
+            Search::StartsWith => i64::from(hay.starts_with(needle)),
+            Search::EndsWith => i64::from(hay.ends_with(needle)),
+            Search::Find => find(hay).map_or(-1, |p| char_count(&hay[..p]) as i64),
+            Search::Rfind => {
+                let at = if needle.is_empty() {
+                    Some(hay.len())
+                } else {
+                    match finder_rev {
+                        Some(f) => f.rfind(hay),
+                        None => memchr::memmem::rfind(hay, needle),
+                    }
+                };
+                at.map_or(-1, |p| char_count(&hay[..p]) as i64)
+            }
+            Search::CountMatches => {
+                if needle.is_empty() {
+                    return char_count(hay) as i64 + 1;
+                }
+                let mut count = 0i64;
+                let mut rest = hay;
+                while let Some(p) = find(rest) {
+                    count += 1;
+                    rest = &rest[p + needle.len()..];
+                }
+                count
+            }
+        }
+    }
+}
+
+/// The output validity: the AND of the column's and the pattern's.
+fn output_validity<O: OffsetSize>(
+    col: &StringColumn<O>,
+    patterns: &Patterns<'_>,
+) -> Option<NullBuffer> {
+    NullBuffer::union(col.validity(), patterns.validity())
+}
+
+/// A boolean search (`contains`, `starts_with`, `ends_with`).
+pub(crate) fn search_bool<O: OffsetSize>(
+    op: Search,
+    col: &StringColumn<O>,
+    pattern: Pattern<'_>,
+) -> Result<BooleanColumn> {
+    pattern.check_rows(op.name(), col.len())?;
+    let patterns = Patterns::new(pattern);
+    let n = col.len();
+    let mut words: Vec<u64> = output_vec(n.div_ceil(64));
+    const WORDS_PER_TASK: usize = CHUNK / 64;
+    words
+        .par_chunks_mut(WORDS_PER_TASK)
+        .enumerate()
+        .for_each(|(task, chunk)| {
+            for (k, word) in chunk.iter_mut().enumerate() {
+                let first = (task * WORDS_PER_TASK + k) * 64;
+                let mut bits = 0u64;
+                for (b, row) in (first..n.min(first + 64)).enumerate() {
+                    let hit = patterns.answer(op, row, col.row_bytes(row)) != 0;
+                    bits |= u64::from(hit) << b;
+                }
+                *word = bits;
+            }
+        });
+    let values = BooleanBuffer::new(Buffer::from_vec(words), 0, n);
+    BooleanColumn::try_new(NullBuffer::new(values), output_validity(col, &patterns))
+}
+
+/// A position or count search (`find`, `rfind`, `count_matches`), in the column's
+/// offset type. A row's answer is at most its byte length + 1; only `count_matches`
+/// of the empty pattern in one `Utf8` row of `i32::MAX` ASCII characters does not
+/// fit, which is [`ragged_core::Error::Overflow`] naming the row.
+pub(crate) fn search_position<O: OffsetSize>(
+    op: Search,
+    col: &StringColumn<O>,
+    pattern: Pattern<'_>,
+) -> Result<PrimitiveColumn<O>> {
+    pattern.check_rows(op.name(), col.len())?;
+    let patterns = Patterns::new(pattern);
+    let mut out: Vec<O> = output_vec(col.len());
+    let overflow = out
+        .par_chunks_mut(CHUNK)
+        .enumerate()
+        .filter_map(|(task, chunk)| {
+            let mut overflow = None;
+            for (k, slot) in chunk.iter_mut().enumerate() {
+                let row = task * CHUNK + k;
+                let answer = patterns.answer(op, row, col.row_bytes(row));
+                match O::from_i64(answer) {
+                    Some(v) => *slot = v,
+                    None => overflow = overflow.or(Some(row)),
+                }
+            }
+            overflow
+        })
+        .min();
+    if let Some(row) = overflow {
+        return Err(ragged_core::Error::Overflow {
+            op: op.name(),
+            message: format!("the answer of row {row} exceeds the i32 offset type"),
+        });
+    }
+    PrimitiveColumn::try_new(out.into(), output_validity(col, &patterns))
+}

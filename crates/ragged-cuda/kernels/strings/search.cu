@@ -1,0 +1,143 @@
+// search: the literal searches of a strings column — contains, starts_with, ends_with
+// (booleans, bit-packed), find, rfind (character position, -1 when absent) and
+// count_matches (non-overlapping occurrences from the left), in the column's offset
+// type.
+//
+// The pattern is a strings column: one row per searched row, or a single row used for
+// every row (scalar = 1; the host uploads a scalar pattern as a one-row column).
+// Matching is byte for byte: in valid UTF-8 a match of a valid UTF-8 pattern starts on
+// a character boundary, so a match's character position is the number of lead bytes
+// (bytes other than 0b10xxxxxx) before it. The empty pattern matches at every
+// character boundary (Python): find 0, rfind the length, count_matches length + 1.
+// Values are computed for every row, null or not. When the host passes out_validity
+// (both the column and the pattern column have a validity bitmap), the kernel writes
+// their AND, packed by warp ballots, and counts its unset bits into `nulls`; boolean
+// answers are packed the same way, their unset bits counted into `falses`.
+// count_matches in i32 reports a row whose answer does not fit (only the empty pattern
+// in a row of 2^31 - 1 ASCII characters) through the error word (code 1).
+//
+// Mapping: one thread per row, grid-stride over rows rounded up to whole warps (every
+// lane takes part in the ballots); neighbouring threads read neighbouring rows.
+// Pseudo-code: out[r] = op(chars[offsets[r] .. offsets[r + 1]], pattern row r or 0)
+// Complexity: O(bytes × pattern length) work in the worst case, O(bytes) typically
+// (the first pattern byte rejects most positions).
+#include "common/ragged.cuh"
+
+using namespace ragged;
+
+constexpr int SEARCH_BLOCK = 256;
+
+// Op codes, as the host's kernel names: search_<op>_<O>_<P>.
+constexpr int CONTAINS = 0;
+constexpr int STARTS_WITH = 1;
+constexpr int ENDS_WITH = 2;
+constexpr int FIND = 3;
+constexpr int RFIND = 4;
+constexpr int COUNT_MATCHES = 5;
+
+/// Whether the m bytes at hay equal the m bytes at needle.
+__device__ __forceinline__ bool bytes_equal(const uint8_t* hay, const uint8_t* needle, long long m) {
+    for (long long k = 0; k < m; ++k)
+        if (hay[k] != needle[k]) return false;
+    return true;
+}
+
+/// Characters in bytes [begin, end): the bytes that are not continuation bytes.
+__device__ __forceinline__ long long chars_between(const uint8_t* chars, long long begin, long long end) {
+    long long n = 0;
+    for (long long b = begin; b < end; ++b) n += (chars[b] & 0xC0u) != 0x80u;
+    return n;
+}
+
+/// The answer of OP for the row chars[begin, end) and the pattern needle[0, m), as a
+/// number (predicates 0 / 1).
+template <int OP>
+__device__ __forceinline__ long long search_row(const uint8_t* chars, long long begin, long long end,
+                                                const uint8_t* needle, long long m) {
+    const long long len = end - begin;
+    if (OP == STARTS_WITH) return m <= len && bytes_equal(chars + begin, needle, m);
+    if (OP == ENDS_WITH) return m <= len && bytes_equal(chars + end - m, needle, m);
+    if (m == 0) {
+        if (OP == CONTAINS) return 1;
+        if (OP == FIND) return 0;
+        const long long n = chars_between(chars, begin, end);
+        return OP == RFIND ? n : n + 1;
+    }
+    const uint8_t first = needle[0];
+    if (OP == RFIND) {
+        for (long long p = end - m; p >= begin; --p)
+            if (chars[p] == first && bytes_equal(chars + p + 1, needle + 1, m - 1))
+                return chars_between(chars, begin, p);
+        return -1;
+    }
+    long long count = 0;
+    for (long long p = begin; p + m <= end;) {
+        if (chars[p] == first && bytes_equal(chars + p + 1, needle + 1, m - 1)) {
+            if (OP == CONTAINS) return 1;
+            if (OP == FIND) return chars_between(chars, begin, p);
+            ++count;
+            p += m;
+        } else {
+            ++p;
+        }
+    }
+    return OP == COUNT_MATCHES ? count : (OP == CONTAINS ? 0 : -1);
+}
+
+template <typename O, typename P, int OP>
+__device__ void search(const O* offsets, const uint8_t* chars, uint64_t rows, const P* pattern_offsets,
+                       const uint8_t* pattern_chars, uint32_t scalar, void* out, const uint8_t* bits,
+                       uint64_t bit_offset, const uint8_t* pattern_bits, uint64_t pattern_bit_offset,
+                       uint32_t* out_validity, unsigned long long* falses, unsigned long long* nulls,
+                       uint64_t* error_word) {
+    constexpr bool PREDICATE = OP == CONTAINS || OP == STARTS_WITH || OP == ENDS_WITH;
+    const uint64_t rounded = (rows + 31) / 32 * 32;
+    unsigned long long false_count = 0, null_count = 0;
+    for (uint64_t row = global_thread(); row < rounded; row += grid_threads()) {
+        long long answer = 0;
+        bool valid = false;
+        if (row < rows) {
+            const uint64_t p = scalar ? 0 : row;
+            const long long pb = static_cast<long long>(pattern_offsets[p]);
+            const long long m = static_cast<long long>(pattern_offsets[p + 1]) - pb;
+            answer = search_row<OP>(chars, static_cast<long long>(offsets[row]),
+                                    static_cast<long long>(offsets[row + 1]), pattern_chars + pb, m);
+            if (!PREDICATE) {
+                O value = static_cast<O>(answer);
+                if (static_cast<long long>(value) != answer) {
+                    report_error(error_word, row, 1);
+                    value = O(0);
+                }
+                static_cast<O*>(out)[row] = value;
+            }
+            valid = is_valid(bits, bit_offset, row) && is_valid(pattern_bits, pattern_bit_offset, row);
+        }
+        // The branches below are uniform: every lane runs the same rounds.
+        if (PREDICATE) ballot_word(row, rows, answer != 0, static_cast<uint32_t*>(out), false_count);
+        if (out_validity != nullptr) ballot_word(row, rows, valid, out_validity, null_count);
+    }
+    if (PREDICATE) flush_count(falses, false_count);
+    if (out_validity != nullptr) flush_count(nulls, null_count);
+}
+
+#define RAGGED_SEARCH(O, ONAME, P, PNAME)                                                   \
+    RAGGED_SEARCH_OP(O, ONAME, P, PNAME, contains, CONTAINS)                                \
+    RAGGED_SEARCH_OP(O, ONAME, P, PNAME, starts_with, STARTS_WITH)                          \
+    RAGGED_SEARCH_OP(O, ONAME, P, PNAME, ends_with, ENDS_WITH)                              \
+    RAGGED_SEARCH_OP(O, ONAME, P, PNAME, find, FIND)                                        \
+    RAGGED_SEARCH_OP(O, ONAME, P, PNAME, rfind, RFIND)                                      \
+    RAGGED_SEARCH_OP(O, ONAME, P, PNAME, count_matches, COUNT_MATCHES)
+#define RAGGED_SEARCH_OP(O, ONAME, P, PNAME, NAME, OP)                                      \
+    extern "C" __global__ void __launch_bounds__(SEARCH_BLOCK) search_##NAME##_##ONAME##_##PNAME( \
+        const O* offsets, const uint8_t* chars, uint64_t rows, const P* pattern_offsets,    \
+        const uint8_t* pattern_chars, uint32_t scalar, void* out, const uint8_t* bits,      \
+        uint64_t bit_offset, const uint8_t* pattern_bits, uint64_t pattern_bit_offset,      \
+        uint32_t* out_validity, unsigned long long* falses, unsigned long long* nulls,      \
+        uint64_t* error_word) {                                                             \
+        search<O, P, OP>(offsets, chars, rows, pattern_offsets, pattern_chars, scalar, out, bits, bit_offset, \
+                         pattern_bits, pattern_bit_offset, out_validity, falses, nulls, error_word); \
+    }
+RAGGED_SEARCH(int32_t, i32, int32_t, i32)
+RAGGED_SEARCH(int32_t, i32, int64_t, i64)
+RAGGED_SEARCH(int64_t, i64, int32_t, i32)
+RAGGED_SEARCH(int64_t, i64, int64_t, i64)

@@ -1,0 +1,222 @@
+//! The literal searches on the GPU (`contains`, `starts_with`, `ends_with`, `find`,
+//! `rfind`, `count_matches`): host dispatch for `kernels/strings/search.cu`
+//! (`search_<op>_<O>_<P>`, one thread per row).
+//!
+//! A scalar pattern is uploaded as a one-row `Utf8` column. The output validity is the
+//! column's or the pattern's when only one has a bitmap; when both have one the kernel
+//! writes their AND. Boolean answers are bit-packed by the kernel.
+
+use ragged_core::ops::{Pattern, Search};
+use ragged_core::{BooleanColumn, Error, OffsetSize, PrimitiveColumn, Result, StringColumn};
+
+use crate::compile::STRINGS_SEARCH;
+use crate::error_word::ErrorWord;
+use crate::launch::{launch, params, BLOCK};
+use crate::lists::{ballot_grid, bitmap, validity_or_none};
+use crate::memory::{Device, DeviceBitmap, DeviceBuffer};
+use crate::primitives::validity_args;
+use crate::CudaBackend;
+
+/// The pattern as the kernel reads it: offsets and chars of a strings column, whether
+/// its one row serves every row, its validity and its offset type's name.
+struct DevicePattern<'a> {
+    offsets: u64,
+    chars: u64,
+    scalar: bool,
+    validity: Option<&'a DeviceBitmap>,
+    offset_name: &'static str,
+    /// The uploaded buffers of a scalar pattern, kept alive until the kernel is done.
+    _owned: Option<(DeviceBuffer<i32>, DeviceBuffer<u8>)>,
+}
+
+impl<'a> DevicePattern<'a> {
+    fn new(backend: &CudaBackend, pattern: Pattern<'a, Device>) -> Result<Self> {
+        fn column<P: OffsetSize>(c: &StringColumn<P, Device>) -> DevicePattern<'_> {
+            DevicePattern {
+                offsets: c.offsets().device_ptr(),
+                chars: c.values().device_ptr(),
+                scalar: false,
+                validity: c.validity(),
+                offset_name: P::OFFSET_NAME,
+                _owned: None,
+            }
+        }
+        Ok(match pattern {
+            Pattern::Scalar(s) => {
+                let len = i32::try_from(s.len()).map_err(|_| {
+                    Error::invalid_argument("search", "a scalar pattern of 2^31 bytes or more")
+                })?;
+                let offsets = backend.upload_slice(&[0i32, len])?;
+                let chars = backend.upload_slice(s.as_bytes())?;
+                DevicePattern {
+                    offsets: offsets.device_ptr(),
+                    chars: chars.device_ptr(),
+                    scalar: true,
+                    validity: None,
+                    offset_name: "i32",
+                    _owned: Some((offsets, chars)),
+                }
+            }
+            Pattern::Utf8(c) => column(c),
+            Pattern::LargeUtf8(c) => column(c),
+        })
+    }
+}
+
+/// What one search launch produced: the output buffer, the AND validity words when
+/// the kernel wrote them, and its two counters (false answers, nulls).
+struct Launched<B> {
+    out: B,
+    and_words: Option<DeviceBuffer<u32>>,
+    falses: usize,
+    nulls: usize,
+}
+
+/// Run `search_<op>_<O>_<P>` writing into `out`.
+fn run<O: OffsetSize, B>(
+    backend: &CudaBackend,
+    op: Search,
+    col: &StringColumn<O, Device>,
+    pattern: &DevicePattern<'_>,
+    out: B,
+    out_ptr: u64,
+) -> Result<Launched<B>> {
+    let rows = col.len() as u64;
+    let both = col.validity().is_some() && pattern.validity.is_some();
+    let and_words = if both {
+        Some(backend.alloc::<u32>(col.len().div_ceil(32))?)
+    } else {
+        None
+    };
+    if rows == 0 {
+        return Ok(Launched {
+            out,
+            and_words,
+            falses: 0,
+            nulls: 0,
+        });
+    }
+    // count_matches in i32 is the one search whose answer may not fit.
+    let word = if op == Search::CountMatches && O::OFFSET_NAME == "i32" {
+        Some(ErrorWord::new(backend)?)
+    } else {
+        None
+    };
+    let counters = backend.alloc::<u64>(2)?;
+    backend.zero(&counters)?;
+    let function = backend.function(
+        &STRINGS_SEARCH,
+        &format!(
+            "search_{}_{}_{}",
+            op.name(),
+            O::OFFSET_NAME,
+            pattern.offset_name
+        ),
+    )?;
+    let (offsets, chars) = (col.offsets().device_ptr(), col.values().device_ptr());
+    let (bits, bit_offset) = validity_args(col.validity());
+    let (pattern_bits, pattern_bit_offset) = validity_args(pattern.validity);
+    let (pattern_offsets, pattern_chars, scalar) =
+        (pattern.offsets, pattern.chars, u32::from(pattern.scalar));
+    let and_ptr = and_words.as_ref().map_or(0, DeviceBuffer::device_ptr);
+    let (falses_ptr, nulls_ptr) = (counters.device_ptr(), counters.device_ptr() + 8);
+    let word_ptr = word.as_ref().map_or(0, ErrorWord::device_ptr);
+    let mut args = params![
+        offsets,
+        chars,
+        rows,
+        pattern_offsets,
+        pattern_chars,
+        scalar,
+        out_ptr,
+        bits,
+        bit_offset,
+        pattern_bits,
+        pattern_bit_offset,
+        and_ptr,
+        falses_ptr,
+        nulls_ptr,
+        word_ptr
+    ];
+    // SAFETY: `search_<op>_<O>_<P>(const O*, const uint8_t*, uint64_t, const P*, const
+    // uint8_t*, uint32_t, void*, const uint8_t*, uint64_t, const uint8_t*, uint64_t,
+    // uint32_t*, unsigned long long*, unsigned long long*, uint64_t*)`: reads rows + 1
+    // offsets and the bytes between them, and the pattern's row (row 0 when scalar,
+    // else rows + 1 pattern offsets: the lengths were checked equal) and its bytes;
+    // writes `rows` answers of O, or ceil(rows / 32) answer words for a predicate, into
+    // `out` (allocated by the caller), ceil(rows / 32) AND words when and_ptr is not
+    // null, adds to the two zeroed counters, reports through the word when not null.
+    unsafe {
+        launch(
+            function,
+            ballot_grid(backend, rows),
+            BLOCK,
+            0,
+            backend.stream(),
+            &mut args,
+        )?
+    };
+    if let Some((row, _)) = word.map(|w| w.read(backend)).transpose()?.flatten() {
+        return Err(Error::Overflow {
+            op: op.name(),
+            message: format!("the answer of row {row} exceeds the i32 offset type"),
+        });
+    }
+    let counts = backend.download_vec(&counters)?;
+    Ok(Launched {
+        out,
+        and_words,
+        falses: counts[0] as usize,
+        nulls: counts[1] as usize,
+    })
+}
+
+/// The output validity: the kernel's AND words, or the one bitmap present.
+fn output_validity<O: OffsetSize>(
+    col: &StringColumn<O, Device>,
+    pattern: &DevicePattern<'_>,
+    and_words: Option<DeviceBuffer<u32>>,
+    nulls: usize,
+) -> Option<DeviceBitmap> {
+    match and_words {
+        Some(words) => validity_or_none(words, col.len(), nulls),
+        None => col.validity().or(pattern.validity).cloned(),
+    }
+}
+
+/// A boolean search (`contains`, `starts_with`, `ends_with`).
+pub(crate) fn search_bool<O: OffsetSize>(
+    backend: &CudaBackend,
+    op: Search,
+    col: &StringColumn<O, Device>,
+    pattern: Pattern<'_, Device>,
+) -> Result<BooleanColumn<Device>> {
+    pattern.check_rows(op.name(), col.len())?;
+    let pattern = DevicePattern::new(backend, pattern)?;
+    let words = backend.alloc::<u32>(col.len().div_ceil(32))?;
+    let words_ptr = words.device_ptr();
+    let launched = run(backend, op, col, &pattern, words, words_ptr)?;
+    let values = bitmap(launched.out, col.len(), launched.falses);
+    BooleanColumn::try_new(
+        values,
+        output_validity(col, &pattern, launched.and_words, launched.nulls),
+    )
+}
+
+/// A position or count search (`find`, `rfind`, `count_matches`).
+pub(crate) fn search_position<O: OffsetSize>(
+    backend: &CudaBackend,
+    op: Search,
+    col: &StringColumn<O, Device>,
+    pattern: Pattern<'_, Device>,
+) -> Result<PrimitiveColumn<O, Device>> {
+    pattern.check_rows(op.name(), col.len())?;
+    let pattern = DevicePattern::new(backend, pattern)?;
+    let out = backend.alloc::<O>(col.len())?;
+    let out_ptr = out.device_ptr();
+    let launched = run(backend, op, col, &pattern, out, out_ptr)?;
+    PrimitiveColumn::try_new(
+        launched.out,
+        output_validity(col, &pattern, launched.and_words, launched.nulls),
+    )
+}

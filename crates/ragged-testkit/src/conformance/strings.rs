@@ -1,0 +1,376 @@
+//! The conformance suite of the strings family's literal searches (`contains`,
+//! `starts_with`, `ends_with`, `find`, `rfind`, `count_matches`), generic over any
+//! [`Backend`].
+//!
+//! Every check uploads the column (and a pattern column), runs the op, downloads the
+//! answer and compares it with Rust's `str` methods as the oracle (`contains`,
+//! `starts_with`, `ends_with`, `find`, `rfind`, `matches().count()`, byte positions
+//! turned into character positions) — never with another backend. Validity must be
+//! the AND of the column's and the pattern's; values are compared at valid rows.
+//!
+//! Inputs: every strings case of [`crate::gen::string_cases`] (nulls, empty rows,
+//! 1- to 4-byte and boundary characters, one row of 100 000 characters, null rows
+//! holding bytes, sliced columns, both offset widths), searched for scalar patterns
+//! taken from the data (a whole row, a middle piece, one character, a row's tail),
+//! the empty pattern and an absent one; per-row pattern columns of both offset widths
+//! (hits, misses, empty and null patterns, sliced); self-overlapping patterns
+//! ("aa" in "aaaaa" counts 2); and a pattern column of the wrong length, which must
+//! fail with `LengthMismatch`.
+
+use ragged_core::ops::{Pattern, Search};
+use ragged_core::{Backend, BooleanColumn, Error, Host, OffsetSize, StringColumn};
+
+use super::backend_error;
+use crate::check::{compare_column, compare_validity, Failures, Mismatch};
+use crate::gen::{random_string, string_cases, CharMix, StringCase, StringSpec};
+use crate::native::TestNative;
+use crate::rng::Rng;
+
+/// Every search op.
+pub const SEARCHES: [Search; 6] = [
+    Search::Contains,
+    Search::StartsWith,
+    Search::EndsWith,
+    Search::Find,
+    Search::Rfind,
+    Search::CountMatches,
+];
+
+/// The oracle: the answer of `op` for one row and pattern (predicates as 0 / 1).
+pub fn search_oracle(op: Search, row: &str, pattern: &str) -> i64 {
+    let chars = |bytes: usize| row[..bytes].chars().count() as i64;
+    match op {
+        Search::Contains => i64::from(row.contains(pattern)),
+        Search::StartsWith => i64::from(row.starts_with(pattern)),
+        Search::EndsWith => i64::from(row.ends_with(pattern)),
+        Search::Find => row.find(pattern).map_or(-1, chars),
+        Search::Rfind => row.rfind(pattern).map_or(-1, chars),
+        Search::CountMatches => row.matches(pattern).count() as i64,
+    }
+}
+
+/// A pattern for the oracle: one for every row, or one (or a null) per row.
+enum OraclePattern<'a> {
+    Scalar(&'a str),
+    Rows(&'a [Option<String>]),
+}
+
+/// The expected answers: `None` where the row or its pattern is null.
+fn expected(op: Search, rows: &[Option<String>], pattern: &OraclePattern<'_>) -> Vec<Option<i64>> {
+    rows.iter()
+        .enumerate()
+        .map(|(i, row)| {
+            let pattern = match pattern {
+                OraclePattern::Scalar(p) => Some(*p),
+                OraclePattern::Rows(p) => p[i].as_deref(),
+            };
+            Some(search_oracle(op, row.as_deref()?, pattern?))
+        })
+        .collect()
+}
+
+/// Compare a downloaded boolean answer with the expected 0 / 1 answers.
+fn compare_booleans(
+    label: &str,
+    actual: &BooleanColumn<Host>,
+    expected: &[Option<i64>],
+) -> Result<(), Mismatch> {
+    let valid: Vec<bool> = expected.iter().map(Option::is_some).collect();
+    compare_validity(label, actual.validity(), actual.len(), &valid)?;
+    for (row, want) in expected.iter().enumerate() {
+        if let Some(want) = want {
+            let got = actual.values().is_valid(row);
+            if got != (*want != 0) {
+                return Err(Mismatch::new(
+                    label,
+                    Some(row),
+                    format!("expected {}, got {got}", *want != 0),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Run `op` on the device copies and compare with the oracle.
+fn check_search<B: Backend, O: OffsetSize + TestNative>(
+    backend: &B,
+    case: &StringCase<O>,
+    op: Search,
+    label: &str,
+    pattern: Pattern<'_, B::Loc>,
+    oracle: &OraclePattern<'_>,
+) -> Result<(), Mismatch> {
+    let label = format!("{} {}({label})", case.label, op.name());
+    let device = backend
+        .to_device_strings(&case.column)
+        .map_err(|e| backend_error(case, "to_device_strings", e))?;
+    let want = expected(op, &case.rows, oracle);
+    let fail = |step: &str, e: Error| Mismatch::new(&label, None, format!("{step} failed: {e}"));
+    if op.is_predicate() {
+        let out = match op {
+            Search::Contains => backend.contains(&device, pattern),
+            Search::StartsWith => backend.starts_with(&device, pattern),
+            _ => backend.ends_with(&device, pattern),
+        }
+        .map_err(|e| fail(op.name(), e))?;
+        let host = backend
+            .to_host_booleans(&out)
+            .map_err(|e| fail("to_host_booleans", e))?;
+        compare_booleans(&label, &host, &want)
+    } else {
+        let out = match op {
+            Search::Find => backend.find(&device, pattern),
+            Search::Rfind => backend.rfind(&device, pattern),
+            _ => backend.count_matches(&device, pattern),
+        }
+        .map_err(|e| fail(op.name(), e))?;
+        let host = backend
+            .to_host_primitive(&out)
+            .map_err(|e| fail("to_host_primitive", e))?;
+        let want: Vec<Option<O>> = want
+            .iter()
+            .map(|v| v.map(|n| O::from_i64(n).unwrap_or_default()))
+            .collect();
+        compare_column(&label, &host, &want)
+    }
+}
+
+/// Scalar patterns for a case: pieces of its rows (so that there are hits), one
+/// character, the empty pattern and one that occurs nowhere.
+fn scalar_patterns(rows: &[Option<String>], rng: &mut Rng) -> Vec<String> {
+    let mut out = vec![String::new(), "\u{1}\u{2}\u{3}absent".to_string()];
+    let texts: Vec<&String> = rows.iter().flatten().filter(|s| !s.is_empty()).collect();
+    for _ in 0..3 {
+        if texts.is_empty() {
+            break;
+        }
+        let text = texts[rng.index(texts.len())];
+        out.push(random_piece(text, rng));
+    }
+    if let Some(text) = texts.first() {
+        out.push(text.chars().take(1).collect());
+        out.push(
+            text.chars()
+                .rev()
+                .take(3)
+                .collect::<Vec<_>>()
+                .into_iter()
+                .rev()
+                .collect(),
+        );
+    }
+    out
+}
+
+/// A random run of whole characters of `text` (possibly all of it, never empty
+/// unless `text` is).
+fn random_piece(text: &str, rng: &mut Rng) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    if chars.is_empty() {
+        return String::new();
+    }
+    let start = rng.index(chars.len());
+    let len = 1 + rng.index((chars.len() - start).min(12));
+    chars[start..start + len].iter().collect()
+}
+
+/// A per-row pattern for each row: a piece of the row (a hit), a random string
+/// (usually a miss), the empty pattern, or null.
+fn row_patterns(rows: &[Option<String>], rng: &mut Rng) -> Vec<Option<String>> {
+    rows.iter()
+        .map(|row| match rng.index(10) {
+            0 => None,
+            1 => Some(String::new()),
+            2 | 3 => Some(random_string(rng, CharMix::Mixed, 3)),
+            _ => Some(
+                row.as_deref()
+                    .map_or_else(String::new, |r| random_piece(r, rng)),
+            ),
+        })
+        .collect()
+}
+
+/// Suite test: every search over every strings case of offset width `O`, with scalar
+/// patterns.
+///
+/// # Panics
+/// When any case differs from the oracle.
+pub fn search_scalar<B: Backend, O: OffsetSize + TestNative>(backend: &B) {
+    let mut failures = Failures::new();
+    for case in string_cases::<O>() {
+        let mut rng = Rng::from_label(&format!("search-scalar/{}", case.label));
+        for pattern in scalar_patterns(&case.rows, &mut rng) {
+            for op in SEARCHES {
+                failures.record(check_search(
+                    backend,
+                    &case,
+                    op,
+                    &format!("{pattern:?}"),
+                    Pattern::Scalar(&pattern),
+                    &OraclePattern::Scalar(&pattern),
+                ));
+            }
+        }
+    }
+    failures.finish(&format!("search_scalar<{}>", O::OFFSET_NAME));
+}
+
+/// Suite test: every search over every strings case of offset width `O`, with a
+/// pattern column per row, of both offset widths, sliced for every other case.
+///
+/// # Panics
+/// When any case differs from the oracle.
+pub fn search_per_row<B: Backend, O: OffsetSize + TestNative>(backend: &B) {
+    let mut failures = Failures::new();
+    for (k, case) in string_cases::<O>().into_iter().enumerate() {
+        let mut rng = Rng::from_label(&format!("search-rows/{}", case.label));
+        let patterns = row_patterns(&case.rows, &mut rng);
+        // Sliced pattern columns: built with two extra rows, then sliced past the first.
+        let sliced = k % 2 == 1;
+        let built: Vec<Option<&str>> = if sliced {
+            std::iter::once(Some("lead"))
+                .chain(patterns.iter().map(|p| p.as_deref()))
+                .chain(std::iter::once(Some("tail")))
+                .collect()
+        } else {
+            patterns.iter().map(|p| p.as_deref()).collect()
+        };
+        let rows = patterns.len();
+        let small = StringColumn::<i32>::from_options(built.iter().copied());
+        let small = if sliced {
+            small.slice(1, rows)
+        } else {
+            Ok(small)
+        };
+        let large = StringColumn::<i64>::from_options(built.iter().copied());
+        let large = if sliced {
+            large.slice(1, rows)
+        } else {
+            Ok(large)
+        };
+        let (small, large) = match (small, large) {
+            (Ok(s), Ok(l)) => (s, l),
+            (Err(e), _) | (_, Err(e)) => {
+                failures.record(Err(backend_error(&case, "building the patterns", e)));
+                continue;
+            }
+        };
+        let uploaded = backend
+            .to_device_strings(&small)
+            .and_then(|s| Ok((s, backend.to_device_strings(&large)?)));
+        let (small, large) = match uploaded {
+            Ok(pair) => pair,
+            Err(e) => {
+                failures.record(Err(backend_error(&case, "to_device_strings", e)));
+                continue;
+            }
+        };
+        for op in SEARCHES {
+            for (label, pattern) in [
+                ("per-row utf8", Pattern::Utf8(&small)),
+                ("per-row large-utf8", Pattern::LargeUtf8(&large)),
+            ] {
+                failures.record(check_search(
+                    backend,
+                    &case,
+                    op,
+                    label,
+                    pattern,
+                    &OraclePattern::Rows(&patterns),
+                ));
+            }
+        }
+    }
+    failures.finish(&format!("search_per_row<{}>", O::OFFSET_NAME));
+}
+
+/// Suite test: self-overlapping and repeated patterns, matches at both ends, and a
+/// pattern longer than the row.
+///
+/// # Panics
+/// When any answer differs from the oracle.
+pub fn search_overlaps<B: Backend>(backend: &B) {
+    let rows: Vec<Option<String>> = [
+        "aaaaa",
+        "aa",
+        "a",
+        "",
+        "abababa",
+        "xaax",
+        "ééé",
+        "é",
+        "𝄞𝄞𝄞",
+        "ab",
+        "ba",
+        "aaa",
+    ]
+    .iter()
+    .map(|s| Some((*s).to_string()))
+    .collect();
+    let spec = StringSpec {
+        rows: rows
+            .iter()
+            .map(|r| (r.clone().unwrap_or_default(), true))
+            .collect(),
+        slice: None,
+        explicit_validity: false,
+    };
+    let case = StringCase::<i32>::from_spec("utf8/overlaps", &spec);
+    let mut failures = Failures::new();
+    for pattern in ["aa", "aba", "a", "éé", "𝄞𝄞", "aaaaaa", "b", "x"] {
+        for op in SEARCHES {
+            failures.record(check_search(
+                backend,
+                &case,
+                op,
+                pattern,
+                Pattern::Scalar(pattern),
+                &OraclePattern::Scalar(pattern),
+            ));
+        }
+    }
+    failures.finish("search_overlaps");
+}
+
+/// Suite test: a pattern column whose length differs from the column's is
+/// `LengthMismatch` for every search, on both backends alike.
+///
+/// # Panics
+/// When an op accepts the column or fails differently.
+pub fn search_errors<B: Backend>(backend: &B) {
+    let col = StringColumn::<i32>::from_options([Some("a"), Some("b"), None]);
+    let short = StringColumn::<i64>::from_options([Some("a")]);
+    let mut failures = Failures::new();
+    let result = backend
+        .to_device_strings(&col)
+        .and_then(|c| Ok((c, backend.to_device_strings(&short)?)));
+    match result {
+        Err(e) => failures.record(Err(Mismatch::new("errors", None, format!("upload: {e}")))),
+        Ok((col, short)) => {
+            for op in SEARCHES {
+                let pattern = Pattern::LargeUtf8(&short);
+                let outcome = match op {
+                    Search::Contains => backend.contains(&col, pattern).map(drop),
+                    Search::StartsWith => backend.starts_with(&col, pattern).map(drop),
+                    Search::EndsWith => backend.ends_with(&col, pattern).map(drop),
+                    Search::Find => backend.find(&col, pattern).map(drop),
+                    Search::Rfind => backend.rfind(&col, pattern).map(drop),
+                    Search::CountMatches => backend.count_matches(&col, pattern).map(drop),
+                };
+                let ok = matches!(
+                    outcome,
+                    Err(Error::LengthMismatch { expected: 3, actual: 1, op: name, .. }) if name == op.name()
+                );
+                if !ok {
+                    failures.record(Err(Mismatch::new(
+                        &format!("errors {}", op.name()),
+                        None,
+                        format!("expected LengthMismatch (3 rows, pattern 1), got {outcome:?}"),
+                    )));
+                }
+            }
+        }
+    }
+    failures.finish("search_errors");
+}
