@@ -17,7 +17,10 @@
 // in a row of 2^31 - 1 ASCII characters) through the error word (code 1).
 //
 // Mapping: one thread per row, grid-stride over rows rounded up to whole warps (every
-// lane takes part in the ballots); neighbouring threads read neighbouring rows.
+// lane takes part in the ballots). A warp first stages the bytes of its 32 rows in
+// shared memory (16-byte vector loads, coalesced; up to STAGE_BYTES), so that the
+// per-row searches read shared memory instead of issuing scattered byte loads; rows
+// too long to stage are searched in global memory.
 // Pseudo-code: out[r] = op(chars[offsets[r] .. offsets[r + 1]], pattern row r or 0)
 // Complexity: O(bytes × pattern length) work in the worst case, O(bytes) typically
 // (the first pattern byte rejects most positions).
@@ -84,6 +87,26 @@ __device__ __forceinline__ long long search_row(const uint8_t* chars, long long 
     return OP == COUNT_MATCHES ? count : (OP == CONTAINS ? 0 : -1);
 }
 
+/// Bytes of row data a warp stages in shared memory per round (32 rows).
+constexpr long long STAGE_BYTES = 1024;
+
+/// Copy bytes [w0, w1) of chars into `stage` so that byte i lands at stage[i - base],
+/// base = w0 rounded down to a 16-byte aligned address: the aligned 16-byte pieces
+/// inside [w0, w1) with one vector load per lane, the partial pieces at both ends byte
+/// by byte. Never reads outside [w0, w1). The caller checked w1 - base <= STAGE_BYTES.
+__device__ __forceinline__ void stage_bytes(const uint8_t* chars, long long w0, long long w1, long long base,
+                                            uint8_t* stage, unsigned lane) {
+    for (long long c = lane; base + 16 * c < w1; c += 32) {
+        const long long lo = base + 16 * c;
+        if (lo >= w0 && lo + 16 <= w1) {
+            *reinterpret_cast<uint4*>(stage + 16 * c) = *reinterpret_cast<const uint4*>(chars + lo);
+        } else {
+            for (int j = 0; j < 16; ++j)
+                if (lo + j >= w0 && lo + j < w1) stage[16 * c + j] = chars[lo + j];
+        }
+    }
+}
+
 template <typename O, typename P, int OP>
 __device__ void search(const O* offsets, const uint8_t* chars, uint64_t rows, const P* pattern_offsets,
                        const uint8_t* pattern_chars, uint32_t scalar, void* out, const uint8_t* bits,
@@ -91,17 +114,34 @@ __device__ void search(const O* offsets, const uint8_t* chars, uint64_t rows, co
                        uint32_t* out_validity, unsigned long long* falses, unsigned long long* nulls,
                        uint64_t* error_word) {
     constexpr bool PREDICATE = OP == CONTAINS || OP == STARTS_WITH || OP == ENDS_WITH;
+    __shared__ __align__(16) uint8_t stages[SEARCH_BLOCK / 32][STAGE_BYTES];
+    const unsigned lane = threadIdx.x & 31u;
+    uint8_t* stage = stages[threadIdx.x >> 5];
+    // The byte index, relative to chars, of the 16-byte aligned address at or below i.
+    const long long misalign = static_cast<long long>(reinterpret_cast<unsigned long long>(chars) & 15u);
     const uint64_t rounded = (rows + 31) / 32 * 32;
     unsigned long long false_count = 0, null_count = 0;
     for (uint64_t row = global_thread(); row < rounded; row += grid_threads()) {
+        // The warp's 32 rows (first < rows: the grid is whole warps, rows rounded up).
+        const uint64_t first = row - lane;
+        const uint64_t last = first + 32 < rows ? first + 32 : rows;
+        const long long w0 = static_cast<long long>(offsets[first]);
+        const long long w1 = static_cast<long long>(offsets[last]);
+        const long long base = ((w0 + misalign) & ~15ll) - misalign;
+        // Uniform across the warp: stage the rows' bytes when they fit.
+        const bool staged = w1 - base <= STAGE_BYTES;
+        if (staged) stage_bytes(chars, w0, w1, base, stage, lane);
+        __syncwarp();
         long long answer = 0;
         bool valid = false;
         if (row < rows) {
             const uint64_t p = scalar ? 0 : row;
             const long long pb = static_cast<long long>(pattern_offsets[p]);
             const long long m = static_cast<long long>(pattern_offsets[p + 1]) - pb;
-            answer = search_row<OP>(chars, static_cast<long long>(offsets[row]),
-                                    static_cast<long long>(offsets[row + 1]), pattern_chars + pb, m);
+            const long long begin = static_cast<long long>(offsets[row]);
+            const long long end = static_cast<long long>(offsets[row + 1]);
+            answer = staged ? search_row<OP>(stage, begin - base, end - base, pattern_chars + pb, m)
+                            : search_row<OP>(chars, begin, end, pattern_chars + pb, m);
             if (!PREDICATE) {
                 O value = static_cast<O>(answer);
                 if (static_cast<long long>(value) != answer) {
@@ -112,6 +152,8 @@ __device__ void search(const O* offsets, const uint8_t* chars, uint64_t rows, co
             }
             valid = is_valid(bits, bit_offset, row) && is_valid(pattern_bits, pattern_bit_offset, row);
         }
+        // Every lane is done with the stage before the next round overwrites it.
+        __syncwarp();
         // The branches below are uniform: every lane runs the same rounds.
         if (PREDICATE) ballot_word(row, rows, answer != 0, static_cast<uint32_t*>(out), false_count);
         if (out_validity != nullptr) ballot_word(row, rows, valid, out_validity, null_count);
