@@ -8,13 +8,16 @@ use anyhow::{bail, Context};
 use clap::{Args, Subcommand};
 use ragged::device::{select, DeviceChoice, Selected};
 use ragged::io::{read_table, write_table, Format, StringsColumn};
+use ragged::ops::Search;
 use ragged::{Column, CudaOptions, Memory, Primitives, StringOps};
 
 use crate::progress::Step;
 
 mod lists;
+mod strings;
 use crate::GlobalArgs;
 pub use lists::{lists, ListsCommand};
+pub use strings::SearchArgs;
 
 /// Arguments of `ragged bench`.
 #[derive(Args, Debug)]
@@ -38,6 +41,18 @@ pub struct BenchArgs {
 pub enum StringsCommand {
     /// Characters (or, with --bytes, bytes) of each string.
     Length(StringsLengthArgs),
+    /// Whether each string contains the pattern.
+    Contains(SearchArgs),
+    /// Whether each string starts with the pattern.
+    StartsWith(SearchArgs),
+    /// Whether each string ends with the pattern.
+    EndsWith(SearchArgs),
+    /// Character position of the pattern's first occurrence in each string (-1: none).
+    Find(SearchArgs),
+    /// Character position of the pattern's last occurrence in each string (-1: none).
+    Rfind(SearchArgs),
+    /// Non-overlapping occurrences of the pattern in each string.
+    CountMatches(SearchArgs),
 }
 
 /// Arguments of `ragged strings length`.
@@ -187,7 +202,20 @@ fn input_format(args: &InputArgs) -> anyhow::Result<Option<Format>> {
 
 /// `ragged strings length`
 pub fn strings(global: &GlobalArgs, command: StringsCommand) -> anyhow::Result<()> {
-    let StringsCommand::Length(args) = command;
+    let (op, args) = match command {
+        StringsCommand::Length(args) => return length(global, args),
+        StringsCommand::Contains(args) => (Search::Contains, args),
+        StringsCommand::StartsWith(args) => (Search::StartsWith, args),
+        StringsCommand::EndsWith(args) => (Search::EndsWith, args),
+        StringsCommand::Find(args) => (Search::Find, args),
+        StringsCommand::Rfind(args) => (Search::Rfind, args),
+        StringsCommand::CountMatches(args) => (Search::CountMatches, args),
+    };
+    strings::search(global, op, args)
+}
+
+/// `ragged strings length`
+fn length(global: &GlobalArgs, args: StringsLengthArgs) -> anyhow::Result<()> {
     let selected = device(global)?;
     let table = {
         let _step = Step::start("reading", global.quiet);

@@ -1375,3 +1375,71 @@ fn command_line_mistakes_are_usage_errors() {
         assert!(result.stderr.starts_with("error: "), "{}", result.stderr);
     }
 }
+
+#[test]
+fn strings_find_writes_character_positions() {
+    let (dir, input) = sample_file("in.parquet");
+    let out = dir.path().join("out.arrow");
+    // "ë" in "Zoë Brontë" is character 2 (byte 2 as well), "😀" in "美咲 😀" character 3
+    // (byte 7): positions count characters.
+    for (pattern, expected) in [
+        ("ë", [Some(-1), None, Some(2), Some(-1), Some(-1), None]),
+        ("😀", [Some(-1), None, Some(-1), Some(-1), Some(3), None]),
+        ("", [Some(0), None, Some(0), Some(0), Some(0), None]),
+    ] {
+        let result = run_command(
+            &["strings", "find", "--pattern", pattern],
+            "name",
+            &input,
+            Some(&out),
+        );
+        assert_ok(&result);
+        let table = read_table(&out, None, None).unwrap();
+        assert_eq!(
+            table.names().collect::<Vec<_>>(),
+            ["name", "name_find"],
+            "output columns"
+        );
+        assert_eq!(i32_options(table.column("name_find").unwrap()), expected);
+    }
+}
+
+#[test]
+fn strings_searches_print_their_summaries() {
+    let (_dir, input) = sample_file("in.parquet");
+    for (command, pattern, summary) in [
+        ("contains", "e", "6 rows (2 null): 1 true, 3 false\n"),
+        ("starts-with", "Ada", "6 rows (2 null): 1 true, 3 false\n"),
+        ("ends-with", "", "6 rows (2 null): 4 true, 0 false\n"),
+        ("rfind", "ë", "6 rows (2 null): found in 1\n"),
+        // "e" only in Lovelace (ë is another character); "" matches characters + 1.
+        ("count-matches", "e", "6 rows (2 null): 2 matches in all\n"),
+        ("count-matches", "", "6 rows (2 null): 30 matches in all\n"),
+    ] {
+        let result = run_command(&["strings", command, "-p", pattern], "name", &input, None);
+        assert_eq!(assert_ok(&result), summary, "{command} {pattern:?}");
+    }
+}
+
+#[test]
+fn strings_search_takes_a_pattern_column_and_checks_its_arguments() {
+    let (dir, input) = sample_file("in.parquet");
+    // Each name searched for itself: every valid row contains its own text.
+    let result = capture(
+        ragged()
+            .args(["--device", "cpu", "strings", "contains", "-c", "name"])
+            .args(["--pattern-column", "name"])
+            .arg(&input),
+    );
+    assert_eq!(assert_ok(&result), "6 rows (2 null): 4 true, 0 false\n");
+    let missing = run_command(&["strings", "contains"], "name", &input, None);
+    assert_error(&missing, &["--pattern"]);
+    let wrong_type = capture(
+        ragged()
+            .args(["--device", "cpu", "strings", "contains", "-c", "name"])
+            .args(["--pattern-column", "age"])
+            .arg(&input),
+    );
+    assert_error(&wrong_type, &["age"]);
+    assert_entries(dir.path(), &["in.parquet"]);
+}

@@ -1,0 +1,136 @@
+//! `ragged strings contains|starts-with|ends-with|find|rfind|count-matches`: the
+//! literal searches over one strings column of a file, with one pattern for every row
+//! (`--pattern`) or one per row from another column (`--pattern-column`).
+
+use std::time::Instant;
+
+use anyhow::bail;
+use clap::Args;
+use ragged::io::{read_table, StringsColumn};
+use ragged::ops::{Pattern, Search};
+use ragged::{Backend, Column, Host, OffsetSize, StringColumn};
+
+use super::{device, finish, in_file, input_format, InputArgs};
+use crate::progress::Step;
+use crate::GlobalArgs;
+
+const MISSING_PATTERN: &str = "give the pattern: --pattern TEXT, or --pattern-column NAME";
+
+/// Arguments of the search subcommands.
+#[derive(Args, Debug)]
+pub struct SearchArgs {
+    #[command(flatten)]
+    input: InputArgs,
+    /// The literal searched for in every row (no regex; may be empty).
+    #[arg(long, short, allow_hyphen_values = true)]
+    pattern: Option<String>,
+    /// A strings column of the input holding each row's pattern.
+    #[arg(long, conflicts_with = "pattern")]
+    pattern_column: Option<String>,
+}
+
+/// The pattern in host memory, before the upload.
+enum HostPattern<'a> {
+    Scalar(&'a str),
+    Column(StringsColumn<'a>),
+}
+
+/// `op` on the device copies of `col` and the pattern; the answer back on the host.
+fn search_on<B: Backend, O: OffsetSize>(
+    b: &B,
+    op: Search,
+    col: &StringColumn<O, Host>,
+    pattern: &HostPattern<'_>,
+) -> ragged::Result<Column> {
+    let col = b.to_device_strings(col)?;
+    let (small, large);
+    let pattern = match pattern {
+        HostPattern::Scalar(s) => Pattern::Scalar(s),
+        HostPattern::Column(StringsColumn::Utf8(c)) => {
+            small = b.to_device_strings(*c)?;
+            Pattern::Utf8(&small)
+        }
+        HostPattern::Column(StringsColumn::LargeUtf8(c)) => {
+            large = b.to_device_strings(*c)?;
+            Pattern::LargeUtf8(&large)
+        }
+    };
+    Ok(match op {
+        Search::Contains => Column::Boolean(b.to_host_booleans(&b.contains(&col, pattern)?)?),
+        Search::StartsWith => Column::Boolean(b.to_host_booleans(&b.starts_with(&col, pattern)?)?),
+        Search::EndsWith => Column::Boolean(b.to_host_booleans(&b.ends_with(&col, pattern)?)?),
+        Search::Find => O::into_column(b.to_host_primitive(&b.find(&col, pattern)?)?),
+        Search::Rfind => O::into_column(b.to_host_primitive(&b.rfind(&col, pattern)?)?),
+        Search::CountMatches => {
+            O::into_column(b.to_host_primitive(&b.count_matches(&col, pattern)?)?)
+        }
+    })
+}
+
+/// The closing summary of a search's answer.
+fn summary(op: Search, answer: &Column) -> String {
+    let rows = answer.len();
+    let nulls = answer.null_count();
+    match answer {
+        Column::Boolean(c) => {
+            let trues = c.to_options().into_iter().flatten().filter(|&v| v).count();
+            format!(
+                "{rows} rows ({nulls} null): {trues} true, {} false",
+                rows - nulls - trues
+            )
+        }
+        _ => {
+            let values: Vec<i64> = super::as_i64(answer).into_iter().flatten().collect();
+            if op == Search::CountMatches {
+                format!(
+                    "{rows} rows ({nulls} null): {} matches in all",
+                    values.iter().sum::<i64>()
+                )
+            } else {
+                let found = values.iter().filter(|&&v| v >= 0).count();
+                format!("{rows} rows ({nulls} null): found in {found}")
+            }
+        }
+    }
+}
+
+/// `ragged strings <search>`
+pub fn search(global: &GlobalArgs, op: Search, args: SearchArgs) -> anyhow::Result<()> {
+    if args.pattern.is_none() && args.pattern_column.is_none() {
+        bail!(MISSING_PATTERN);
+    }
+    let selected = device(global)?;
+    let mut wanted = vec![args.input.column.as_str()];
+    if let Some(p) = &args.pattern_column {
+        wanted.push(p.as_str());
+    }
+    let table = {
+        let _step = Step::start("reading", global.quiet);
+        let read = read_table(&args.input.input, input_format(&args.input)?, Some(&wanted));
+        in_file(read, &args.input.input)?
+    };
+    let strings = in_file(table.strings(&args.input.column), &args.input.input)?;
+    let pattern = match (&args.pattern, &args.pattern_column) {
+        (Some(p), _) => HostPattern::Scalar(p),
+        (None, Some(name)) => HostPattern::Column(in_file(table.strings(name), &args.input.input)?),
+        (None, None) => bail!(MISSING_PATTERN),
+    };
+    let started = Instant::now();
+    let step = Step::start("computing", global.quiet);
+    let answer = ragged::with_backend!(&selected.backend, |b| match strings {
+        StringsColumn::Utf8(c) => search_on(b, op, c, &pattern),
+        StringsColumn::LargeUtf8(c) => search_on(b, op, c, &pattern),
+    })?;
+    let seconds = started.elapsed().as_secs_f64();
+    drop(step);
+    finish(
+        global,
+        &args.input,
+        &selected,
+        table.column(&args.input.column)?.clone(),
+        format!("{}_{}", args.input.column, op.name()),
+        answer,
+        seconds,
+        |answer| summary(op, answer),
+    )
+}
