@@ -9,6 +9,7 @@ use rayon::prelude::*;
 
 use ragged_core::{OffsetSize, PrimitiveColumn, Result, ScalarBuffer, StringColumn};
 
+use super::search::char_count;
 use crate::CHUNK;
 
 /// Characters per row; see [`ragged_core::StringOps::length`].
@@ -22,8 +23,7 @@ pub(crate) fn length<O: OffsetSize>(col: &StringColumn<O>) -> Result<PrimitiveCo
             let base = chunk_index * CHUNK;
             for (i, slot) in chunk.iter_mut().enumerate() {
                 let row = &values[offsets[base + i].as_usize()..offsets[base + i + 1].as_usize()];
-                let chars = row.iter().filter(|&&b| (b as i8) >= -0x40).count();
-                *slot = O::usize_as(chars);
+                *slot = O::usize_as(char_count(row));
             }
         });
     PrimitiveColumn::try_new(ScalarBuffer::from(out), col.validity().cloned())
