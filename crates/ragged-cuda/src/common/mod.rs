@@ -1,4 +1,6 @@
-//! Checks shared by every family.
+//! Checks and helpers shared by every family.
+
+pub(crate) mod bits;
 
 pub(crate) mod offset_lengths;
 pub(crate) mod validate_offsets;

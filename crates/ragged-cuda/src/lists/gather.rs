@@ -17,7 +17,8 @@ use ragged_core::{
 };
 
 use super::compact_offsets::compact_for;
-use super::{bitmap, check_movable, counter, match_numeric, read_counter, read_offset, width_name};
+use super::{check_movable, match_numeric, read_offset, width_name};
+use crate::common::bits::{bitmap, counter, read_counter};
 use crate::compile::LISTS_GATHER;
 use crate::launch::{grid_for, launch, params, BLOCK};
 use crate::memory::{Device, DeviceBitmap, DeviceBuffer};

@@ -18,10 +18,8 @@ use ragged_core::{
 
 use super::compact_offsets::compact_for;
 use super::gather::{gather_values, Plan};
-use super::{
-    ballot_grid, bitmap, check_movable, counter, match_numeric, read_counter, read_offset,
-    validity_or_none, width_name,
-};
+use super::{check_movable, match_numeric, read_offset, width_name};
+use crate::common::bits::{ballot_grid, bitmap, counter, read_counter, validity_or_none};
 use crate::compile::LISTS_GET;
 use crate::error_word::ErrorWord;
 use crate::launch::{grid_for, launch, params, BLOCK};

@@ -16,7 +16,7 @@ use ragged_core::{
 };
 
 use super::gather::count_unset;
-use super::{bitmap, pack_flags};
+use crate::common::bits::{bitmap, pack_flags};
 use crate::compile::{lists_reduce_module, LISTS_REDUCE};
 use crate::error_word::ErrorWord;
 use crate::launch::{grid_for, launch, params, BLOCK};

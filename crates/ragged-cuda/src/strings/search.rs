@@ -9,10 +9,10 @@
 use ragged_core::ops::{Pattern, Search};
 use ragged_core::{BooleanColumn, Error, OffsetSize, PrimitiveColumn, Result, StringColumn};
 
+use crate::common::bits::{ballot_grid, bitmap, validity_or_none};
 use crate::compile::STRINGS_SEARCH;
 use crate::error_word::ErrorWord;
 use crate::launch::{launch, params, BLOCK};
-use crate::lists::{ballot_grid, bitmap, validity_or_none};
 use crate::memory::{Device, DeviceBitmap, DeviceBuffer};
 use crate::primitives::validity_args;
 use crate::CudaBackend;
