@@ -2,7 +2,10 @@
 //!
 //! Mapping: rows in chunks of [`CHUNK`] across rayon tasks. A row's character count is
 //! the number of its bytes that are not UTF-8 continuation bytes (`0b10xx_xxxx`);
-//! rows are valid UTF-8 by construction, so this is exact. Null rows get the value
+//! rows are valid UTF-8 by construction, so this is exact. Rows go in blocks of
+//! [`ASCII_BLOCK`]: when a block's bytes are all ASCII (one SIMD `is_ascii` over the
+//! block's contiguous bytes) its lengths are the offset differences, so ASCII text is
+//! measured at memory speed; other blocks count row by row. Null rows get the value
 //! computed from their bytes and stay null through the copied validity.
 
 use rayon::prelude::*;
@@ -12,6 +15,9 @@ use ragged_core::{OffsetSize, PrimitiveColumn, Result, ScalarBuffer, StringColum
 use super::search::char_count;
 use crate::CHUNK;
 
+/// Rows per ASCII check: small enough that one non-ASCII row slows few others.
+const ASCII_BLOCK: usize = 1024;
+
 /// Characters per row; see [`ragged_core::StringOps::length`].
 pub(crate) fn length<O: OffsetSize>(col: &StringColumn<O>) -> Result<PrimitiveColumn<O>> {
     let offsets: &[O] = col.offsets();
@@ -20,10 +26,19 @@ pub(crate) fn length<O: OffsetSize>(col: &StringColumn<O>) -> Result<PrimitiveCo
     out.par_chunks_mut(CHUNK)
         .enumerate()
         .for_each(|(chunk_index, chunk)| {
-            let base = chunk_index * CHUNK;
-            for (i, slot) in chunk.iter_mut().enumerate() {
-                let row = &values[offsets[base + i].as_usize()..offsets[base + i + 1].as_usize()];
-                *slot = O::usize_as(char_count(row));
+            for (block_index, block) in chunk.chunks_mut(ASCII_BLOCK).enumerate() {
+                let base = chunk_index * CHUNK + block_index * ASCII_BLOCK;
+                let bounds = &offsets[base..base + block.len() + 1];
+                let bytes = &values[bounds[0].as_usize()..bounds[block.len()].as_usize()];
+                if bytes.is_ascii() {
+                    for (slot, w) in block.iter_mut().zip(bounds.windows(2)) {
+                        *slot = w[1] - w[0];
+                    }
+                } else {
+                    for (slot, w) in block.iter_mut().zip(bounds.windows(2)) {
+                        *slot = O::usize_as(char_count(&values[w[0].as_usize()..w[1].as_usize()]));
+                    }
+                }
             }
         });
     PrimitiveColumn::try_new(ScalarBuffer::from(out), col.validity().cloned())
