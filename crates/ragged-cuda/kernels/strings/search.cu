@@ -20,11 +20,7 @@
 // lane takes part in the ballots). A warp first stages the bytes of its 32 rows in
 // shared memory (16-byte vector loads, coalesced; up to STAGE_BYTES), so that the
 // per-row searches read shared memory instead of issuing scattered byte loads; rows
-// too long to stage are searched in global memory. For a scalar pattern, contains,
-// find, rfind and count_matches (patterns that cannot overlap themselves) search the
-// staged window character-parallel instead (search_window): lanes test consecutive
-// positions and fold matches into per-row slots, so lanes do not wait on the longest
-// row of the warp.
+// too long to stage are searched in global memory.
 // Pseudo-code: out[r] = op(chars[offsets[r] .. offsets[r + 1]], pattern row r or 0)
 // Complexity: O(bytes × pattern length) work in the worst case, O(bytes) typically
 // (the first pattern byte rejects most positions).
@@ -111,47 +107,6 @@ __device__ __forceinline__ void stage_bytes(const uint8_t* chars, long long w0, 
     }
 }
 
-/// Whether the m-byte pattern has a proper border (a prefix that is also a suffix:
-/// "aa", "aba"), i.e. whether two of its occurrences can overlap.
-__device__ __forceinline__ bool self_overlapping(const uint8_t* needle, long long m) {
-    for (long long k = 1; k < m; ++k)
-        if (bytes_equal(needle, needle + m - k, k)) return true;
-    return false;
-}
-
-/// The character-parallel search of a warp's staged rows for a scalar pattern: the
-/// lanes test window positions lane, lane + 32, … (consecutive bytes, no divergence
-/// by row length); a match at window position q belongs to the row r with
-/// bounds[r] <= q < bounds[r + 1] (a binary search of the 33 staged bounds) when it
-/// ends inside that row, and is folded into the row's slot of `hits` with a shared
-/// atomic: contains and count_matches count matches (only patterns that cannot
-/// overlap themselves come here, so every match counts), find keeps the least
-/// position in the row, rfind the greatest plus one. `window` holds the staged bytes
-/// (window[0] is the first row's first byte), `bounds[0..=rows_here]` the rows'
-/// starts and the window's end, relative to window[0].
-template <int OP>
-__device__ __forceinline__ void search_window(const uint8_t* window, const long long* bounds, int rows_here,
-                                              const uint8_t* needle, long long m, unsigned* hits,
-                                              unsigned lane) {
-    const long long length = bounds[rows_here];
-    const uint8_t first = needle[0];
-    for (long long q = lane; q + m <= length; q += 32) {
-        if (window[q] != first || !bytes_equal(window + q + 1, needle + 1, m - 1)) continue;
-        // The last row starting at or before q (empty rows start where the next does).
-        int lo = 0, hi = rows_here;  // bounds[lo] <= q < bounds[hi]
-        while (hi - lo > 1) {
-            const int mid = (lo + hi) / 2;
-            if (bounds[mid] <= q) lo = mid;
-            else hi = mid;
-        }
-        if (q + m > bounds[lo + 1]) continue;  // the match runs into the next row
-        const unsigned at = static_cast<unsigned>(q - bounds[lo]);
-        if (OP == FIND) atomicMin(&hits[lo], at);
-        else if (OP == RFIND) atomicMax(&hits[lo], at + 1u);
-        else atomicAdd(&hits[lo], 1u);
-    }
-}
-
 template <typename O, typename P, int OP>
 __device__ void search(const O* offsets, const uint8_t* chars, uint64_t rows, const P* pattern_offsets,
                        const uint8_t* pattern_chars, uint32_t scalar, void* out, const uint8_t* bits,
@@ -159,24 +114,9 @@ __device__ void search(const O* offsets, const uint8_t* chars, uint64_t rows, co
                        uint32_t* out_validity, unsigned long long* falses, unsigned long long* nulls,
                        uint64_t* error_word) {
     constexpr bool PREDICATE = OP == CONTAINS || OP == STARTS_WITH || OP == ENDS_WITH;
-    // The character-parallel path serves scalar patterns of these ops (see
-    // search_window); starts_with / ends_with read a few bytes a row and stay per row.
-    constexpr bool PARALLEL_OP = OP == CONTAINS || OP == FIND || OP == RFIND || OP == COUNT_MATCHES;
     __shared__ __align__(16) uint8_t stages[SEARCH_BLOCK / 32][STAGE_BYTES];
-    __shared__ long long stage_bounds[SEARCH_BLOCK / 32][33];
-    __shared__ unsigned stage_hits[SEARCH_BLOCK / 32][32];
     const unsigned lane = threadIdx.x & 31u;
     uint8_t* stage = stages[threadIdx.x >> 5];
-    long long* bounds = stage_bounds[threadIdx.x >> 5];
-    unsigned* hits = stage_hits[threadIdx.x >> 5];
-    // A scalar pattern is the same for every round: whether it can take the parallel path.
-    bool parallel_pattern = false;
-    if (PARALLEL_OP && scalar) {
-        const long long pb = static_cast<long long>(pattern_offsets[0]);
-        const long long m = static_cast<long long>(pattern_offsets[1]) - pb;
-        parallel_pattern = m > 0 && m <= STAGE_BYTES &&
-                           !(OP == COUNT_MATCHES && self_overlapping(pattern_chars + pb, m));
-    }
     // The byte index, relative to chars, of the 16-byte aligned address at or below i.
     const long long misalign = static_cast<long long>(reinterpret_cast<unsigned long long>(chars) & 15u);
     const uint64_t rounded = (rows + 31) / 32 * 32;
@@ -191,21 +131,7 @@ __device__ void search(const O* offsets, const uint8_t* chars, uint64_t rows, co
         // Uniform across the warp: stage the rows' bytes when they fit.
         const bool staged = w1 - base <= STAGE_BYTES;
         if (staged) stage_bytes(chars, w0, w1, base, stage, lane);
-        // Uniform too: the character-parallel path for a staged window.
-        const bool parallel = staged && parallel_pattern;
-        const int rows_here = static_cast<int>(last - first);
-        if (parallel) {
-            if (static_cast<int>(lane) < rows_here) bounds[lane] = static_cast<long long>(offsets[row]) - w0;
-            if (lane == 0) bounds[rows_here] = w1 - w0;
-            hits[lane] = OP == FIND ? ~0u : 0u;
-        }
         __syncwarp();
-        if (parallel) {
-            const long long pb = static_cast<long long>(pattern_offsets[0]);
-            search_window<OP>(stage + (w0 - base), bounds, rows_here, pattern_chars + pb,
-                              static_cast<long long>(pattern_offsets[1]) - pb, hits, lane);
-            __syncwarp();
-        }
         long long answer = 0;
         bool valid = false;
         if (row < rows) {
@@ -214,18 +140,8 @@ __device__ void search(const O* offsets, const uint8_t* chars, uint64_t rows, co
             const long long m = static_cast<long long>(pattern_offsets[p + 1]) - pb;
             const long long begin = static_cast<long long>(offsets[row]);
             const long long end = static_cast<long long>(offsets[row + 1]);
-            if (parallel) {
-                const unsigned h = hits[lane];
-                const uint8_t* row_bytes = stage + (begin - base);
-                if (OP == FIND) answer = h == ~0u ? -1 : chars_between(row_bytes, 0, h);
-                else if (OP == RFIND) answer = h == 0u ? -1 : chars_between(row_bytes, 0, h - 1u);
-                else if (OP == CONTAINS) answer = h != 0u;
-                else answer = h;
-            } else if (staged) {
-                answer = search_row<OP>(stage, begin - base, end - base, pattern_chars + pb, m);
-            } else {
-                answer = search_row<OP>(chars, begin, end, pattern_chars + pb, m);
-            }
+            answer = staged ? search_row<OP>(stage, begin - base, end - base, pattern_chars + pb, m)
+                            : search_row<OP>(chars, begin, end, pattern_chars + pb, m);
             if (!PREDICATE) {
                 O value = static_cast<O>(answer);
                 if (static_cast<long long>(value) != answer) {
