@@ -70,6 +70,8 @@ pub const BITMAP: ModuleSource = module!("common/bitmap");
 pub const STRINGS_LENGTH: ModuleSource = module!("strings/length");
 /// The literal searches of strings (`search_contains_*`, `search_find_*`, …).
 pub const STRINGS_SEARCH: ModuleSource = module!("strings/search");
+/// `slice_chars` / `slice_bytes`: each row's kept byte range.
+pub const STRINGS_SLICE: ModuleSource = module!("strings/slice");
 /// Row lengths from offsets: `length_bytes` of strings and `counts` of lists.
 pub const OFFSET_LENGTHS: ModuleSource = module!("common/offset_lengths");
 /// `line_ends` and `count_lines`: the tiled delimiter scan.
@@ -149,6 +151,7 @@ pub const MODULES: &[ModuleSource] = &[
     PRIMITIVES_SEGMENTED_REDUCE,
     STRINGS_LENGTH,
     STRINGS_SEARCH,
+    STRINGS_SLICE,
     OFFSET_LENGTHS,
     TEXT_LINE_ENDS,
     TEXT_SPLIT_LINES,

@@ -17,7 +17,7 @@ pub use memory::Memory;
 pub use primitives::{
     Comparison, OffsetWidth, Offsets, Predicate, Primitives, ScanKind, Selection, Transform,
 };
-pub use strings::{Pattern, Search, StringOps};
+pub use strings::{Pattern, Search, SliceBounds, StringOps};
 pub use text::{Delimiter, LineOptions, LinePlan, LinesColumn, TextOps, MAX_DELIMITER_BYTES};
 
 /// A complete backend: memory and transfers plus every op family.

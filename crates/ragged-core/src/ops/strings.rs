@@ -87,6 +87,52 @@ impl<'a, L: Location> From<&'a StringColumn<i64, L>> for Pattern<'a, L> {
     }
 }
 
+/// The bounds of [`StringOps::slice_chars`] and [`StringOps::slice_bytes`]: Python's
+/// `row[start:stop]` (negative bounds count from the end, `None` is the start or the
+/// end, both clamped; no step), the same for every row or one pair per row.
+#[derive(Clone, Copy, Debug)]
+pub enum SliceBounds<'a, L: Location = Host> {
+    /// The same bounds for every row.
+    Scalar {
+        /// The first position kept; `None`: the row's start.
+        start: Option<i64>,
+        /// The position after the last kept; `None`: the row's end.
+        stop: Option<i64>,
+    },
+    /// Row `i` takes `starts[i]` and `stops[i]`; a null bound gives a null row.
+    PerRow {
+        /// Each row's first position kept.
+        starts: &'a PrimitiveColumn<i64, L>,
+        /// Each row's position after the last kept.
+        stops: &'a PrimitiveColumn<i64, L>,
+    },
+}
+
+impl<L: Location> SliceBounds<'_, L> {
+    /// Check that per-row bounds have `rows` rows each.
+    ///
+    /// # Errors
+    /// [`crate::Error::LengthMismatch`] naming `op` and the column that differs.
+    pub fn check_rows(&self, op: &'static str, rows: usize) -> Result<()> {
+        if let SliceBounds::PerRow { starts, stops } = self {
+            for (what, actual) in [
+                ("the starts column", starts.len()),
+                ("the stops column", stops.len()),
+            ] {
+                if actual != rows {
+                    return Err(crate::Error::LengthMismatch {
+                        op,
+                        what,
+                        expected: rows,
+                        actual,
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
 /// The literal searches, as one value for the backends' shared implementations; each
 /// has its [`StringOps`] method of the same name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -203,6 +249,32 @@ pub trait StringOps: Memory {
         col: &StringColumn<O, Self::Loc>,
         pattern: Pattern<'_, Self::Loc>,
     ) -> Result<PrimitiveColumn<O, Self::Loc>>;
+
+    /// Characters `start..stop` of each row with Python's rules ([`SliceBounds`]), as a
+    /// new strings column of the same offset width. Null rows (and rows with a null
+    /// per-row bound) are null and empty.
+    ///
+    /// # Errors
+    /// [`crate::Error::LengthMismatch`] for per-row bounds of another length; device
+    /// errors.
+    fn slice_chars<O: OffsetSize>(
+        &self,
+        col: &StringColumn<O, Self::Loc>,
+        bounds: SliceBounds<'_, Self::Loc>,
+    ) -> Result<StringColumn<O, Self::Loc>>;
+
+    /// Bytes `start..stop` of each row with Python's rules, as [`StringOps::slice_chars`]
+    /// does for characters.
+    ///
+    /// # Errors
+    /// [`crate::Error::InvalidUtf8`] naming the lowest valid row whose slice would cut
+    /// a character (`byte`: the offending bound within the row);
+    /// [`crate::Error::LengthMismatch`] as for [`StringOps::slice_chars`].
+    fn slice_bytes<O: OffsetSize>(
+        &self,
+        col: &StringColumn<O, Self::Loc>,
+        bounds: SliceBounds<'_, Self::Loc>,
+    ) -> Result<StringColumn<O, Self::Loc>>;
 
     /// The number of non-overlapping occurrences of the pattern in each row, counted
     /// from the left (Python's `str.count`: "aaaa" holds "aa" twice).

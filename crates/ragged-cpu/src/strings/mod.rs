@@ -2,8 +2,9 @@
 
 mod length;
 mod search;
+mod slice;
 
-use ragged_core::ops::{Pattern, Search};
+use ragged_core::ops::{Pattern, Search, SliceBounds};
 use ragged_core::{BooleanColumn, OffsetSize, PrimitiveColumn, Result, StringColumn, StringOps};
 
 use crate::CpuBackend;
@@ -55,6 +56,22 @@ impl StringOps for CpuBackend {
         pattern: Pattern<'_>,
     ) -> Result<PrimitiveColumn<O>> {
         search::search_position(Search::Rfind, col, pattern)
+    }
+
+    fn slice_chars<O: OffsetSize>(
+        &self,
+        col: &StringColumn<O>,
+        bounds: SliceBounds<'_>,
+    ) -> Result<StringColumn<O>> {
+        slice::slice(col, bounds, true)
+    }
+
+    fn slice_bytes<O: OffsetSize>(
+        &self,
+        col: &StringColumn<O>,
+        bounds: SliceBounds<'_>,
+    ) -> Result<StringColumn<O>> {
+        slice::slice(col, bounds, false)
     }
 
     fn count_matches<O: OffsetSize>(

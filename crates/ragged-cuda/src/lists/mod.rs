@@ -15,6 +15,10 @@ mod get;
 mod reduce;
 mod unflatten;
 
+// The byte-range machinery the strings family builds its columns with.
+pub(crate) use compact_offsets::compact_for;
+pub(crate) use gather::{gather_values, Plan as GatherPlan};
+
 use ragged_core::ops::{OffsetWidth, Offsets, OutOfRange};
 use ragged_core::{
     BooleanColumn, Column, Error, ListColumn, ListOps, ListViewColumn, Native, OffsetSize,

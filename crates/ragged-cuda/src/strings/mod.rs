@@ -2,8 +2,9 @@
 
 mod length;
 mod search;
+mod slice;
 
-use ragged_core::ops::{Pattern, Search};
+use ragged_core::ops::{Pattern, Search, SliceBounds};
 use ragged_core::{BooleanColumn, OffsetSize, PrimitiveColumn, Result, StringColumn, StringOps};
 
 use crate::memory::Device;
@@ -62,6 +63,22 @@ impl StringOps for CudaBackend {
         pattern: Pattern<'_, Device>,
     ) -> Result<PrimitiveColumn<O, Device>> {
         search::search_position(self, Search::Rfind, col, pattern)
+    }
+
+    fn slice_chars<O: OffsetSize>(
+        &self,
+        col: &StringColumn<O, Device>,
+        bounds: SliceBounds<'_, Device>,
+    ) -> Result<StringColumn<O, Device>> {
+        slice::slice(self, col, bounds, true)
+    }
+
+    fn slice_bytes<O: OffsetSize>(
+        &self,
+        col: &StringColumn<O, Device>,
+        bounds: SliceBounds<'_, Device>,
+    ) -> Result<StringColumn<O, Device>> {
+        slice::slice(self, col, bounds, false)
     }
 
     fn count_matches<O: OffsetSize>(

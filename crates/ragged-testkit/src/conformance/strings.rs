@@ -17,8 +17,8 @@
 //! ("aa" in "aaaaa" counts 2); and a pattern column of the wrong length, which must
 //! fail with `LengthMismatch`.
 
-use ragged_core::ops::{Pattern, Search};
-use ragged_core::{Backend, BooleanColumn, Error, Host, OffsetSize, StringColumn};
+use ragged_core::ops::{Pattern, Search, SliceBounds};
+use ragged_core::{Backend, BooleanColumn, Error, Host, OffsetSize, PrimitiveColumn, StringColumn};
 
 use super::backend_error;
 use crate::check::{compare_column, compare_validity, Failures, Mismatch};
@@ -373,4 +373,228 @@ pub fn search_errors<B: Backend>(backend: &B) {
         }
     }
     failures.finish("search_errors");
+}
+
+// ---------------------------------------------------------------------------------
+// slice_chars / slice_bytes
+// ---------------------------------------------------------------------------------
+
+/// Python's bounds of `[start:stop]` over `len` positions (the oracle's own copy).
+fn py_bounds(len: i64, start: Option<i64>, stop: Option<i64>) -> (i64, i64) {
+    let norm = |x: i64| if x < 0 { (x + len).max(0) } else { x.min(len) };
+    let a = start.map_or(0, norm);
+    let b = stop.map_or(len, norm).max(a);
+    (a, b)
+}
+
+/// The oracle of one row: `row[start:stop]` by characters or bytes; `Err(byte)` when
+/// a byte bound of a non-empty slice falls inside a character.
+pub fn slice_oracle(
+    row: &str,
+    start: Option<i64>,
+    stop: Option<i64>,
+    chars: bool,
+) -> Result<String, usize> {
+    if chars {
+        let all: Vec<char> = row.chars().collect();
+        let (a, b) = py_bounds(all.len() as i64, start, stop);
+        return Ok(all[a as usize..b as usize].iter().collect());
+    }
+    let (a, b) = py_bounds(row.len() as i64, start, stop);
+    let (a, b) = (a as usize, b as usize);
+    if a == b {
+        return Ok(String::new());
+    }
+    for bound in [a, b] {
+        if !row.is_char_boundary(bound) {
+            return Err(bound);
+        }
+    }
+    Ok(row[a..b].to_string())
+}
+
+/// Bounds for the oracle: one pair, or a pair per row (`None` = a null bound).
+enum OracleBounds<'a> {
+    Scalar(Option<i64>, Option<i64>),
+    Rows(&'a [Option<(i64, i64)>]),
+}
+
+/// Run one slice on the device and compare rows, validity (null rows empty) or the
+/// error with the oracle.
+fn check_slice<B: Backend, O: OffsetSize + TestNative>(
+    backend: &B,
+    case: &StringCase<O>,
+    chars: bool,
+    label: &str,
+    bounds: SliceBounds<'_, B::Loc>,
+    oracle: &OracleBounds<'_>,
+) -> Result<(), Mismatch> {
+    let op = if chars { "slice_chars" } else { "slice_bytes" };
+    let label = format!("{} {op}({label})", case.label);
+    let mut want: Vec<Option<String>> = Vec::with_capacity(case.rows.len());
+    let mut want_error = None;
+    for (i, row) in case.rows.iter().enumerate() {
+        let bound = match oracle {
+            OracleBounds::Scalar(a, b) => Some((*a, *b)),
+            OracleBounds::Rows(r) => r[i].map(|(a, b)| (Some(a), Some(b))),
+        };
+        match (row, bound) {
+            (Some(row), Some((a, b))) => match slice_oracle(row, a, b, chars) {
+                Ok(s) => want.push(Some(s)),
+                Err(byte) => {
+                    want_error.get_or_insert((i, byte));
+                    want.push(None);
+                }
+            },
+            _ => want.push(None),
+        }
+    }
+    let device = backend
+        .to_device_strings(&case.column)
+        .map_err(|e| backend_error(case, "to_device_strings", e))?;
+    let out = if chars {
+        backend.slice_chars(&device, bounds)
+    } else {
+        backend.slice_bytes(&device, bounds)
+    };
+    match (out, want_error) {
+        (Err(Error::InvalidUtf8 { row, byte }), Some((r, b))) if row == r && byte == b => Ok(()),
+        (Err(e), _) => Err(Mismatch::new(
+            &label,
+            None,
+            format!("expected {want_error:?} (row, byte) or rows, got error {e}"),
+        )),
+        (Ok(_), Some((row, byte))) => Err(Mismatch::new(
+            &label,
+            Some(row),
+            format!("expected InvalidUtf8 at byte {byte}, got a column"),
+        )),
+        (Ok(out), None) => {
+            let host = backend
+                .to_host_strings(&out)
+                .map_err(|e| Mismatch::new(&label, None, format!("to_host_strings: {e}")))?;
+            let valid: Vec<bool> = want.iter().map(Option::is_some).collect();
+            compare_validity(&label, host.validity(), host.len(), &valid)?;
+            for (i, w) in want.iter().enumerate() {
+                let got = host.row_str(i);
+                let expected = w.as_deref().unwrap_or("");
+                if got != expected {
+                    return Err(Mismatch::new(
+                        &label,
+                        Some(i),
+                        format!("expected {expected:?}, got {got:?}"),
+                    ));
+                }
+            }
+            Ok(())
+        }
+    }
+}
+
+/// The scalar bounds every case is sliced with.
+const SCALAR_BOUNDS: [(Option<i64>, Option<i64>); 9] = [
+    (None, None),
+    (Some(1), None),
+    (None, Some(-1)),
+    (Some(-3), Some(-1)),
+    (Some(2), Some(1)),
+    (Some(0), Some(1000)),
+    (Some(-1000), Some(3)),
+    (Some(0), Some(0)),
+    (Some(5), Some(12)),
+];
+
+/// Suite test: `slice_chars` and `slice_bytes` over every strings case of offset width
+/// `O`, with scalar bounds and with per-row bounds (small, negative, out of range and
+/// null).
+///
+/// # Panics
+/// When any case differs from the oracle.
+pub fn slice<B: Backend, O: OffsetSize + TestNative>(backend: &B) {
+    let mut failures = Failures::new();
+    for case in string_cases::<O>() {
+        for chars in [true, false] {
+            for (start, stop) in SCALAR_BOUNDS {
+                failures.record(check_slice(
+                    backend,
+                    &case,
+                    chars,
+                    &format!("{start:?}:{stop:?}"),
+                    SliceBounds::Scalar { start, stop },
+                    &OracleBounds::Scalar(start, stop),
+                ));
+            }
+            let mut rng = Rng::from_label(&format!("slice-rows/{}", case.label));
+            let rows: Vec<Option<(i64, i64)>> = (0..case.rows.len())
+                .map(|_| (!rng.chance(10)).then(|| (rng.range_i64(-8, 8), rng.range_i64(-8, 12))))
+                .collect();
+            let starts = PrimitiveColumn::<i64>::from_options(rows.iter().map(|r| r.map(|r| r.0)));
+            let stops = PrimitiveColumn::<i64>::from_options(rows.iter().map(|r| r.map(|r| r.1)));
+            let uploaded = backend
+                .to_device_primitive(&starts)
+                .and_then(|s| Ok((s, backend.to_device_primitive(&stops)?)));
+            match uploaded {
+                Err(e) => failures.record(Err(backend_error(&case, "to_device_primitive", e))),
+                Ok((starts, stops)) => failures.record(check_slice(
+                    backend,
+                    &case,
+                    chars,
+                    "per-row",
+                    SliceBounds::PerRow {
+                        starts: &starts,
+                        stops: &stops,
+                    },
+                    &OracleBounds::Rows(&rows),
+                )),
+            }
+        }
+    }
+    failures.finish(&format!("slice<{}>", O::OFFSET_NAME));
+}
+
+/// Suite test: per-row bounds of the wrong length are `LengthMismatch`.
+///
+/// # Panics
+/// When an op accepts them or fails differently.
+pub fn slice_errors<B: Backend>(backend: &B) {
+    let col = StringColumn::<i32>::from_options([Some("ab"), None]);
+    let short = PrimitiveColumn::<i64>::from_vec(vec![0]);
+    let good = PrimitiveColumn::<i64>::from_vec(vec![0, 1]);
+    let mut failures = Failures::new();
+    let uploaded = backend.to_device_strings(&col).and_then(|c| {
+        Ok((
+            c,
+            backend.to_device_primitive(&short)?,
+            backend.to_device_primitive(&good)?,
+        ))
+    });
+    match uploaded {
+        Err(e) => failures.record(Err(Mismatch::new("slice errors", None, format!("{e}")))),
+        Ok((col, short, good)) => {
+            for (what, starts, stops) in [
+                ("the starts column", &short, &good),
+                ("the stops column", &good, &short),
+            ] {
+                let bounds = SliceBounds::PerRow { starts, stops };
+                for (op, outcome) in [
+                    ("slice_chars", backend.slice_chars(&col, bounds).map(drop)),
+                    ("slice_bytes", backend.slice_bytes(&col, bounds).map(drop)),
+                ] {
+                    let ok = matches!(
+                        &outcome,
+                        Err(Error::LengthMismatch { op: o, what: w, expected: 2, actual: 1 })
+                            if *o == op && *w == what
+                    );
+                    if !ok {
+                        failures.record(Err(Mismatch::new(
+                            &format!("slice errors {op}"),
+                            None,
+                            format!("expected LengthMismatch of {what}, got {outcome:?}"),
+                        )));
+                    }
+                }
+            }
+        }
+    }
+    failures.finish("slice_errors");
 }
