@@ -17,7 +17,7 @@ mod lists;
 mod strings;
 use crate::GlobalArgs;
 pub use lists::{lists, ListsCommand};
-pub use strings::SearchArgs;
+pub use strings::{SearchArgs, SliceArgs};
 
 /// Arguments of `ragged bench`.
 #[derive(Args, Debug)]
@@ -53,6 +53,9 @@ pub enum StringsCommand {
     Rfind(SearchArgs),
     /// Non-overlapping occurrences of the pattern in each string.
     CountMatches(SearchArgs),
+    /// Characters (or, with --bytes, bytes) START..STOP of each string, with Python's
+    /// rules.
+    Slice(SliceArgs),
 }
 
 /// Arguments of `ragged strings length`.
@@ -210,6 +213,7 @@ pub fn strings(global: &GlobalArgs, command: StringsCommand) -> anyhow::Result<(
         StringsCommand::Find(args) => (Search::Find, args),
         StringsCommand::Rfind(args) => (Search::Rfind, args),
         StringsCommand::CountMatches(args) => (Search::CountMatches, args),
+        StringsCommand::Slice(args) => return strings::slice(global, args),
     };
     strings::search(global, op, args)
 }

@@ -1443,3 +1443,42 @@ fn strings_search_takes_a_pattern_column_and_checks_its_arguments() {
     assert_error(&wrong_type, &["age"]);
     assert_entries(dir.path(), &["in.parquet"]);
 }
+
+#[test]
+fn strings_slice_counts_characters_and_rejects_cut_characters() {
+    let (dir, input) = sample_file("in.parquet");
+    let out = dir.path().join("out.parquet");
+    let result = run_command(
+        &["strings", "slice", "--start", "-3"],
+        "name",
+        &input,
+        Some(&out),
+    );
+    // "ace" + "ntë" (4 bytes) + "" + "咲 😀" (3 + 1 + 4 bytes).
+    assert_eq!(assert_ok(&result), "6 rows (2 null), 15 bytes kept\n");
+    let table = read_table(&out, None, None).unwrap();
+    let expected: Vec<Option<String>> = [
+        Some("ace"),
+        None,
+        Some("ntë"),
+        Some(""),
+        Some("咲 😀"),
+        None,
+    ]
+    .iter()
+    .map(|s| s.map(str::to_owned))
+    .collect();
+    assert_eq!(
+        string_options(table.column("name_slice_chars").unwrap()),
+        expected
+    );
+    // Bytes 0..3 of "Zoë Brontë" end inside "ë": an error naming row 2 and byte 3.
+    let cut = run_command(
+        &["strings", "slice", "--bytes", "--stop", "3"],
+        "name",
+        &input,
+        Some(&dir.path().join("cut.parquet")),
+    );
+    assert_error(&cut, &["row 2", "byte 3"]);
+    assert_entries(dir.path(), &["in.parquet", "out.parquet"]);
+}

@@ -1,13 +1,14 @@
 //! `ragged strings contains|starts-with|ends-with|find|rfind|count-matches`: the
 //! literal searches over one strings column of a file, with one pattern for every row
-//! (`--pattern`) or one per row from another column (`--pattern-column`).
+//! (`--pattern`) or one per row from another column (`--pattern-column`); and
+//! `ragged strings slice`.
 
 use std::time::Instant;
 
 use anyhow::bail;
 use clap::Args;
 use ragged::io::{read_table, StringsColumn};
-use ragged::ops::{Pattern, Search};
+use ragged::ops::{Pattern, Search, SliceBounds};
 use ragged::{Backend, Column, Host, OffsetSize, StringColumn};
 
 use super::{device, finish, in_file, input_format, InputArgs};
@@ -132,5 +133,91 @@ pub fn search(global: &GlobalArgs, op: Search, args: SearchArgs) -> anyhow::Resu
         answer,
         seconds,
         |answer| summary(op, answer),
+    )
+}
+
+/// Arguments of `ragged strings slice`.
+#[derive(Args, Debug)]
+pub struct SliceArgs {
+    #[command(flatten)]
+    input: InputArgs,
+    /// First position kept (negative counts from the end; default: the start).
+    #[arg(long, allow_hyphen_values = true)]
+    start: Option<i64>,
+    /// Position after the last kept (negative counts from the end; default: the end).
+    #[arg(long, allow_hyphen_values = true)]
+    stop: Option<i64>,
+    /// Count bytes instead of characters (a bound inside a character is an error).
+    #[arg(long)]
+    bytes: bool,
+}
+
+/// `slice_chars` or `slice_bytes` on the device copy of `col`, back on the host.
+fn slice_on<B: Backend, O: OffsetSize>(
+    b: &B,
+    col: &StringColumn<O, Host>,
+    bounds: (Option<i64>, Option<i64>),
+    bytes: bool,
+) -> ragged::Result<StringColumn<O, Host>> {
+    let col = b.to_device_strings(col)?;
+    let bounds = SliceBounds::Scalar {
+        start: bounds.0,
+        stop: bounds.1,
+    };
+    let out = if bytes {
+        b.slice_bytes(&col, bounds)?
+    } else {
+        b.slice_chars(&col, bounds)?
+    };
+    b.to_host_strings(&out)
+}
+
+/// `ragged strings slice`
+pub fn slice(global: &GlobalArgs, args: SliceArgs) -> anyhow::Result<()> {
+    let selected = device(global)?;
+    let table = {
+        let _step = Step::start("reading", global.quiet);
+        let read = read_table(
+            &args.input.input,
+            input_format(&args.input)?,
+            Some(&[args.input.column.as_str()]),
+        );
+        in_file(read, &args.input.input)?
+    };
+    let strings = in_file(table.strings(&args.input.column), &args.input.input)?;
+    let bounds = (args.start, args.stop);
+    let started = Instant::now();
+    let step = Step::start("computing", global.quiet);
+    let sliced = ragged::with_backend!(&selected.backend, |b| match strings {
+        StringsColumn::Utf8(c) => slice_on(b, c, bounds, args.bytes).map(Column::Utf8),
+        StringsColumn::LargeUtf8(c) => slice_on(b, c, bounds, args.bytes).map(Column::LargeUtf8),
+    })?;
+    let seconds = started.elapsed().as_secs_f64();
+    drop(step);
+    let op = if args.bytes {
+        "slice_bytes"
+    } else {
+        "slice_chars"
+    };
+    finish(
+        global,
+        &args.input,
+        &selected,
+        table.column(&args.input.column)?.clone(),
+        format!("{}_{op}", args.input.column),
+        sliced,
+        seconds,
+        |sliced| {
+            let kept = match sliced {
+                Column::Utf8(c) => c.total_bytes(),
+                Column::LargeUtf8(c) => c.total_bytes(),
+                _ => 0,
+            };
+            format!(
+                "{} rows ({} null), {kept} bytes kept",
+                sliced.len(),
+                sliced.null_count()
+            )
+        },
     )
 }

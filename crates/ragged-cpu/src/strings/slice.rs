@@ -1,11 +1,11 @@
 //! `slice_chars` and `slice_bytes`: Python's `row[start:stop]` of every row (see
 //! [`ragged_core::StringOps::slice_chars`]).
 //!
-//! Two passes over rows in chunks across rayon tasks: each row's kept byte range
-//! (characters are located by walking the row, skipped for ASCII rows, where
-//! characters are bytes), then the offsets as a running sum of the range lengths, then
-//! the bytes copied, each task into its own part of the output. Null rows (and rows
-//! with a null per-row bound) keep nothing.
+//! Two passes over rows in chunks across rayon tasks: each task sums its rows' kept
+//! lengths (the range located by walking the row's characters, skipped for ASCII rows,
+//! where characters are bytes); then each task locates its rows' ranges again, copies
+//! them into its own part of the output and writes their offsets from the task's
+//! first. Null rows (and rows with a null per-row bound) keep nothing.
 
 use arrow_buffer::NullBuffer;
 use rayon::prelude::*;
@@ -13,46 +13,50 @@ use rayon::prelude::*;
 use ragged_core::ops::{python_slice, SliceBounds};
 use ragged_core::{Error, OffsetSize, Result, ScalarBuffer, StringColumn};
 
-use crate::CHUNK;
+use super::search::char_count;
+use crate::{output_vec, CHUNK};
 
-/// The byte range `row[start:stop]` keeps, counting characters (`chars`) or bytes.
-/// `Err(byte)` when a byte bound of a non-empty slice falls inside a character.
+/// The byte range `row[start:stop]` keeps of a valid UTF-8 row, counting characters
+/// (`chars`) or bytes. `Err(byte)` when a byte bound of a non-empty slice falls inside
+/// a character.
 pub(crate) fn slice_range(
-    row: &str,
+    row: &[u8],
     start: Option<i64>,
     stop: Option<i64>,
     chars: bool,
 ) -> std::result::Result<(usize, usize), usize> {
+    let lead = |b: u8| (b as i8) >= -0x40;
     if !chars || row.is_ascii() {
         let (a, b) = python_slice(row.len() as i64, start, stop);
         let (a, b) = (a as usize, b as usize);
         if a < b {
             for bound in [a, b] {
-                if !row.is_char_boundary(bound) {
+                if bound < row.len() && !lead(row[bound]) {
                     return Err(bound);
                 }
             }
         }
         return Ok((a, b));
     }
-    let n = row.chars().count();
+    let n = char_count(row);
     let (a, b) = python_slice(n as i64, start, stop);
-    let byte_of = |k: i64| {
-        row.char_indices()
-            .nth(k as usize)
-            .map_or(row.len(), |(i, _)| i)
-    };
-    let begin = byte_of(a);
-    let end = if b == a {
-        begin
-    } else {
-        begin
-            + row[begin..]
-                .char_indices()
-                .nth((b - a) as usize)
-                .map_or(row.len() - begin, |(i, _)| i)
-    };
-    Ok((begin, end))
+    let (a, b) = (a as usize, b as usize);
+    // The k-th character starts at the k-th lead byte; position n is the row's end.
+    let (mut from, mut to) = (row.len(), row.len());
+    let mut k = 0;
+    for (p, &byte) in row.iter().enumerate() {
+        if lead(byte) {
+            if k == a {
+                from = p;
+            }
+            if k == b {
+                to = p;
+                break;
+            }
+            k += 1;
+        }
+    }
+    Ok((from, to))
 }
 
 /// The bounds of row `i`, or `None` when a per-row bound is null.
@@ -79,58 +83,62 @@ pub(crate) fn slice<O: OffsetSize>(
         ),
     };
     let n = col.len();
-    // Pass 1: each row's kept range (empty for null rows); the lowest cutting row.
-    let mut ranges = vec![(0usize, 0usize); n];
-    let cut = ranges
-        .par_chunks_mut(CHUNK)
-        .enumerate()
-        .filter_map(|(task, chunk)| {
-            for (k, range) in chunk.iter_mut().enumerate() {
-                let i = task * CHUNK + k;
-                if !validity.as_ref().is_none_or(|v| v.is_valid(i)) {
-                    continue;
-                }
-                let Some((start, stop)) = bounds_of(&bounds, i) else {
-                    continue;
-                };
-                match slice_range(col.row_str(i), start, stop, chars) {
-                    Ok(r) => *range = r,
-                    Err(byte) => return Some((i, byte)),
+    // The kept range of row i: empty for null rows; Err(byte) when bytes cut a character.
+    let range_of = |i: usize| -> std::result::Result<(usize, usize), usize> {
+        if !validity.as_ref().is_none_or(|v| v.is_valid(i)) {
+            return Ok((0, 0));
+        }
+        match bounds_of(&bounds, i) {
+            Some((start, stop)) => slice_range(col.row_bytes(i), start, stop, chars),
+            None => Ok((0, 0)),
+        }
+    };
+    // Pass 1: per task, the total kept length and the lowest cutting row.
+    let tasks: Vec<(usize, Option<(usize, usize)>)> = (0..n.div_ceil(CHUNK))
+        .into_par_iter()
+        .map(|task| {
+            let mut total = 0usize;
+            for i in task * CHUNK..((task + 1) * CHUNK).min(n) {
+                match range_of(i) {
+                    Ok((a, b)) => total += b - a,
+                    Err(byte) => return (total, Some((i, byte))),
                 }
             }
-            None
+            (total, None)
         })
-        .min();
-    if let Some((row, byte)) = cut {
+        .collect();
+    if let Some((row, byte)) = tasks.iter().find_map(|t| t.1) {
         return Err(Error::InvalidUtf8 { row, byte });
     }
-    // The offsets: a running sum (the output is no larger than the input, so it fits O).
-    let mut offsets = Vec::with_capacity(n + 1);
-    let mut total = 0usize;
-    offsets.push(O::usize_as(0));
-    for &(a, b) in &ranges {
-        total += b - a;
-        offsets.push(O::usize_as(total));
-    }
-    // Pass 2: each task copies its rows into its own part of the values.
-    let mut values = vec![0u8; total];
-    let mut parts = Vec::with_capacity(n.div_ceil(CHUNK));
+    // Pass 2: each task locates its rows' ranges again and copies them into its own
+    // part of the values, writing its rows' offsets from its first one (the output is
+    // no larger than the input, so the offsets fit O).
+    let total: usize = tasks.iter().map(|t| t.0).sum();
+    let mut offsets: Vec<O> = output_vec(n + 1);
+    let mut values: Vec<u8> = output_vec(total);
+    let mut parts = Vec::with_capacity(tasks.len());
     let mut rest = values.as_mut_slice();
-    for first in (0..n).step_by(CHUNK) {
-        let last = (first + CHUNK).min(n);
-        let len = offsets[last].as_usize() - offsets[first].as_usize();
+    let mut base = 0usize;
+    for (&(len, _), ends) in tasks.iter().zip(offsets[1..].chunks_mut(CHUNK)) {
         let (part, tail) = rest.split_at_mut(len);
-        parts.push((first, last, part));
+        parts.push((base, part, ends));
         rest = tail;
+        base += len;
     }
-    parts.into_par_iter().for_each(|(first, last, part)| {
-        let mut at = 0;
-        for (i, &(a, b)) in ranges.iter().enumerate().take(last).skip(first) {
-            let row = col.row_bytes(i);
-            part[at..at + b - a].copy_from_slice(&row[a..b]);
-            at += b - a;
-        }
-    });
+    parts
+        .into_par_iter()
+        .enumerate()
+        .for_each(|(task, (base, part, ends))| {
+            let mut at = 0;
+            for (k, end) in ends.iter_mut().enumerate() {
+                let i = task * CHUNK + k;
+                if let Ok((a, b)) = range_of(i) {
+                    part[at..at + b - a].copy_from_slice(&col.row_bytes(i)[a..b]);
+                    at += b - a;
+                }
+                *end = O::usize_as(base + at);
+            }
+        });
     // SAFETY: the offsets start at 0, do not decrease and end at values.len(); each row
     // is a range of a valid UTF-8 row cut at character boundaries (checked above for
     // bytes, by construction for characters), so it is valid UTF-8.

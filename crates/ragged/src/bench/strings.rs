@@ -9,9 +9,10 @@
 //!
 //! Bytes count the inputs (chars and offsets) read once and the output written once
 //! (a bit per row for predicates, an offset-typed value per row for positions and
-//! counts).
+//! counts, chars and offsets for slices).
 
-use ragged_core::ops::Pattern;
+use ragged_core::ops::{Pattern, SliceBounds};
+use ragged_core::DataBuffer;
 use ragged_core::{Result, StringColumn};
 
 use super::lists::hash;
@@ -119,6 +120,27 @@ pub(crate) fn strings_suite<B: BenchBackend>(h: &mut Harness<'_, B>, quick: bool
             input + positions,
             || b.count_matches(&col, Pattern::Scalar("a")).map(drop),
         )?;
+        // Slices: bytes read (chars, offsets) + the column written (chars, offsets).
+        for (name, start, stop, chars) in [
+            ("slice_chars/1:-1", Some(1), Some(-1), true),
+            ("slice_bytes/0:4", Some(0), Some(4), false),
+        ] {
+            let bounds = SliceBounds::Scalar { start, stop };
+            let run = || {
+                if chars {
+                    b.slice_chars(&col, bounds)
+                } else {
+                    b.slice_bytes(&col, bounds)
+                }
+            };
+            let written = run()?.values().len() + 4 * (rows + 1);
+            h.case(
+                &format!("strings/{name}/{label}"),
+                rows as u64,
+                input + written as u64,
+                || run().map(drop),
+            )?;
+        }
         drop(col);
         let visibility = visibility_column(rows);
         let vis_input = (visibility.total_bytes() + 4 * (rows + 1)) as u64;
