@@ -17,7 +17,7 @@ mod lists;
 mod strings;
 use crate::GlobalArgs;
 pub use lists::{lists, ListsCommand};
-pub use strings::{SearchArgs, SliceArgs};
+pub use strings::{LikeArgs, SearchArgs, SliceArgs};
 
 /// Arguments of `ragged bench`.
 #[derive(Args, Debug)]
@@ -56,6 +56,8 @@ pub enum StringsCommand {
     /// Characters (or, with --bytes, bytes) START..STOP of each string, with Python's
     /// rules.
     Slice(SliceArgs),
+    /// Whether each string matches an SQL LIKE pattern (% any run, _ one character).
+    Like(LikeArgs),
 }
 
 /// Arguments of `ragged strings length`.
@@ -214,6 +216,7 @@ pub fn strings(global: &GlobalArgs, command: StringsCommand) -> anyhow::Result<(
         StringsCommand::Rfind(args) => (Search::Rfind, args),
         StringsCommand::CountMatches(args) => (Search::CountMatches, args),
         StringsCommand::Slice(args) => return strings::slice(global, args),
+        StringsCommand::Like(args) => return strings::like(global, args),
     };
     strings::search(global, op, args)
 }

@@ -1482,3 +1482,26 @@ fn strings_slice_counts_characters_and_rejects_cut_characters() {
     assert_error(&cut, &["row 2", "byte 3"]);
     assert_entries(dir.path(), &["in.parquet", "out.parquet"]);
 }
+
+#[test]
+fn strings_like_matches_characters_and_checks_the_pattern() {
+    let (dir, input) = sample_file("in.parquet");
+    for (pattern, summary) in [
+        ("%e", "6 rows (2 null): 1 true, 3 false\n"),
+        // `_` is one character: "Zoë Brontë" has 10, "美咲 😀" 4.
+        ("__________", "6 rows (2 null): 1 true, 3 false\n"),
+        ("____", "6 rows (2 null): 1 true, 3 false\n"),
+        ("%", "6 rows (2 null): 4 true, 0 false\n"),
+    ] {
+        let result = run_command(&["strings", "like", "-p", pattern], "name", &input, None);
+        assert_eq!(assert_ok(&result), summary, "{pattern}");
+    }
+    let bad = run_command(
+        &["strings", "like", "-p", "a!", "--escape", "!"],
+        "name",
+        &input,
+        Some(&dir.path().join("out.parquet")),
+    );
+    assert_error(&bad, &["escape"]);
+    assert_entries(dir.path(), &["in.parquet"]);
+}

@@ -70,6 +70,8 @@ pub const BITMAP: ModuleSource = module!("common/bitmap");
 pub const STRINGS_LENGTH: ModuleSource = module!("strings/length");
 /// The literal searches of strings (`search_contains_*`, `search_find_*`, …).
 pub const STRINGS_SEARCH: ModuleSource = module!("strings/search");
+/// `like`: SQL LIKE matching against compiled tokens.
+pub const STRINGS_LIKE: ModuleSource = module!("strings/like");
 /// `slice_chars` / `slice_bytes`: each row's kept byte range.
 pub const STRINGS_SLICE: ModuleSource = module!("strings/slice");
 /// Row lengths from offsets: `length_bytes` of strings and `counts` of lists.
@@ -152,6 +154,7 @@ pub const MODULES: &[ModuleSource] = &[
     STRINGS_LENGTH,
     STRINGS_SEARCH,
     STRINGS_SLICE,
+    STRINGS_LIKE,
     OFFSET_LENGTHS,
     TEXT_LINE_ENDS,
     TEXT_SPLIT_LINES,

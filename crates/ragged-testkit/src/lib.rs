@@ -154,6 +154,9 @@ macro_rules! strings_conformance_suite {
             strings_slice_utf8 => |b| $crate::conformance::strings::slice::<_, i32>(b);
             strings_slice_large_utf8 => |b| $crate::conformance::strings::slice::<_, i64>(b);
             strings_slice_errors => |b| $crate::conformance::strings::slice_errors(b);
+            strings_like_utf8 => |b| $crate::conformance::strings::like::<_, i32>(b);
+            strings_like_large_utf8 => |b| $crate::conformance::strings::like::<_, i64>(b);
+            strings_like_errors => |b| $crate::conformance::strings::like_errors(b);
         );
     };
 }

@@ -1,7 +1,7 @@
 //! `ragged strings contains|starts-with|ends-with|find|rfind|count-matches`: the
 //! literal searches over one strings column of a file, with one pattern for every row
 //! (`--pattern`) or one per row from another column (`--pattern-column`); and
-//! `ragged strings slice`.
+//! `ragged strings slice` and `ragged strings like`.
 
 use std::time::Instant;
 
@@ -219,5 +219,64 @@ pub fn slice(global: &GlobalArgs, args: SliceArgs) -> anyhow::Result<()> {
                 sliced.null_count()
             )
         },
+    )
+}
+
+/// Arguments of `ragged strings like`.
+#[derive(Args, Debug)]
+pub struct LikeArgs {
+    #[command(flatten)]
+    input: InputArgs,
+    /// The SQL LIKE pattern: % matches any run of characters, _ one character.
+    #[arg(long, short, allow_hyphen_values = true)]
+    pattern: String,
+    /// The character that makes the next pattern character literal (e.g. '\\').
+    #[arg(long)]
+    escape: Option<char>,
+}
+
+/// `like` on the device copy of `col`, back on the host.
+fn like_on<B: Backend, O: OffsetSize>(
+    b: &B,
+    col: &StringColumn<O, Host>,
+    pattern: &str,
+    escape: Option<char>,
+) -> ragged::Result<Column> {
+    let col = b.to_device_strings(col)?;
+    Ok(Column::Boolean(
+        b.to_host_booleans(&b.like(&col, pattern, escape)?)?,
+    ))
+}
+
+/// `ragged strings like`
+pub fn like(global: &GlobalArgs, args: LikeArgs) -> anyhow::Result<()> {
+    let selected = device(global)?;
+    let table = {
+        let _step = Step::start("reading", global.quiet);
+        let read = read_table(
+            &args.input.input,
+            input_format(&args.input)?,
+            Some(&[args.input.column.as_str()]),
+        );
+        in_file(read, &args.input.input)?
+    };
+    let strings = in_file(table.strings(&args.input.column), &args.input.input)?;
+    let started = Instant::now();
+    let step = Step::start("computing", global.quiet);
+    let answer = ragged::with_backend!(&selected.backend, |b| match strings {
+        StringsColumn::Utf8(c) => like_on(b, c, &args.pattern, args.escape),
+        StringsColumn::LargeUtf8(c) => like_on(b, c, &args.pattern, args.escape),
+    })?;
+    let seconds = started.elapsed().as_secs_f64();
+    drop(step);
+    finish(
+        global,
+        &args.input,
+        &selected,
+        table.column(&args.input.column)?.clone(),
+        format!("{}_like", args.input.column),
+        answer,
+        seconds,
+        |answer| summary(Search::Contains, answer),
     )
 }

@@ -17,7 +17,9 @@ pub use memory::Memory;
 pub use primitives::{
     Comparison, OffsetWidth, Offsets, Predicate, Primitives, ScanKind, Selection, Transform,
 };
-pub use strings::{Pattern, Search, SliceBounds, StringOps};
+pub use strings::{
+    like_tokens, Pattern, Search, SliceBounds, StringOps, LIKE_ANY_MANY, LIKE_ANY_ONE,
+};
 pub use text::{Delimiter, LineOptions, LinePlan, LinesColumn, TextOps, MAX_DELIMITER_BYTES};
 
 /// A complete backend: memory and transfers plus every op family.

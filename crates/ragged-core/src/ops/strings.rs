@@ -87,6 +87,64 @@ impl<'a, L: Location> From<&'a StringColumn<i64, L>> for Pattern<'a, L> {
     }
 }
 
+/// A token of a compiled SQL `LIKE` pattern ([`like_tokens`]) meaning "any one
+/// character" (`_`).
+pub const LIKE_ANY_ONE: u32 = 0xFFFF_FFFE;
+/// A token of a compiled SQL `LIKE` pattern meaning "any run of characters" (`%`).
+pub const LIKE_ANY_MANY: u32 = 0xFFFF_FFFF;
+
+/// Compile an SQL `LIKE` pattern into tokens, as every backend matches them: a
+/// character's code point, [`LIKE_ANY_ONE`] for `_` or [`LIKE_ANY_MANY`] for `%`
+/// (runs of `%` collapse into one). `escape` makes the character after it literal
+/// (`%`, `_` or the escape itself).
+///
+/// # Errors
+/// [`crate::Error::InvalidArgument`] when the pattern ends with the escape character,
+/// or when the escape character is `%` or `_`.
+///
+/// # Example
+/// ```
+/// use ragged_core::ops::{like_tokens, LIKE_ANY_MANY, LIKE_ANY_ONE};
+/// assert_eq!(
+///     like_tokens("a%_\\%", Some('\\')).unwrap(),
+///     vec!['a' as u32, LIKE_ANY_MANY, LIKE_ANY_ONE, '%' as u32]
+/// );
+/// ```
+pub fn like_tokens(pattern: &str, escape: Option<char>) -> Result<Vec<u32>> {
+    if matches!(escape, Some('%' | '_')) {
+        return Err(crate::Error::invalid_argument(
+            "like",
+            "the escape character cannot be % or _",
+        ));
+    }
+    let mut tokens = Vec::with_capacity(pattern.len());
+    let mut chars = pattern.chars();
+    while let Some(c) = chars.next() {
+        let token = if Some(c) == escape {
+            match chars.next() {
+                Some(literal) => literal as u32,
+                None => {
+                    return Err(crate::Error::invalid_argument(
+                        "like",
+                        "the pattern ends with the escape character",
+                    ))
+                }
+            }
+        } else if c == '%' {
+            if tokens.last() == Some(&LIKE_ANY_MANY) {
+                continue;
+            }
+            LIKE_ANY_MANY
+        } else if c == '_' {
+            LIKE_ANY_ONE
+        } else {
+            c as u32
+        };
+        tokens.push(token);
+    }
+    Ok(tokens)
+}
+
 /// The bounds of [`StringOps::slice_chars`] and [`StringOps::slice_bytes`]: Python's
 /// `row[start:stop]` (negative bounds count from the end, `None` is the start or the
 /// end, both clamped; no step), the same for every row or one pair per row.
@@ -249,6 +307,20 @@ pub trait StringOps: Memory {
         col: &StringColumn<O, Self::Loc>,
         pattern: Pattern<'_, Self::Loc>,
     ) -> Result<PrimitiveColumn<O, Self::Loc>>;
+
+    /// Whether each row matches the SQL `LIKE` pattern (`%`: any run of characters,
+    /// `_`: one character; matching is by characters and case-sensitive); `escape`
+    /// makes the next pattern character literal. See [`like_tokens`].
+    ///
+    /// # Errors
+    /// [`crate::Error::InvalidArgument`] for a pattern [`like_tokens`] rejects; device
+    /// errors.
+    fn like<O: OffsetSize>(
+        &self,
+        col: &StringColumn<O, Self::Loc>,
+        pattern: &str,
+        escape: Option<char>,
+    ) -> Result<BooleanColumn<Self::Loc>>;
 
     /// Characters `start..stop` of each row with Python's rules ([`SliceBounds`]), as a
     /// new strings column of the same offset width. Null rows (and rows with a null

@@ -1,6 +1,7 @@
 //! The strings family on the CPU.
 
 mod length;
+mod like;
 mod search;
 mod slice;
 
@@ -56,6 +57,15 @@ impl StringOps for CpuBackend {
         pattern: Pattern<'_>,
     ) -> Result<PrimitiveColumn<O>> {
         search::search_position(Search::Rfind, col, pattern)
+    }
+
+    fn like<O: OffsetSize>(
+        &self,
+        col: &StringColumn<O>,
+        pattern: &str,
+        escape: Option<char>,
+    ) -> Result<BooleanColumn> {
+        like::like(col, pattern, escape)
     }
 
     fn slice_chars<O: OffsetSize>(

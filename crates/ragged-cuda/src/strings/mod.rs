@@ -1,6 +1,7 @@
 //! The strings family on the GPU.
 
 mod length;
+mod like;
 mod search;
 mod slice;
 
@@ -63,6 +64,15 @@ impl StringOps for CudaBackend {
         pattern: Pattern<'_, Device>,
     ) -> Result<PrimitiveColumn<O, Device>> {
         search::search_position(self, Search::Rfind, col, pattern)
+    }
+
+    fn like<O: OffsetSize>(
+        &self,
+        col: &StringColumn<O, Device>,
+        pattern: &str,
+        escape: Option<char>,
+    ) -> Result<BooleanColumn<Device>> {
+        like::like(self, col, pattern, escape)
     }
 
     fn slice_chars<O: OffsetSize>(

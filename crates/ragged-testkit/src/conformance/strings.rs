@@ -598,3 +598,176 @@ pub fn slice_errors<B: Backend>(backend: &B) {
     }
     failures.finish("slice_errors");
 }
+
+// ---------------------------------------------------------------------------------
+// like
+// ---------------------------------------------------------------------------------
+
+/// The oracle of SQL `LIKE` (independent of the backends' greedy matcher): dynamic
+/// programming over (pattern prefix, row prefix), by characters. `escape` makes the
+/// next pattern character literal; `None` for a pattern ending with the escape.
+pub fn like_oracle(row: &str, pattern: &str, escape: Option<char>) -> Option<bool> {
+    // Pattern items: Some(c) a literal, None with `many` = `%`, None without = `_`.
+    let mut items: Vec<(Option<char>, bool)> = Vec::new();
+    let mut it = pattern.chars();
+    while let Some(c) = it.next() {
+        if Some(c) == escape {
+            items.push((Some(it.next()?), false));
+        } else if c == '%' {
+            items.push((None, true));
+        } else if c == '_' {
+            items.push((None, false));
+        } else {
+            items.push((Some(c), false));
+        }
+    }
+    let text: Vec<char> = row.chars().collect();
+    // ok[j]: the items so far match text[..j].
+    let mut ok = vec![false; text.len() + 1];
+    ok[0] = true;
+    for (c, many) in items {
+        let mut next = vec![false; text.len() + 1];
+        for j in 0..=text.len() {
+            next[j] = if many {
+                ok[j] || (j > 0 && next[j - 1])
+            } else {
+                j > 0 && ok[j - 1] && c.is_none_or(|c| c == text[j - 1])
+            };
+        }
+        ok = next;
+    }
+    Some(ok[text.len()])
+}
+
+/// LIKE patterns for a case: built from its rows (characters replaced by `_`, runs by
+/// `%`), and fixed ones.
+fn like_patterns(rows: &[Option<String>], rng: &mut Rng) -> Vec<String> {
+    let mut out: Vec<String> = [
+        "", "%", "_", "%%", "_%", "%_", "a%", "%a", "%a%", "__", "%é%",
+    ]
+    .iter()
+    .map(|s| (*s).to_string())
+    .collect();
+    let texts: Vec<&String> = rows.iter().flatten().filter(|s| !s.is_empty()).collect();
+    for _ in 0..4 {
+        if texts.is_empty() {
+            break;
+        }
+        let text = texts[rng.index(texts.len())];
+        let mut pattern = String::new();
+        for c in text.chars().take(40) {
+            match rng.index(10) {
+                0 => pattern.push('_'),
+                1 => pattern.push('%'),
+                2 => {} // dropped: usually no longer a match
+                _ if c == '%' || c == '_' || c == '\\' => {
+                    pattern.push('\\');
+                    pattern.push(c);
+                }
+                _ => pattern.push(c),
+            }
+        }
+        if text.chars().count() > 40 {
+            pattern.push('%');
+        }
+        out.push(pattern);
+    }
+    out
+}
+
+fn check_like<B: Backend, O: OffsetSize + TestNative>(
+    backend: &B,
+    case: &StringCase<O>,
+    pattern: &str,
+    escape: Option<char>,
+) -> Result<(), Mismatch> {
+    let label = format!("{} like({pattern:?}, {escape:?})", case.label);
+    let want: Vec<Option<i64>> = case
+        .rows
+        .iter()
+        .map(|r| {
+            r.as_deref()
+                .and_then(|r| like_oracle(r, pattern, escape))
+                .map(i64::from)
+        })
+        .collect();
+    let device = backend
+        .to_device_strings(&case.column)
+        .map_err(|e| backend_error(case, "to_device_strings", e))?;
+    let out = backend
+        .like(&device, pattern, escape)
+        .map_err(|e| Mismatch::new(&label, None, format!("like failed: {e}")))?;
+    let host = backend
+        .to_host_booleans(&out)
+        .map_err(|e| Mismatch::new(&label, None, format!("to_host_booleans: {e}")))?;
+    compare_booleans(&label, &host, &want)
+}
+
+/// Suite test: `like` over every strings case of offset width `O` with patterns from
+/// the data and fixed ones (with `\` as the escape), plus rows holding `%`, `_` and `\`
+/// matched with and without escapes.
+///
+/// # Panics
+/// When any answer differs from the oracle.
+pub fn like<B: Backend, O: OffsetSize + TestNative>(backend: &B) {
+    let mut failures = Failures::new();
+    for case in string_cases::<O>() {
+        let mut rng = Rng::from_label(&format!("like/{}", case.label));
+        for pattern in like_patterns(&case.rows, &mut rng) {
+            failures.record(check_like(backend, &case, &pattern, Some('\\')));
+        }
+    }
+    let spec = StringSpec {
+        rows: [
+            "100%", "10_0", "a\\b", "%", "_", "", "ab%cd", "a%b_c", "aaa", "éé%",
+        ]
+        .iter()
+        .map(|s| ((*s).to_string(), true))
+        .collect(),
+        slice: None,
+        explicit_validity: false,
+    };
+    let special =
+        StringCase::<O>::from_spec(format!("{}/specials", StringCase::<O>::type_name()), &spec);
+    for (pattern, escape) in [
+        ("%\\%", Some('\\')),
+        ("%\\_%", Some('\\')),
+        ("%!%", Some('!')),
+        ("a\\\\b", Some('\\')),
+        ("a\\b", None),
+        ("%_%", None),
+        ("_%_", Some('\\')),
+        ("a%a", None),
+        ("é_%", None),
+        ("%%%", None),
+    ] {
+        failures.record(check_like(backend, &special, pattern, escape));
+    }
+    failures.finish(&format!("like<{}>", O::OFFSET_NAME));
+}
+
+/// Suite test: patterns ending with the escape, or escaping with `%` / `_`, are
+/// `InvalidArgument` on every backend.
+///
+/// # Panics
+/// When a backend accepts one or fails differently.
+pub fn like_errors<B: Backend>(backend: &B) {
+    let col = StringColumn::<i32>::from_options([Some("a")]);
+    let mut failures = Failures::new();
+    match backend.to_device_strings(&col) {
+        Err(e) => failures.record(Err(Mismatch::new("like errors", None, format!("{e}")))),
+        Ok(col) => {
+            for (pattern, escape) in [("ab\\", Some('\\')), ("a", Some('%')), ("a", Some('_'))] {
+                let outcome = backend.like(&col, pattern, escape).map(drop);
+                if !matches!(outcome, Err(Error::InvalidArgument { op: "like", .. })) {
+                    failures.record(Err(Mismatch::new(
+                        &format!("like errors {pattern:?} {escape:?}"),
+                        None,
+                        format!("expected InvalidArgument, got {outcome:?}"),
+                    )));
+                }
+            }
+        }
+    }
+    failures.finish("like_errors");
+}

@@ -120,6 +120,12 @@ pub(crate) fn strings_suite<B: BenchBackend>(h: &mut Harness<'_, B>, quick: bool
             input + positions,
             || b.count_matches(&col, Pattern::Scalar("a")).map(drop),
         )?;
+        h.case(
+            &format!("strings/like/{label}"),
+            rows as u64,
+            input + bits,
+            || b.like(&col, "%an%o_", None).map(drop),
+        )?;
         // Slices: bytes read (chars, offsets) + the column written (chars, offsets).
         for (name, start, stop, chars) in [
             ("slice_chars/1:-1", Some(1), Some(-1), true),
