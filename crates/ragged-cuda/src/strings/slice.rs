@@ -6,7 +6,7 @@
 use ragged_core::ops::{python_slice, SliceBounds};
 use ragged_core::{Error, OffsetSize, Result, StringColumn};
 
-use crate::common::bits::{ballot_grid, validity_or_none};
+use crate::common::bits::{ballot_grid, counter, read_counter, validity_or_none};
 use crate::compile::STRINGS_SLICE;
 use crate::error_word::ErrorWord;
 use crate::launch::{launch, params, BLOCK};
@@ -46,7 +46,7 @@ pub(crate) fn slice<O: OffsetSize>(
         } else {
             Some(ErrorWord::new(backend)?)
         };
-        let counter = crate::common::bits::counter(backend)?;
+        let null_counter = counter(backend)?;
         let function = backend.function(
             &STRINGS_SLICE,
             &format!(
@@ -81,7 +81,7 @@ pub(crate) fn slice<O: OffsetSize>(
         let (starts_out, stops_out) = (out_starts.device_ptr(), out_stops.device_ptr());
         let and_ptr = and_words.as_ref().map_or(0, DeviceBuffer::device_ptr);
         let (nulls_ptr, word_ptr) = (
-            counter.device_ptr(),
+            null_counter.device_ptr(),
             word.as_ref().map_or(0, ErrorWord::device_ptr),
         );
         let mut args = params![
@@ -128,7 +128,9 @@ pub(crate) fn slice<O: OffsetSize>(
         if let Some((row, _)) = word.map(|w| w.read(backend)).transpose()?.flatten() {
             return Err(cut_error(backend, col, &bounds, row as usize)?);
         }
-        nulls = crate::common::bits::read_counter(backend, &counter)?;
+        if and_words.is_some() {
+            nulls = read_counter(backend, &null_counter)?;
+        }
     }
     let validity = match and_words {
         Some(words) => validity_or_none(words, n, nulls),
