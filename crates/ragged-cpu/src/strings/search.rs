@@ -2,8 +2,10 @@
 //! `count_matches` (see [`ragged_core::StringOps`]).
 //!
 //! Mapping: rows in chunks across rayon tasks. A scalar pattern is compiled once into
-//! memchr's SIMD searchers (`memmem::Finder` / `FinderRev`); a per-row pattern is
-//! searched with `memmem::find` / `rfind` row by row. Booleans are built 64 rows to a
+//! memchr's SIMD searchers (`memmem::Finder` / `FinderRev`). `contains`, `find` and
+//! `count_matches` of a non-empty scalar search each task's rows as one byte range
+//! and place the matches in their rows ([`scan_rows`]); the other searches, and
+//! per-row patterns (`memmem::find` / `rfind`), go row by row. Booleans are built 64 rows to a
 //! word. Byte positions of matches become character positions by counting the lead
 //! bytes before them (a match of a valid UTF-8 pattern in valid UTF-8 starts on a
 //! character boundary). Values are computed for every row; the output validity is
@@ -104,6 +106,52 @@ impl<'a> Patterns<'a> {
     }
 }
 
+/// The matches of a scalar pattern of `m >= 1` bytes in rows `first..last`, found by
+/// searching the rows' contiguous bytes at once (memchr's SIMD searcher runs over the
+/// whole range instead of being started once per short row). Calls `hit(row, byte)`
+/// for each match inside a row (`byte` within the row), leftmost first and without
+/// overlap; with `first_only`, only each row's first match. A match that runs into
+/// the next row is skipped.
+fn scan_rows<O: OffsetSize>(
+    col: &StringColumn<O>,
+    finder: &Finder<'_>,
+    m: usize,
+    (first, last): (usize, usize),
+    first_only: bool,
+    mut hit: impl FnMut(usize, usize),
+) {
+    let offsets: &[O] = col.offsets();
+    let values: &[u8] = col.values();
+    let end = offsets[last].as_usize();
+    let mut pos = offsets[first].as_usize();
+    let mut row = first;
+    while pos < end {
+        let Some(found) = finder.find(&values[pos..end]) else {
+            break;
+        };
+        let p = pos + found;
+        // The row holding byte p (empty rows are passed over).
+        while offsets[row + 1].as_usize() <= p {
+            row += 1;
+        }
+        let row_end = offsets[row + 1].as_usize();
+        if p + m <= row_end {
+            hit(row, p - offsets[row].as_usize());
+            pos = if first_only { row_end } else { p + m };
+        } else {
+            pos = p + 1;
+        }
+    }
+}
+
+/// The scalar pattern's searcher when the range scan applies: a non-empty scalar.
+fn range_finder<'p>(patterns: &'p Patterns<'_>) -> Option<(&'p Finder<'p>, usize)> {
+    match patterns {
+        Patterns::Scalar { bytes, finder, .. } if !bytes.is_empty() => Some((finder, bytes.len())),
+        _ => None,
+    }
+}
+
 /// The output validity: the AND of the column's and the pattern's.
 fn output_validity<O: OffsetSize>(
     col: &StringColumn<O>,
@@ -127,8 +175,16 @@ pub(crate) fn search_bool<O: OffsetSize>(
         .par_chunks_mut(WORDS_PER_TASK)
         .enumerate()
         .for_each(|(task, chunk)| {
+            let base = task * WORDS_PER_TASK * 64;
+            if let (Search::Contains, Some((finder, m))) = (op, range_finder(&patterns)) {
+                let rows = (base, n.min(base + chunk.len() * 64));
+                scan_rows(col, finder, m, rows, true, |row, _| {
+                    chunk[(row - base) / 64] |= 1u64 << ((row - base) % 64);
+                });
+                return;
+            }
             for (k, word) in chunk.iter_mut().enumerate() {
-                let first = (task * WORDS_PER_TASK + k) * 64;
+                let first = base + k * 64;
                 let mut bits = 0u64;
                 for (b, row) in (first..n.min(first + 64)).enumerate() {
                     let hit = patterns.answer(op, row, col.row_bytes(row)) != 0;
@@ -157,6 +213,25 @@ pub(crate) fn search_position<O: OffsetSize>(
         .par_chunks_mut(CHUNK)
         .enumerate()
         .filter_map(|(task, chunk)| {
+            let base = task * CHUNK;
+            let rows = (base, base + chunk.len());
+            match (op, range_finder(&patterns)) {
+                (Search::Find, Some((finder, m))) => {
+                    chunk.fill(O::from_i64(-1).unwrap_or_default());
+                    scan_rows(col, finder, m, rows, true, |row, byte| {
+                        let before = &col.row_bytes(row)[..byte];
+                        chunk[row - base] = O::usize_as(char_count(before));
+                    });
+                    return None;
+                }
+                (Search::CountMatches, Some((finder, m))) => {
+                    scan_rows(col, finder, m, rows, false, |row, _| {
+                        chunk[row - base] += O::usize_as(1);
+                    });
+                    return None;
+                }
+                _ => {}
+            }
             let mut overflow = None;
             for (k, slot) in chunk.iter_mut().enumerate() {
                 let row = task * CHUNK + k;
