@@ -183,6 +183,29 @@ pub(crate) fn search_bool<O: OffsetSize>(
                 });
                 return;
             }
+            if let (Search::StartsWith | Search::EndsWith, Patterns::Scalar { bytes, .. }) =
+                (op, &patterns)
+            {
+                // A scalar prefix or suffix: one comparison straight off the offsets.
+                let (offsets, values): (&[O], &[u8]) = (col.offsets(), col.values());
+                let m = bytes.len();
+                for (k, word) in chunk.iter_mut().enumerate() {
+                    let first = base + k * 64;
+                    let mut bits = 0u64;
+                    for (b, w) in offsets[first..=n.min(first + 64)].windows(2).enumerate() {
+                        let (a, z) = (w[0].as_usize(), w[1].as_usize());
+                        let hit = z - a >= m
+                            && if op == Search::StartsWith {
+                                &values[a..a + m] == *bytes
+                            } else {
+                                &values[z - m..z] == *bytes
+                            };
+                        bits |= u64::from(hit) << b;
+                    }
+                    *word = bits;
+                }
+                return;
+            }
             for (k, word) in chunk.iter_mut().enumerate() {
                 let first = base + k * 64;
                 let mut bits = 0u64;
