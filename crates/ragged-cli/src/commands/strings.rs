@@ -7,7 +7,8 @@ use std::time::Instant;
 
 use anyhow::bail;
 use clap::Args;
-use ragged::io::{read_table, StringsColumn};
+use ragged::device::Selected;
+use ragged::io::{read_table, StringsColumn, Table};
 use ragged::ops::{Pattern, Search, SliceBounds};
 use ragged::{Backend, Column, Host, OffsetSize, StringColumn};
 
@@ -68,18 +69,25 @@ fn search_on<B: Backend, O: OffsetSize>(
     })
 }
 
+/// The closing summary of a boolean answer: true and false rows.
+fn boolean_summary(answer: &Column) -> String {
+    let (rows, nulls) = (answer.len(), answer.null_count());
+    let trues = match answer {
+        Column::Boolean(c) => c.to_options().into_iter().flatten().filter(|&v| v).count(),
+        _ => 0,
+    };
+    format!(
+        "{rows} rows ({nulls} null): {trues} true, {} false",
+        rows - nulls - trues
+    )
+}
+
 /// The closing summary of a search's answer.
 fn summary(op: Search, answer: &Column) -> String {
     let rows = answer.len();
     let nulls = answer.null_count();
     match answer {
-        Column::Boolean(c) => {
-            let trues = c.to_options().into_iter().flatten().filter(|&v| v).count();
-            format!(
-                "{rows} rows ({nulls} null): {trues} true, {} false",
-                rows - nulls - trues
-            )
-        }
+        Column::Boolean(_) => boolean_summary(answer),
         _ => {
             let values: Vec<i64> = super::as_i64(answer).into_iter().flatten().collect();
             if op == Search::CountMatches {
@@ -95,43 +103,69 @@ fn summary(op: Search, answer: &Column) -> String {
     }
 }
 
+/// The body every strings command shares: read the input's strings column (and the
+/// `extra` column), time `compute` over it under the "computing" step, then write the
+/// input column and the result named `<column>_<suffix>`, or print `summary`.
+fn run_strings(
+    global: &GlobalArgs,
+    input: &InputArgs,
+    extra: Option<&str>,
+    suffix: &str,
+    compute: impl FnOnce(&Selected, &Table, StringsColumn<'_>) -> anyhow::Result<Column>,
+    summary: impl Fn(&Column) -> String,
+) -> anyhow::Result<()> {
+    let selected = device(global)?;
+    let mut wanted = vec![input.column.as_str()];
+    wanted.extend(extra);
+    let table = {
+        let _step = Step::start("reading", global.quiet);
+        let read = read_table(&input.input, input_format(input)?, Some(&wanted));
+        in_file(read, &input.input)?
+    };
+    let strings = in_file(table.strings(&input.column), &input.input)?;
+    let started = Instant::now();
+    let step = Step::start("computing", global.quiet);
+    let result = compute(&selected, &table, strings)?;
+    let seconds = started.elapsed().as_secs_f64();
+    drop(step);
+    finish(
+        global,
+        input,
+        &selected,
+        table.column(&input.column)?.clone(),
+        format!("{}_{suffix}", input.column),
+        result,
+        seconds,
+        summary,
+    )
+}
+
 /// `ragged strings <search>`
 pub fn search(global: &GlobalArgs, op: Search, args: SearchArgs) -> anyhow::Result<()> {
     if args.pattern.is_none() && args.pattern_column.is_none() {
         bail!(MISSING_PATTERN);
     }
-    let selected = device(global)?;
-    let mut wanted = vec![args.input.column.as_str()];
-    if let Some(p) = &args.pattern_column {
-        wanted.push(p.as_str());
-    }
-    let table = {
-        let _step = Step::start("reading", global.quiet);
-        let read = read_table(&args.input.input, input_format(&args.input)?, Some(&wanted));
-        in_file(read, &args.input.input)?
-    };
-    let strings = in_file(table.strings(&args.input.column), &args.input.input)?;
-    let pattern = match (&args.pattern, &args.pattern_column) {
-        (Some(p), _) => HostPattern::Scalar(p),
-        (None, Some(name)) => HostPattern::Column(in_file(table.strings(name), &args.input.input)?),
-        (None, None) => bail!(MISSING_PATTERN),
-    };
-    let started = Instant::now();
-    let step = Step::start("computing", global.quiet);
-    let answer = ragged::with_backend!(&selected.backend, |b| match strings {
-        StringsColumn::Utf8(c) => search_on(b, op, c, &pattern),
-        StringsColumn::LargeUtf8(c) => search_on(b, op, c, &pattern),
-    })?;
-    let seconds = started.elapsed().as_secs_f64();
-    drop(step);
-    finish(
+    run_strings(
         global,
         &args.input,
-        &selected,
-        table.column(&args.input.column)?.clone(),
-        format!("{}_{}", args.input.column, op.name()),
-        answer,
-        seconds,
+        args.pattern_column.as_deref(),
+        op.name(),
+        |selected, table, strings| {
+            let pattern = match (&args.pattern, &args.pattern_column) {
+                (Some(p), _) => HostPattern::Scalar(p),
+                (None, Some(name)) => {
+                    HostPattern::Column(in_file(table.strings(name), &args.input.input)?)
+                }
+                (None, None) => bail!(MISSING_PATTERN),
+            };
+            Ok(ragged::with_backend!(
+                &selected.backend,
+                |b| match strings {
+                    StringsColumn::Utf8(c) => search_on(b, op, c, &pattern),
+                    StringsColumn::LargeUtf8(c) => search_on(b, op, c, &pattern),
+                }
+            )?)
+        },
         |answer| summary(op, answer),
     )
 }
@@ -174,39 +208,27 @@ fn slice_on<B: Backend, O: OffsetSize>(
 
 /// `ragged strings slice`
 pub fn slice(global: &GlobalArgs, args: SliceArgs) -> anyhow::Result<()> {
-    let selected = device(global)?;
-    let table = {
-        let _step = Step::start("reading", global.quiet);
-        let read = read_table(
-            &args.input.input,
-            input_format(&args.input)?,
-            Some(&[args.input.column.as_str()]),
-        );
-        in_file(read, &args.input.input)?
-    };
-    let strings = in_file(table.strings(&args.input.column), &args.input.input)?;
     let bounds = (args.start, args.stop);
-    let started = Instant::now();
-    let step = Step::start("computing", global.quiet);
-    let sliced = ragged::with_backend!(&selected.backend, |b| match strings {
-        StringsColumn::Utf8(c) => slice_on(b, c, bounds, args.bytes).map(Column::Utf8),
-        StringsColumn::LargeUtf8(c) => slice_on(b, c, bounds, args.bytes).map(Column::LargeUtf8),
-    })?;
-    let seconds = started.elapsed().as_secs_f64();
-    drop(step);
     let op = if args.bytes {
         "slice_bytes"
     } else {
         "slice_chars"
     };
-    finish(
+    run_strings(
         global,
         &args.input,
-        &selected,
-        table.column(&args.input.column)?.clone(),
-        format!("{}_{op}", args.input.column),
-        sliced,
-        seconds,
+        None,
+        op,
+        |selected, _, strings| {
+            Ok(ragged::with_backend!(
+                &selected.backend,
+                |b| match strings {
+                    StringsColumn::Utf8(c) => slice_on(b, c, bounds, args.bytes).map(Column::Utf8),
+                    StringsColumn::LargeUtf8(c) =>
+                        slice_on(b, c, bounds, args.bytes).map(Column::LargeUtf8),
+                }
+            )?)
+        },
         |sliced| {
             let kept = match sliced {
                 Column::Utf8(c) => c.total_bytes(),
@@ -250,33 +272,20 @@ fn like_on<B: Backend, O: OffsetSize>(
 
 /// `ragged strings like`
 pub fn like(global: &GlobalArgs, args: LikeArgs) -> anyhow::Result<()> {
-    let selected = device(global)?;
-    let table = {
-        let _step = Step::start("reading", global.quiet);
-        let read = read_table(
-            &args.input.input,
-            input_format(&args.input)?,
-            Some(&[args.input.column.as_str()]),
-        );
-        in_file(read, &args.input.input)?
-    };
-    let strings = in_file(table.strings(&args.input.column), &args.input.input)?;
-    let started = Instant::now();
-    let step = Step::start("computing", global.quiet);
-    let answer = ragged::with_backend!(&selected.backend, |b| match strings {
-        StringsColumn::Utf8(c) => like_on(b, c, &args.pattern, args.escape),
-        StringsColumn::LargeUtf8(c) => like_on(b, c, &args.pattern, args.escape),
-    })?;
-    let seconds = started.elapsed().as_secs_f64();
-    drop(step);
-    finish(
+    run_strings(
         global,
         &args.input,
-        &selected,
-        table.column(&args.input.column)?.clone(),
-        format!("{}_like", args.input.column),
-        answer,
-        seconds,
-        |answer| summary(Search::Contains, answer),
+        None,
+        "like",
+        |selected, _, strings| {
+            Ok(ragged::with_backend!(
+                &selected.backend,
+                |b| match strings {
+                    StringsColumn::Utf8(c) => like_on(b, c, &args.pattern, args.escape),
+                    StringsColumn::LargeUtf8(c) => like_on(b, c, &args.pattern, args.escape),
+                }
+            )?)
+        },
+        boolean_summary,
     )
 }

@@ -18,7 +18,8 @@ pub use primitives::{
     Comparison, OffsetWidth, Offsets, Predicate, Primitives, ScanKind, Selection, Transform,
 };
 pub use strings::{
-    like_tokens, Pattern, Search, SliceBounds, StringOps, LIKE_ANY_MANY, LIKE_ANY_ONE,
+    char_count, like_tokens, slice_range, Pattern, Search, SliceBounds, StringOps, LIKE_ANY_MANY,
+    LIKE_ANY_ONE,
 };
 pub use text::{Delimiter, LineOptions, LinePlan, LinesColumn, TextOps, MAX_DELIMITER_BYTES};
 

@@ -13,6 +13,7 @@
 //!   contained in, starts and ends every row; `find` gives 0, `rfind` the row's length
 //!   and `count_matches` the length + 1.
 
+use super::lists::python_slice;
 use super::Memory;
 use crate::column::{BooleanColumn, PrimitiveColumn, StringColumn};
 use crate::location::{Host, Location};
@@ -189,6 +190,63 @@ impl<L: Location> SliceBounds<'_, L> {
         }
         Ok(())
     }
+}
+
+/// The characters of UTF-8 `bytes`: the bytes that are not continuation bytes
+/// (`0b10xx_xxxx`).
+pub fn char_count(bytes: &[u8]) -> usize {
+    bytes.iter().filter(|&&b| (b as i8) >= -0x40).count()
+}
+
+/// The byte range `row[start:stop]` keeps of a valid UTF-8 row, counting characters
+/// (`chars`) or bytes, as every backend slices ([`StringOps::slice_chars`],
+/// [`StringOps::slice_bytes`]). `Err(byte)` when a byte bound of a non-empty slice
+/// falls inside a character.
+///
+/// # Example
+/// ```
+/// use ragged_core::ops::slice_range;
+/// assert_eq!(slice_range("héllo".as_bytes(), Some(1), Some(-1), true), Ok((1, 5)));
+/// assert_eq!(slice_range("héllo".as_bytes(), Some(0), Some(2), false), Err(2));
+/// ```
+pub fn slice_range(
+    row: &[u8],
+    start: Option<i64>,
+    stop: Option<i64>,
+    chars: bool,
+) -> std::result::Result<(usize, usize), usize> {
+    let lead = |b: u8| (b as i8) >= -0x40;
+    if !chars || row.is_ascii() {
+        let (a, b) = python_slice(row.len() as i64, start, stop);
+        let (a, b) = (a as usize, b as usize);
+        if a < b {
+            for bound in [a, b] {
+                if bound < row.len() && !lead(row[bound]) {
+                    return Err(bound);
+                }
+            }
+        }
+        return Ok((a, b));
+    }
+    let n = char_count(row);
+    let (a, b) = python_slice(n as i64, start, stop);
+    let (a, b) = (a as usize, b as usize);
+    // The k-th character starts at the k-th lead byte; position n is the row's end.
+    let (mut from, mut to) = (row.len(), row.len());
+    let mut k = 0;
+    for (p, &byte) in row.iter().enumerate() {
+        if lead(byte) {
+            if k == a {
+                from = p;
+            }
+            if k == b {
+                to = p;
+                break;
+            }
+            k += 1;
+        }
+    }
+    Ok((from, to))
 }
 
 /// The literal searches, as one value for the backends' shared implementations; each

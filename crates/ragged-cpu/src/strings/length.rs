@@ -12,8 +12,8 @@ use rayon::prelude::*;
 
 use ragged_core::{OffsetSize, PrimitiveColumn, Result, ScalarBuffer, StringColumn};
 
-use super::search::char_count;
 use crate::CHUNK;
+use ragged_core::ops::char_count;
 
 /// Rows per ASCII check: small enough that one non-ASCII row slows few others.
 const ASCII_BLOCK: usize = 1024;

@@ -15,15 +15,10 @@ use arrow_buffer::{BooleanBuffer, Buffer, NullBuffer};
 use memchr::memmem::{Finder, FinderRev};
 use rayon::prelude::*;
 
-use ragged_core::ops::{Pattern, Search};
+use ragged_core::ops::{char_count, Pattern, Search};
 use ragged_core::{BooleanColumn, OffsetSize, PrimitiveColumn, Result, StringColumn};
 
 use crate::{output_vec, CHUNK};
-
-/// The characters of a UTF-8 byte string: its bytes that are not continuation bytes.
-pub(crate) fn char_count(bytes: &[u8]) -> usize {
-    bytes.iter().filter(|&&b| (b as i8) >= -0x40).count()
-}
 
 /// The pattern of each row, compiled once for a scalar (one value per call: the size
 /// of the scalar variant does not matter).

@@ -10,54 +10,10 @@
 use arrow_buffer::NullBuffer;
 use rayon::prelude::*;
 
-use ragged_core::ops::{python_slice, SliceBounds};
+use ragged_core::ops::{slice_range, SliceBounds};
 use ragged_core::{Error, OffsetSize, Result, ScalarBuffer, StringColumn};
 
-use super::search::char_count;
 use crate::{output_vec, CHUNK};
-
-/// The byte range `row[start:stop]` keeps of a valid UTF-8 row, counting characters
-/// (`chars`) or bytes. `Err(byte)` when a byte bound of a non-empty slice falls inside
-/// a character.
-pub(crate) fn slice_range(
-    row: &[u8],
-    start: Option<i64>,
-    stop: Option<i64>,
-    chars: bool,
-) -> std::result::Result<(usize, usize), usize> {
-    let lead = |b: u8| (b as i8) >= -0x40;
-    if !chars || row.is_ascii() {
-        let (a, b) = python_slice(row.len() as i64, start, stop);
-        let (a, b) = (a as usize, b as usize);
-        if a < b {
-            for bound in [a, b] {
-                if bound < row.len() && !lead(row[bound]) {
-                    return Err(bound);
-                }
-            }
-        }
-        return Ok((a, b));
-    }
-    let n = char_count(row);
-    let (a, b) = python_slice(n as i64, start, stop);
-    let (a, b) = (a as usize, b as usize);
-    // The k-th character starts at the k-th lead byte; position n is the row's end.
-    let (mut from, mut to) = (row.len(), row.len());
-    let mut k = 0;
-    for (p, &byte) in row.iter().enumerate() {
-        if lead(byte) {
-            if k == a {
-                from = p;
-            }
-            if k == b {
-                to = p;
-                break;
-            }
-            k += 1;
-        }
-    }
-    Ok((from, to))
-}
 
 /// The bounds of row `i`, or `None` when a per-row bound is null.
 fn bounds_of(bounds: &SliceBounds<'_>, i: usize) -> Option<(Option<i64>, Option<i64>)> {

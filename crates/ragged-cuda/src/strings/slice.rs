@@ -3,7 +3,7 @@
 //! is then built as the lists family builds a starts/stops view of bytes: compact
 //! offsets (`compact_for`) and the load-balanced byte gather (`gather_values`).
 
-use ragged_core::ops::{python_slice, SliceBounds};
+use ragged_core::ops::{slice_range, SliceBounds};
 use ragged_core::{Error, OffsetSize, Result, StringColumn};
 
 use crate::common::bits::{ballot_grid, counter, read_counter, validity_or_none};
@@ -182,11 +182,7 @@ fn cut_error<O: OffsetSize>(
             (at(starts)?, at(stops)?)
         }
     };
-    let (a, b) = python_slice(bytes.len() as i64, start, stop);
-    let inside = |x: i64| (x as usize) < bytes.len() && bytes[x as usize] & 0xC0 == 0x80;
-    let byte = if inside(a) { a } else { b };
-    Ok(Error::InvalidUtf8 {
-        row,
-        byte: byte as usize,
-    })
+    // The kernel found a cut in this row, so slice_range reports its byte.
+    let byte = slice_range(&bytes, start, stop, false).err().unwrap_or(0);
+    Ok(Error::InvalidUtf8 { row, byte })
 }
