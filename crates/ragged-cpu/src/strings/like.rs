@@ -10,13 +10,12 @@
 //! the row's UTF-8 bytes on the fly. The output validity is the column's.
 //! (The unit tests check it against the greedy backtracking matcher the GPU runs.)
 
-use arrow_buffer::{BooleanBuffer, Buffer, NullBuffer};
-use rayon::prelude::*;
+use arrow_buffer::NullBuffer;
 
 use ragged_core::ops::{like_tokens, LIKE_ANY_MANY, LIKE_ANY_ONE};
 use ragged_core::{BooleanColumn, OffsetSize, Result, StringColumn};
 
-use crate::{output_vec, CHUNK};
+use super::{bool_words, set_bits};
 
 /// The code point starting at byte `at` of valid UTF-8 `bytes`, and its width.
 fn decode(bytes: &[u8], at: usize) -> (u32, usize) {
@@ -172,22 +171,9 @@ pub(crate) fn like<O: OffsetSize>(
 ) -> Result<BooleanColumn> {
     let segments = Segments::new(&like_tokens(pattern, escape)?);
     let n = col.len();
-    let mut words: Vec<u64> = output_vec(n.div_ceil(64));
-    const WORDS_PER_TASK: usize = CHUNK / 64;
-    words
-        .par_chunks_mut(WORDS_PER_TASK)
-        .enumerate()
-        .for_each(|(task, chunk)| {
-            for (k, word) in chunk.iter_mut().enumerate() {
-                let first = (task * WORDS_PER_TASK + k) * 64;
-                let mut bits = 0u64;
-                for (b, row) in (first..n.min(first + 64)).enumerate() {
-                    bits |= u64::from(segments.matches(col.row_bytes(row))) << b;
-                }
-                *word = bits;
-            }
-        });
-    let values = BooleanBuffer::new(Buffer::from_vec(words), 0, n);
+    let values = bool_words(n, |base, words| {
+        set_bits(words, base, n, |row| segments.matches(col.row_bytes(row)));
+    });
     BooleanColumn::try_new(NullBuffer::new(values), col.validity().cloned())
 }
 

@@ -11,13 +11,14 @@
 //! character boundary). Values are computed for every row; the output validity is
 //! the AND of the column's and the pattern column's.
 
-use arrow_buffer::{BooleanBuffer, Buffer, NullBuffer};
+use arrow_buffer::NullBuffer;
 use memchr::memmem::{Finder, FinderRev};
 use rayon::prelude::*;
 
 use ragged_core::ops::{char_count, Pattern, Search};
 use ragged_core::{BooleanColumn, OffsetSize, PrimitiveColumn, Result, StringColumn};
 
+use super::{bool_words, set_bits};
 use crate::{output_vec, CHUNK};
 
 /// The pattern of each row, compiled once for a scalar (one value per call: the size
@@ -164,54 +165,33 @@ pub(crate) fn search_bool<O: OffsetSize>(
     pattern.check_rows(op.name(), col.len())?;
     let patterns = Patterns::new(pattern);
     let n = col.len();
-    let mut words: Vec<u64> = output_vec(n.div_ceil(64));
-    const WORDS_PER_TASK: usize = CHUNK / 64;
-    words
-        .par_chunks_mut(WORDS_PER_TASK)
-        .enumerate()
-        .for_each(|(task, chunk)| {
-            let base = task * WORDS_PER_TASK * 64;
-            if let (Search::Contains, Some((finder, m))) = (op, range_finder(&patterns)) {
-                let rows = (base, n.min(base + chunk.len() * 64));
-                scan_rows(col, finder, m, rows, true, |row, _| {
-                    chunk[(row - base) / 64] |= 1u64 << ((row - base) % 64);
-                });
-                return;
-            }
-            if let (Search::StartsWith | Search::EndsWith, Patterns::Scalar { bytes, .. }) =
-                (op, &patterns)
-            {
-                // A scalar prefix or suffix: one comparison straight off the offsets.
-                let (offsets, values): (&[O], &[u8]) = (col.offsets(), col.values());
-                let m = bytes.len();
-                for (k, word) in chunk.iter_mut().enumerate() {
-                    let first = base + k * 64;
-                    let mut bits = 0u64;
-                    for (b, w) in offsets[first..=n.min(first + 64)].windows(2).enumerate() {
-                        let (a, z) = (w[0].as_usize(), w[1].as_usize());
-                        let hit = z - a >= m
-                            && if op == Search::StartsWith {
-                                &values[a..a + m] == *bytes
-                            } else {
-                                &values[z - m..z] == *bytes
-                            };
-                        bits |= u64::from(hit) << b;
+    let values = bool_words(n, |base, chunk| {
+        if let (Search::Contains, Some((finder, m))) = (op, range_finder(&patterns)) {
+            let rows = (base, n.min(base + chunk.len() * 64));
+            scan_rows(col, finder, m, rows, true, |row, _| {
+                chunk[(row - base) / 64] |= 1u64 << ((row - base) % 64);
+            });
+        } else if let (Search::StartsWith | Search::EndsWith, Patterns::Scalar { bytes, .. }) =
+            (op, &patterns)
+        {
+            // A scalar prefix or suffix: one comparison straight off the offsets.
+            let (offsets, values): (&[O], &[u8]) = (col.offsets(), col.values());
+            let m = bytes.len();
+            set_bits(chunk, base, n, |row| {
+                let (a, z) = (offsets[row].as_usize(), offsets[row + 1].as_usize());
+                z - a >= m
+                    && if op == Search::StartsWith {
+                        &values[a..a + m] == *bytes
+                    } else {
+                        &values[z - m..z] == *bytes
                     }
-                    *word = bits;
-                }
-                return;
-            }
-            for (k, word) in chunk.iter_mut().enumerate() {
-                let first = base + k * 64;
-                let mut bits = 0u64;
-                for (b, row) in (first..n.min(first + 64)).enumerate() {
-                    let hit = patterns.answer(op, row, col.row_bytes(row)) != 0;
-                    bits |= u64::from(hit) << b;
-                }
-                *word = bits;
-            }
-        });
-    let values = BooleanBuffer::new(Buffer::from_vec(words), 0, n);
+            });
+        } else {
+            set_bits(chunk, base, n, |row| {
+                patterns.answer(op, row, col.row_bytes(row)) != 0
+            });
+        }
+    });
     BooleanColumn::try_new(NullBuffer::new(values), output_validity(col, &patterns))
 }
 
