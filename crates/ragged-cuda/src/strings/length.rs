@@ -1,5 +1,6 @@
 //! `length` and `length_bytes` on the GPU: host dispatch for
-//! `kernels/strings/length.cu` (`length_chars_<offset>`, one warp per row, and
+//! `kernels/strings/length.cu` (`length_chars_<offset>`, a block per tile of 256 rows
+//! with an ASCII fast path, and
 //! `kernels/common/offset_lengths.cu`, one thread per row). The output validity is the input's.
 
 use ragged_core::{OffsetSize, PrimitiveColumn, Result, StringColumn};
@@ -27,11 +28,12 @@ pub(crate) fn length<O: OffsetSize>(
         let mut args = params![offsets, values, rows, out_ptr];
         // SAFETY: `length_chars_<O>(const O*, const uint8_t*, uint64_t, O*)`; it reads
         // rows + 1 offsets and the bytes between them (valid by the column's
-        // invariants) and writes `rows` outputs. One warp per row: 32 threads per row.
+        // invariants) and writes `rows` outputs. Blocks of BLOCK (= the kernel's
+        // LENGTH_BLOCK) threads, each taking tiles of BLOCK rows.
         unsafe {
             launch(
                 function,
-                grid_for(rows * 32, backend.info().multiprocessors),
+                grid_for(rows, backend.info().multiprocessors),
                 BLOCK,
                 0,
                 backend.stream(),
