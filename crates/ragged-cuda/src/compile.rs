@@ -74,6 +74,10 @@ pub const STRINGS_SEARCH: ModuleSource = module!("strings/search");
 pub const STRINGS_LIKE: ModuleSource = module!("strings/like");
 /// `slice_chars` / `slice_bytes`: each row's kept byte range.
 pub const STRINGS_SLICE: ModuleSource = module!("strings/slice");
+/// The two-pass strings ops: `copy_if_else`, `concatenate`, `redact`.
+pub const STRINGS_TRANSFORM: ModuleSource = module!("strings/transform");
+/// `split` / `rsplit`: each row's parts.
+pub const STRINGS_SPLIT: ModuleSource = module!("strings/split");
 /// Row lengths from offsets: `length_bytes` of strings and `counts` of lists.
 pub const OFFSET_LENGTHS: ModuleSource = module!("common/offset_lengths");
 /// `line_ends` and `count_lines`: the tiled delimiter scan.
@@ -155,6 +159,8 @@ pub const MODULES: &[ModuleSource] = &[
     STRINGS_SEARCH,
     STRINGS_SLICE,
     STRINGS_LIKE,
+    STRINGS_TRANSFORM,
+    STRINGS_SPLIT,
     OFFSET_LENGTHS,
     TEXT_LINE_ENDS,
     TEXT_SPLIT_LINES,
@@ -187,6 +193,14 @@ const HEADERS: &[(&str, &str)] = &[
     (
         "common/segmented.cuh",
         include_str!("../kernels/common/segmented.cuh"),
+    ),
+    (
+        "common/strings.cuh",
+        include_str!("../kernels/common/strings.cuh"),
+    ),
+    (
+        "common/two_pass.cuh",
+        include_str!("../kernels/common/two_pass.cuh"),
     ),
 ];
 

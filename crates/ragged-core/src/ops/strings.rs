@@ -14,8 +14,8 @@
 //!   and `count_matches` the length + 1.
 
 use super::lists::python_slice;
-use super::Memory;
-use crate::column::{BooleanColumn, PrimitiveColumn, StringColumn};
+use super::{Memory, OffsetWidth};
+use crate::column::{BooleanColumn, Column, PrimitiveColumn, StringColumn};
 use crate::location::{Host, Location};
 use crate::types::OffsetSize;
 use crate::Result;
@@ -249,6 +249,313 @@ pub fn slice_range(
     Ok((from, to))
 }
 
+/// A strings argument: one value for every row (`Scalar(None)` is a null for every
+/// row), or a `Utf8` / `LargeUtf8` column of one value per row.
+#[derive(Clone, Copy, Debug)]
+pub enum StringArg<'a, L: Location = Host> {
+    /// The same value (or null) for every row.
+    Scalar(Option<&'a str>),
+    /// Row `i` of this `Utf8` column.
+    Utf8(&'a StringColumn<i32, L>),
+    /// Row `i` of this `LargeUtf8` column.
+    LargeUtf8(&'a StringColumn<i64, L>),
+}
+
+impl<L: Location> StringArg<'_, L> {
+    /// The number of rows; `None` for a scalar.
+    pub fn rows(&self) -> Option<usize> {
+        match self {
+            StringArg::Scalar(_) => None,
+            StringArg::Utf8(c) => Some(c.len()),
+            StringArg::LargeUtf8(c) => Some(c.len()),
+        }
+    }
+
+    /// Check that a column argument has `rows` rows.
+    ///
+    /// # Errors
+    /// [`crate::Error::LengthMismatch`] naming `op` and `what`.
+    pub fn check_rows(&self, op: &'static str, what: &'static str, rows: usize) -> Result<()> {
+        match self.rows() {
+            Some(actual) if actual != rows => Err(crate::Error::LengthMismatch {
+                op,
+                what,
+                expected: rows,
+                actual,
+            }),
+            _ => Ok(()),
+        }
+    }
+}
+
+impl StringArg<'_, Host> {
+    /// Row `i` (`None` when null); a scalar gives its value for every `i`.
+    pub fn get(&self, i: usize) -> Option<&str> {
+        match self {
+            StringArg::Scalar(s) => *s,
+            StringArg::Utf8(c) => c.get(i),
+            StringArg::LargeUtf8(c) => c.get(i),
+        }
+    }
+}
+
+impl<'a, L: Location> From<&'a str> for StringArg<'a, L> {
+    fn from(value: &'a str) -> Self {
+        StringArg::Scalar(Some(value))
+    }
+}
+
+impl<'a, L: Location> From<&'a StringColumn<i32, L>> for StringArg<'a, L> {
+    fn from(col: &'a StringColumn<i32, L>) -> Self {
+        StringArg::Utf8(col)
+    }
+}
+
+impl<'a, L: Location> From<&'a StringColumn<i64, L>> for StringArg<'a, L> {
+    fn from(col: &'a StringColumn<i64, L>) -> Self {
+        StringArg::LargeUtf8(col)
+    }
+}
+
+impl<'a, L: Location> From<&'a AnyStringColumn<L>> for StringArg<'a, L> {
+    fn from(col: &'a AnyStringColumn<L>) -> Self {
+        match col {
+            AnyStringColumn::Utf8(c) => StringArg::Utf8(c),
+            AnyStringColumn::LargeUtf8(c) => StringArg::LargeUtf8(c),
+        }
+    }
+}
+
+/// A strings column whose offset width the op chose ([`OffsetWidth`]): `Utf8` unless
+/// the output exceeds `i32::MAX` bytes or i64 offsets were asked for.
+#[derive(Clone, Debug)]
+pub enum AnyStringColumn<L: Location = Host> {
+    /// i32 offsets.
+    Utf8(StringColumn<i32, L>),
+    /// i64 offsets.
+    LargeUtf8(StringColumn<i64, L>),
+}
+
+impl<L: Location> AnyStringColumn<L> {
+    /// The number of rows.
+    pub fn len(&self) -> usize {
+        match self {
+            AnyStringColumn::Utf8(c) => c.len(),
+            AnyStringColumn::LargeUtf8(c) => c.len(),
+        }
+    }
+
+    /// Whether there is no row.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Whether the offsets are i64.
+    pub fn is_wide(&self) -> bool {
+        matches!(self, AnyStringColumn::LargeUtf8(_))
+    }
+
+    /// As a [`Column`] (`Utf8` or `LargeUtf8`).
+    pub fn into_column(self) -> Column<L> {
+        match self {
+            AnyStringColumn::Utf8(c) => Column::Utf8(c),
+            AnyStringColumn::LargeUtf8(c) => Column::LargeUtf8(c),
+        }
+    }
+}
+
+impl AnyStringColumn<Host> {
+    /// Row `i` (`None` when null or out of range).
+    pub fn get(&self, i: usize) -> Option<&str> {
+        match self {
+            AnyStringColumn::Utf8(c) => c.get(i),
+            AnyStringColumn::LargeUtf8(c) => c.get(i),
+        }
+    }
+
+    /// The rows as options.
+    pub fn to_options(&self) -> Vec<Option<String>> {
+        (0..self.len()).map(|i| self.get(i).map(str::to_string)).collect()
+    }
+}
+
+/// How [`StringOps::concatenate`] treats a null input row.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ConcatNulls<'a> {
+    /// Any null input makes the output row null (SQL `||`, Polars' default).
+    Null,
+    /// Null inputs are left out, with their separator (Polars `ignore_nulls`); a row
+    /// whose inputs are all null is the empty string.
+    Skip,
+    /// Null inputs are replaced by this string (libcudf's `narep`).
+    Replace(&'a str),
+}
+
+/// Where [`StringOps::split`] and [`StringOps::rsplit`] cut each row.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SplitOn<'a> {
+    /// Every occurrence of this literal, which must not be empty; adjacent
+    /// occurrences give empty parts (Python's `str.split(sep)`).
+    Literal(&'a str),
+    /// Runs of ASCII whitespace (space, `\t`, `\n`, `\v`, `\f`, `\r`), with leading
+    /// and trailing whitespace ignored, so no part is empty (Python's `str.split()`
+    /// over ASCII whitespace, as libcudf).
+    Whitespace,
+}
+
+/// Whether `b` is one of the ASCII whitespace bytes [`SplitOn::Whitespace`] splits on.
+pub fn is_split_whitespace(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r')
+}
+
+/// The byte ranges of the parts of `row`, as every backend splits ([`StringOps::split`],
+/// [`StringOps::rsplit`]): at most `max_splits` cuts (`None`: all), counted from the
+/// left or, with `from_right`, from the right (Python's `rsplit`); parts are listed
+/// left to right either way.
+///
+/// # Example
+/// ```
+/// use ragged_core::ops::{split_ranges, SplitOn};
+/// assert_eq!(split_ranges(b"a,b,,c", SplitOn::Literal(","), None, false), [(0, 1), (2, 3), (4, 4), (5, 6)]);
+/// assert_eq!(split_ranges(b"a,b,c", SplitOn::Literal(","), Some(1), true), [(0, 3), (4, 5)]);
+/// assert_eq!(split_ranges(b"  a  b ", SplitOn::Whitespace, Some(1), false), [(2, 3), (5, 7)]);
+/// ```
+pub fn split_ranges(
+    row: &[u8],
+    on: SplitOn<'_>,
+    max_splits: Option<usize>,
+    from_right: bool,
+) -> Vec<(usize, usize)> {
+    let mut parts = Vec::new();
+    split_ranges_into(row, on, max_splits, from_right, &mut parts);
+    parts
+}
+
+/// [`split_ranges`], appending the parts to `parts` (which may hold other rows' parts
+/// before them): one buffer for many rows, no allocation per row.
+pub fn split_ranges_into(
+    row: &[u8],
+    on: SplitOn<'_>,
+    max_splits: Option<usize>,
+    from_right: bool,
+    parts: &mut Vec<(usize, usize)>,
+) {
+    let cuts = max_splits.unwrap_or(usize::MAX);
+    let first = parts.len();
+    let found = |parts: &Vec<(usize, usize)>| parts.len() - first;
+    match on {
+        SplitOn::Literal(d) => {
+            let d = d.as_bytes();
+            let m = d.len().max(1);
+            if from_right {
+                let mut end = row.len();
+                let mut p = row.len();
+                while found(parts) < cuts && p >= m {
+                    if &row[p - m..p] == d {
+                        parts.push((p, end));
+                        end = p - m;
+                        p -= m;
+                    } else {
+                        p -= 1;
+                    }
+                }
+                parts.push((0, end));
+            } else {
+                let mut start = 0;
+                let mut p = 0;
+                while found(parts) < cuts && p + m <= row.len() {
+                    if &row[p..p + m] == d {
+                        parts.push((start, p));
+                        p += m;
+                        start = p;
+                    } else {
+                        p += 1;
+                    }
+                }
+                parts.push((start, row.len()));
+            }
+        }
+        SplitOn::Whitespace => {
+            let ws = |b: u8| is_split_whitespace(b);
+            if from_right {
+                let mut end = row.len();
+                loop {
+                    while end > 0 && ws(row[end - 1]) {
+                        end -= 1;
+                    }
+                    if end == 0 {
+                        break;
+                    }
+                    if found(parts) == cuts {
+                        parts.push((0, end));
+                        break;
+                    }
+                    let mut start = end;
+                    while start > 0 && !ws(row[start - 1]) {
+                        start -= 1;
+                    }
+                    parts.push((start, end));
+                    end = start;
+                }
+            } else {
+                let mut start = 0;
+                loop {
+                    while start < row.len() && ws(row[start]) {
+                        start += 1;
+                    }
+                    if start == row.len() {
+                        break;
+                    }
+                    if found(parts) == cuts {
+                        parts.push((start, row.len()));
+                        break;
+                    }
+                    let mut end = start;
+                    while end < row.len() && !ws(row[end]) {
+                        end += 1;
+                    }
+                    parts.push((start, end));
+                    start = end;
+                }
+            }
+        }
+    }
+    if from_right {
+        parts[first..].reverse();
+    }
+}
+
+/// The row `redact` makes of a name and a visibility, as every backend computes it
+/// ([`StringOps::redact`]); `None` is null.
+///
+/// It equals the composition `public = contains(visibility, "public")`,
+/// `parts = split(names, " ")`, `initial = slice_chars(parts[1], 0, 1)`,
+/// `named = concatenate([initial, parts[0]], " ", ConcatNulls::Null)`,
+/// `copy_if_else(public, named, "X X")`: a missing second part is null, and a null
+/// mask row takes the `else` side.
+///
+/// # Example
+/// ```
+/// use ragged_core::ops::redact_row;
+/// assert_eq!(redact_row(Some("Jane Doe"), Some("public")), Some("D Jane".to_string()));
+/// assert_eq!(redact_row(Some("Jane Doe"), Some("private")), Some("X X".to_string()));
+/// assert_eq!(redact_row(Some("Cher"), Some("public")), None);
+/// assert_eq!(redact_row(None, None), Some("X X".to_string()));
+/// ```
+pub fn redact_row(name: Option<&str>, visibility: Option<&str>) -> Option<String> {
+    if !visibility.is_some_and(|v| v.contains("public")) {
+        return Some(REDACTED.to_string());
+    }
+    let name = name?;
+    let (first, rest) = name.split_once(' ')?;
+    let last = rest.split(' ').next().unwrap_or("");
+    let initial = last.chars().next().map(String::from).unwrap_or_default();
+    Some(format!("{initial} {first}"))
+}
+
+/// What [`StringOps::redact`] writes for a row that is not public.
+pub const REDACTED: &str = "X X";
+
 /// The literal searches, as one value for the backends' shared implementations; each
 /// has its [`StringOps`] method of the same name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -416,4 +723,77 @@ pub trait StringOps: Memory {
         col: &StringColumn<O, Self::Loc>,
         pattern: Pattern<'_, Self::Loc>,
     ) -> Result<PrimitiveColumn<O, Self::Loc>>;
+
+    /// Row `i` of `left` where row `i` of `mask` is true, else row `i` of `right`
+    /// (libcudf's `copy_if_else`, Polars' `when/then/otherwise`); a null mask row
+    /// takes `right`. A chosen null is null. `width` picks the output offsets.
+    ///
+    /// # Errors
+    /// [`crate::Error::LengthMismatch`] when a column argument's length differs from
+    /// the mask's; [`crate::Error::Overflow`] when `width` is i32 and the output does
+    /// not fit; device errors.
+    fn copy_if_else(
+        &self,
+        mask: &BooleanColumn<Self::Loc>,
+        left: StringArg<'_, Self::Loc>,
+        right: StringArg<'_, Self::Loc>,
+        width: OffsetWidth,
+    ) -> Result<AnyStringColumn<Self::Loc>>;
+
+    /// Row-wise concatenation of `columns` (columns or scalars; at least one column,
+    /// all columns of one length) with `separator` between consecutive inputs;
+    /// `nulls` decides what a null input does.
+    ///
+    /// # Errors
+    /// [`crate::Error::InvalidArgument`] when no input is a column;
+    /// [`crate::Error::LengthMismatch`] when column lengths differ;
+    /// [`crate::Error::Overflow`] as for [`StringOps::copy_if_else`]; device errors.
+    fn concatenate(
+        &self,
+        columns: &[StringArg<'_, Self::Loc>],
+        separator: &str,
+        nulls: ConcatNulls<'_>,
+        width: OffsetWidth,
+    ) -> Result<AnyStringColumn<Self::Loc>>;
+
+    /// Split each row at `on` into parts, at most `max_splits` cuts from the left
+    /// ([`split_ranges`]), as columns: column `k` holds part `k` of every row, null
+    /// where a row has fewer parts. There are as many columns as the most parts of a
+    /// valid row, and at least one; a null row is null in every column.
+    ///
+    /// # Errors
+    /// [`crate::Error::InvalidArgument`] for an empty literal delimiter; device errors.
+    fn split<O: OffsetSize>(
+        &self,
+        col: &StringColumn<O, Self::Loc>,
+        on: SplitOn<'_>,
+        max_splits: Option<usize>,
+    ) -> Result<Vec<StringColumn<O, Self::Loc>>>;
+
+    /// [`StringOps::split`] with the cuts counted from the right (Python's `rsplit`);
+    /// parts are still numbered from the left.
+    ///
+    /// # Errors
+    /// As [`StringOps::split`].
+    fn rsplit<O: OffsetSize>(
+        &self,
+        col: &StringColumn<O, Self::Loc>,
+        on: SplitOn<'_>,
+        max_splits: Option<usize>,
+    ) -> Result<Vec<StringColumn<O, Self::Loc>>>;
+
+    /// The redaction of a names column ("First Last") by a visibility column, fused in
+    /// one two-pass transform: "L First" (the first character of the second
+    /// space-separated part, a space, the first part) where the visibility contains
+    /// "public", [`REDACTED`] ("X X") elsewhere; exactly [`redact_row`] on every row.
+    ///
+    /// # Errors
+    /// [`crate::Error::LengthMismatch`] when a visibility column's length differs;
+    /// [`crate::Error::Overflow`] as for [`StringOps::copy_if_else`]; device errors.
+    fn redact<O: OffsetSize>(
+        &self,
+        names: &StringColumn<O, Self::Loc>,
+        visibility: StringArg<'_, Self::Loc>,
+        width: OffsetWidth,
+    ) -> Result<AnyStringColumn<Self::Loc>>;
 }

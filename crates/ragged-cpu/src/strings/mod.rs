@@ -4,8 +4,12 @@ mod length;
 mod like;
 mod search;
 mod slice;
+mod split;
+mod transform;
 
-use ragged_core::ops::{Pattern, Search, SliceBounds};
+use ragged_core::ops::{
+    AnyStringColumn, ConcatNulls, OffsetWidth, Pattern, Search, SliceBounds, SplitOn, StringArg,
+};
 use ragged_core::{BooleanColumn, OffsetSize, PrimitiveColumn, Result, StringColumn, StringOps};
 use rayon::prelude::*;
 
@@ -119,5 +123,52 @@ impl StringOps for CpuBackend {
         pattern: Pattern<'_>,
     ) -> Result<PrimitiveColumn<O>> {
         search::search_position(Search::CountMatches, col, pattern)
+    }
+
+    fn copy_if_else(
+        &self,
+        mask: &BooleanColumn,
+        left: StringArg<'_>,
+        right: StringArg<'_>,
+        width: OffsetWidth,
+    ) -> Result<AnyStringColumn> {
+        transform::copy_if_else(mask, left, right, width)
+    }
+
+    fn concatenate(
+        &self,
+        columns: &[StringArg<'_>],
+        separator: &str,
+        nulls: ConcatNulls<'_>,
+        width: OffsetWidth,
+    ) -> Result<AnyStringColumn> {
+        transform::concatenate(columns, separator, nulls, width)
+    }
+
+    fn split<O: OffsetSize>(
+        &self,
+        col: &StringColumn<O>,
+        on: SplitOn<'_>,
+        max_splits: Option<usize>,
+    ) -> Result<Vec<StringColumn<O>>> {
+        split::split(col, on, max_splits, false)
+    }
+
+    fn rsplit<O: OffsetSize>(
+        &self,
+        col: &StringColumn<O>,
+        on: SplitOn<'_>,
+        max_splits: Option<usize>,
+    ) -> Result<Vec<StringColumn<O>>> {
+        split::split(col, on, max_splits, true)
+    }
+
+    fn redact<O: OffsetSize>(
+        &self,
+        names: &StringColumn<O>,
+        visibility: StringArg<'_>,
+        width: OffsetWidth,
+    ) -> Result<AnyStringColumn> {
+        transform::redact(names, visibility, width)
     }
 }

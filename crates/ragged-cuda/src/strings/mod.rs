@@ -4,8 +4,13 @@ mod length;
 mod like;
 mod search;
 mod slice;
+mod split;
+mod transform;
+mod two_pass;
 
-use ragged_core::ops::{Pattern, Search, SliceBounds};
+use ragged_core::ops::{
+    AnyStringColumn, ConcatNulls, OffsetWidth, Pattern, Search, SliceBounds, SplitOn, StringArg,
+};
 use ragged_core::{BooleanColumn, OffsetSize, PrimitiveColumn, Result, StringColumn, StringOps};
 
 use crate::memory::Device;
@@ -97,5 +102,52 @@ impl StringOps for CudaBackend {
         pattern: Pattern<'_, Device>,
     ) -> Result<PrimitiveColumn<O, Device>> {
         search::search_position(self, Search::CountMatches, col, pattern)
+    }
+
+    fn copy_if_else(
+        &self,
+        mask: &BooleanColumn<Device>,
+        left: StringArg<'_, Device>,
+        right: StringArg<'_, Device>,
+        width: OffsetWidth,
+    ) -> Result<AnyStringColumn<Device>> {
+        transform::copy_if_else(self, mask, left, right, width)
+    }
+
+    fn concatenate(
+        &self,
+        columns: &[StringArg<'_, Device>],
+        separator: &str,
+        nulls: ConcatNulls<'_>,
+        width: OffsetWidth,
+    ) -> Result<AnyStringColumn<Device>> {
+        transform::concatenate(self, columns, separator, nulls, width)
+    }
+
+    fn split<O: OffsetSize>(
+        &self,
+        col: &StringColumn<O, Device>,
+        on: SplitOn<'_>,
+        max_splits: Option<usize>,
+    ) -> Result<Vec<StringColumn<O, Device>>> {
+        split::split(self, col, on, max_splits, false)
+    }
+
+    fn rsplit<O: OffsetSize>(
+        &self,
+        col: &StringColumn<O, Device>,
+        on: SplitOn<'_>,
+        max_splits: Option<usize>,
+    ) -> Result<Vec<StringColumn<O, Device>>> {
+        split::split(self, col, on, max_splits, true)
+    }
+
+    fn redact<O: OffsetSize>(
+        &self,
+        names: &StringColumn<O, Device>,
+        visibility: StringArg<'_, Device>,
+        width: OffsetWidth,
+    ) -> Result<AnyStringColumn<Device>> {
+        transform::redact(self, names, visibility, width)
     }
 }

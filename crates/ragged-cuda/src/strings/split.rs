@@ -1,0 +1,140 @@
+//! `split` and `rsplit` on the GPU: `kernels/strings/split.cu` counts each row's parts
+//! (`split_count_<dir>_<O>`, with their maximum, the number of output columns) and
+//! then writes every part's byte range and each column's validity
+//! (`split_parts_<dir>_<O>`); each column is then built as `slice` builds its output,
+//! with the lists family's `compact_for` and `gather_values`.
+
+use ragged_core::ops::SplitOn;
+use ragged_core::{Error, OffsetSize, Result, StringColumn};
+
+use super::two_pass::column_input;
+use crate::common::bits::{ballot_grid, bitmap};
+use crate::compile::STRINGS_SPLIT;
+use crate::launch::{launch, params, BLOCK};
+use crate::lists::{compact_for, gather_values, GatherPlan};
+use crate::memory::{Device, DeviceBuffer};
+use crate::CudaBackend;
+
+pub(crate) fn split<O: OffsetSize>(
+    backend: &CudaBackend,
+    col: &StringColumn<O, Device>,
+    on: SplitOn<'_>,
+    max_splits: Option<usize>,
+    from_right: bool,
+) -> Result<Vec<StringColumn<O, Device>>> {
+    let op = if from_right { "rsplit" } else { "split" };
+    let delimiter: &[u8] = match on {
+        SplitOn::Literal("") => return Err(Error::invalid_argument(op, "the delimiter is empty")),
+        SplitOn::Literal(d) => d.as_bytes(),
+        SplitOn::Whitespace => &[],
+    };
+    let n = col.len();
+    if n == 0 {
+        return Ok(vec![col.clone()]);
+    }
+    let rows = n as u64;
+    let dir = if from_right { "right" } else { "left" };
+    let input = column_input(col);
+    // An empty upload for whitespace: the kernel reads no delimiter byte then.
+    let d = backend.upload_slice(if delimiter.is_empty() { b" " } else { delimiter })?;
+    let (d_ptr, m) = (d.device_ptr(), delimiter.len() as i64);
+    let cuts = max_splits.map_or(u64::MAX, |c| c as u64);
+    let counts = backend.alloc::<i32>(n)?;
+    let most = backend.alloc::<u64>(1)?;
+    backend.zero(&most)?;
+    {
+        let function = backend.function(
+            &STRINGS_SPLIT,
+            &format!("split_count_{dir}_{}", O::OFFSET_NAME),
+        )?;
+        let (counts_ptr, most_ptr) = (counts.device_ptr(), most.device_ptr());
+        let mut args = params![input, rows, d_ptr, m, cuts, counts_ptr, most_ptr];
+        // SAFETY: `split_count_<dir>_<O>(StringInput, uint64_t, const uint8_t*, long
+        // long, unsigned long long, int32_t*, unsigned long long*)`: reads the column
+        // (its offsets, bytes and validity) and m delimiter bytes (the upload holds at
+        // least m), writes `rows` counts (allocated above), atomicMax on one zeroed word.
+        unsafe {
+            launch(
+                function,
+                ballot_grid(backend, rows),
+                BLOCK,
+                0,
+                backend.stream(),
+                &mut args,
+            )?
+        };
+    }
+    let columns = (backend.read_scalar(&most)? as usize).max(1);
+    // Part counts are at most the row's bytes + 1, so they fit in i32 offsets; the
+    // product below is checked anyway.
+    let slots = columns
+        .checked_mul(n)
+        .ok_or(Error::OutOfMemory {
+            requested: usize::MAX,
+            available: 0,
+        })?;
+    let starts = backend.alloc::<O>(slots)?;
+    let stops = backend.alloc::<O>(slots)?;
+    let words_per_column = n.div_ceil(32);
+    let words = backend.alloc::<u32>(columns * words_per_column)?;
+    let nulls = backend.alloc::<u64>(columns)?;
+    backend.zero(&nulls)?;
+    {
+        let function = backend.function(
+            &STRINGS_SPLIT,
+            &format!("split_parts_{dir}_{}", O::OFFSET_NAME),
+        )?;
+        let (counts_ptr, starts_ptr, stops_ptr, words_ptr, nulls_ptr) = (
+            counts.device_ptr(),
+            starts.device_ptr(),
+            stops.device_ptr(),
+            words.device_ptr(),
+            nulls.device_ptr(),
+        );
+        let k = columns as u32;
+        let mut args = params![
+            input, rows, d_ptr, m, cuts, counts_ptr, k, starts_ptr, stops_ptr, words_ptr,
+            nulls_ptr
+        ];
+        // SAFETY: `split_parts_<dir>_<O>(StringInput, uint64_t, const uint8_t*, long long,
+        // unsigned long long, const int32_t*, uint32_t, O*, O*, uint32_t*, unsigned long
+        // long*)`: reads what split_count read plus its counts, writes columns × rows
+        // starts and stops, columns × ceil(rows / 32) words (all allocated above) and
+        // adds to `columns` zeroed counters.
+        unsafe {
+            launch(
+                function,
+                ballot_grid(backend, rows),
+                BLOCK,
+                0,
+                backend.stream(),
+                &mut args,
+            )?
+        };
+    }
+    let null_counts = backend.read_bytes(&nulls, 0, columns * 8)?;
+    drop(counts);
+    let mut out = Vec::with_capacity(columns);
+    for k in 0..columns {
+        let unset = u64::from_le_bytes(null_counts[k * 8..k * 8 + 8].try_into().unwrap_or([0; 8]));
+        let column_words = words.slice(k * words_per_column, words_per_column)?;
+        let validity = (unset > 0).then(|| bitmap(column_words, n, unset as usize));
+        let (part_starts, part_stops): (DeviceBuffer<O>, DeviceBuffer<O>) =
+            (starts.slice(k * n, n)?, stops.slice(k * n, n)?);
+        let (offsets, total) =
+            compact_for::<O>(backend, &part_starts, &part_stops, None, col.values().len(), op)?;
+        let plan = GatherPlan {
+            starts: &part_starts,
+            offsets: &offsets,
+            n: rows,
+            total: total as u64,
+            op,
+        };
+        let values = gather_values(backend, &plan, col.values())?;
+        // SAFETY: the offsets are the compact offsets of byte ranges of valid UTF-8 rows
+        // cut next to a delimiter (valid UTF-8) or an ASCII whitespace byte, so on
+        // character boundaries; missing parts and null rows are empty.
+        out.push(unsafe { StringColumn::new_unchecked(offsets, values, validity) });
+    }
+    Ok(out)
+}
