@@ -1,6 +1,7 @@
 //! Element and offset types: what a column can hold, and how offsets are indexed.
 
-use crate::column::{Column, ListColumn, PrimitiveColumn};
+use crate::column::{Column, ListColumn, PrimitiveColumn, StringColumn};
+use crate::ops::StringArg;
 use crate::location::Location;
 use arrow_array::types as at;
 use arrow_array::{ArrowPrimitiveType, OffsetSizeTrait};
@@ -274,6 +275,9 @@ pub trait OffsetSize: OffsetSizeTrait + Native + Ord {
     /// Wrap a list column with these offsets into its [`Column`] variant (`List` for
     /// `i32`, `LargeList` for `i64`).
     fn into_list_column<L: Location>(col: ListColumn<Self, L>) -> Column<L>;
+    /// A strings column with these offsets as a [`StringArg`] (`Utf8` for `i32`,
+    /// `LargeUtf8` for `i64`).
+    fn string_arg<L: Location>(col: &StringColumn<Self, L>) -> StringArg<'_, L>;
 }
 
 impl OffsetSize for i32 {
@@ -289,6 +293,9 @@ impl OffsetSize for i32 {
     fn into_list_column<L: Location>(col: ListColumn<Self, L>) -> Column<L> {
         Column::List(col)
     }
+    fn string_arg<L: Location>(col: &StringColumn<Self, L>) -> StringArg<'_, L> {
+        StringArg::Utf8(col)
+    }
 }
 
 impl OffsetSize for i64 {
@@ -303,5 +310,8 @@ impl OffsetSize for i64 {
     }
     fn into_list_column<L: Location>(col: ListColumn<Self, L>) -> Column<L> {
         Column::LargeList(col)
+    }
+    fn string_arg<L: Location>(col: &StringColumn<Self, L>) -> StringArg<'_, L> {
+        StringArg::LargeUtf8(col)
     }
 }

@@ -22,6 +22,7 @@ use crate::rng::Rng;
 pub mod lists;
 pub mod primitives;
 pub mod strings;
+pub mod strings_transform;
 pub mod text;
 
 /// The proptest configuration of the suite's properties: 64 cases (override with

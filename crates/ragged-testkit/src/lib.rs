@@ -157,6 +157,15 @@ macro_rules! strings_conformance_suite {
             strings_like_utf8 => |b| $crate::conformance::strings::like::<_, i32>(b);
             strings_like_large_utf8 => |b| $crate::conformance::strings::like::<_, i64>(b);
             strings_like_errors => |b| $crate::conformance::strings::like_errors(b);
+            strings_copy_if_else_utf8 => |b| $crate::conformance::strings_transform::copy_if_else::<_, i32>(b);
+            strings_copy_if_else_large_utf8 => |b| $crate::conformance::strings_transform::copy_if_else::<_, i64>(b);
+            strings_concatenate_utf8 => |b| $crate::conformance::strings_transform::concatenate::<_, i32>(b);
+            strings_concatenate_large_utf8 => |b| $crate::conformance::strings_transform::concatenate::<_, i64>(b);
+            strings_split_utf8 => |b| $crate::conformance::strings_transform::split::<_, i32>(b);
+            strings_split_large_utf8 => |b| $crate::conformance::strings_transform::split::<_, i64>(b);
+            strings_redact_utf8 => |b| $crate::conformance::strings_transform::redact::<_, i32>(b);
+            strings_redact_large_utf8 => |b| $crate::conformance::strings_transform::redact::<_, i64>(b);
+            strings_transform_errors => |b| $crate::conformance::strings_transform::transform_errors(b);
         );
     };
 }

@@ -288,6 +288,13 @@ impl<L: Location> StringArg<'_, L> {
     }
 }
 
+impl<'a, L: Location> StringArg<'a, L> {
+    /// A column argument of either offset width.
+    pub fn column<O: OffsetSize>(col: &'a StringColumn<O, L>) -> Self {
+        O::string_arg(col)
+    }
+}
+
 impl StringArg<'_, Host> {
     /// Row `i` (`None` when null); a scalar gives its value for every `i`.
     pub fn get(&self, i: usize) -> Option<&str> {

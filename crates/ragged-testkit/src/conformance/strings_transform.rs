@@ -1,0 +1,547 @@
+//! The conformance suite of the strings ops that build new strings: `copy_if_else`,
+//! `concatenate`, `split` / `rsplit` and the fused `redact`, generic over any
+//! [`Backend`].
+//!
+//! Oracles are written here with Rust's `str` methods (`splitn`, `rsplitn`, `+`), never
+//! taken from a backend: each output row must equal the oracle's byte for byte, with the
+//! same validity. `redact` is checked twice: against the oracle, and against the
+//! composition `contains` → `split` → `slice_chars` → `concatenate` → `copy_if_else`
+//! run on the same backend, as the issue requires.
+//!
+//! Inputs: every strings case of [`crate::gen::string_cases`] (nulls, empty rows, 1- to
+//! 4-byte characters, a very long row, sliced columns, both offset widths) with a
+//! second column of the other offset width, scalars (null and not), random masks with
+//! nulls, every null policy, delimiters taken from the data, a space, a two-character
+//! one and ASCII whitespace, with and without a split limit, from both sides; names
+//! made of 0–3 words of mixed characters with runs of spaces; outputs forced to i64
+//! offsets.
+
+use ragged_core::ops::{AnyStringColumn, ConcatNulls, OffsetWidth, Pattern, SliceBounds, SplitOn, StringArg};
+use ragged_core::{Backend, BooleanColumn, Error, Host, OffsetSize, StringColumn};
+
+use super::backend_error;
+use crate::check::{compare_validity, Failures, Mismatch};
+use crate::gen::{random_string, string_cases, CharMix, StringCase};
+use crate::native::TestNative;
+use crate::rng::Rng;
+
+/// Compare a downloaded output with the expected rows (`None` = null).
+fn compare_strings<O: OffsetSize>(
+    label: &str,
+    host: &StringColumn<O, Host>,
+    want: &[Option<String>],
+) -> Result<(), Mismatch> {
+    if host.len() != want.len() {
+        return Err(Mismatch::new(label, None, format!("expected {} rows, got {}", want.len(), host.len())));
+    }
+    let valid: Vec<bool> = want.iter().map(Option::is_some).collect();
+    compare_validity(label, host.validity(), host.len(), &valid)?;
+    for (i, w) in want.iter().enumerate() {
+        let expected = w.as_deref().unwrap_or("");
+        if host.row_str(i) != expected {
+            return Err(Mismatch::new(
+                label,
+                Some(i),
+                format!("expected {expected:?}, got {:?}", host.row_str(i)),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Download an [`AnyStringColumn`] and compare it; `wide` is the width it must have.
+fn check_any<B: Backend>(
+    backend: &B,
+    label: &str,
+    out: &AnyStringColumn<B::Loc>,
+    wide: Option<bool>,
+    want: &[Option<String>],
+) -> Result<(), Mismatch> {
+    if let Some(wide) = wide {
+        if out.is_wide() != wide {
+            return Err(Mismatch::new(label, None, format!("expected wide offsets {wide}, got {}", out.is_wide())));
+        }
+    }
+    let fail = |e: Error| Mismatch::new(label, None, format!("to_host_strings: {e}"));
+    match out {
+        AnyStringColumn::Utf8(c) => compare_strings(label, &backend.to_host_strings(c).map_err(fail)?, want),
+        AnyStringColumn::LargeUtf8(c) => compare_strings(label, &backend.to_host_strings(c).map_err(fail)?, want),
+    }
+}
+
+/// The same rows in reverse order, as a column of the other offset width `P`.
+fn reversed<P: OffsetSize>(rows: &[Option<String>]) -> (StringColumn<P, Host>, Vec<Option<String>>) {
+    let rev: Vec<Option<String>> = rows.iter().rev().cloned().collect();
+    (StringColumn::<P>::from_options(rev.iter().map(|r| r.as_deref())), rev)
+}
+
+/// A random mask of `n` rows with about 10 % nulls.
+fn random_mask(n: usize, rng: &mut Rng) -> Vec<Option<bool>> {
+    (0..n).map(|_| (!rng.chance(10)).then(|| rng.chance(50))).collect()
+}
+
+/// An oracle argument: a scalar or rows.
+#[derive(Clone, Copy)]
+enum Arg<'a> {
+    Scalar(Option<&'a str>),
+    Rows(&'a [Option<String>]),
+}
+
+impl Arg<'_> {
+    fn get(&self, i: usize) -> Option<&str> {
+        match self {
+            Arg::Scalar(s) => *s,
+            Arg::Rows(r) => r[i].as_deref(),
+        }
+    }
+}
+
+/// Suite test: `copy_if_else` over every strings case of width `O`: the column against
+/// a reversed column of the other width, against scalars (null and not) on either side,
+/// under random masks with nulls, at automatic and forced-i64 output widths.
+///
+/// # Panics
+/// When any output differs from the oracle.
+pub fn copy_if_else<B: Backend, O: OffsetSize + TestNative>(backend: &B) {
+    let mut failures = Failures::new();
+    for case in string_cases::<O>() {
+        let n = case.rows.len();
+        let mut rng = Rng::from_label(&format!("copy_if_else/{}", case.label));
+        let mask_rows = random_mask(n, &mut rng);
+        let mask = BooleanColumn::from_options(mask_rows.iter().copied());
+        let (other, other_rows) = reversed::<i64>(&case.rows);
+        let uploaded = backend.to_device_strings(&case.column).and_then(|c| {
+            Ok((c, backend.to_device_strings(&other)?, backend.to_device_booleans(&mask)?))
+        });
+        let (col, other_dev, mask_dev) = match uploaded {
+            Ok(u) => u,
+            Err(e) => {
+                failures.record(Err(backend_error(&case, "upload", e)));
+                continue;
+            }
+        };
+        let variants: [(&str, StringArg<'_, B::Loc>, Arg<'_>, StringArg<'_, B::Loc>, Arg<'_>); 4] = [
+            ("column/column", StringArg::column(&col), Arg::Rows(&case.rows), StringArg::column(&other_dev), Arg::Rows(&other_rows)),
+            ("column/scalar", StringArg::column(&col), Arg::Rows(&case.rows), StringArg::Scalar(Some("é-\u{10FFFF}")), Arg::Scalar(Some("é-\u{10FFFF}"))),
+            ("null/column", StringArg::Scalar(None), Arg::Scalar(None), StringArg::column(&col), Arg::Rows(&case.rows)),
+            ("scalar/null", StringArg::Scalar(Some("")), Arg::Scalar(Some("")), StringArg::Scalar(None), Arg::Scalar(None)),
+        ];
+        for (name, left, left_rows, right, right_rows) in variants {
+            let want: Vec<Option<String>> = (0..n)
+                .map(|i| {
+                    let side = if mask_rows[i] == Some(true) { left_rows } else { right_rows };
+                    side.get(i).map(str::to_string)
+                })
+                .collect();
+            for (width, wide) in [(OffsetWidth::Auto, Some(false)), (OffsetWidth::I64, Some(true))] {
+                let label = format!("{} copy_if_else({name}, {width:?})", case.label);
+                failures.record(
+                    backend
+                        .copy_if_else(&mask_dev, left, right, width)
+                        .map_err(|e| Mismatch::new(&label, None, format!("failed: {e}")))
+                        .and_then(|out| check_any(backend, &label, &out, wide, &want)),
+                );
+            }
+        }
+    }
+    failures.finish(&format!("copy_if_else<{}>", O::OFFSET_NAME));
+}
+
+/// The oracle of `concatenate` for one row.
+fn concat_oracle(args: &[Arg<'_>], i: usize, separator: &str, nulls: ConcatNulls<'_>) -> Option<String> {
+    let mut parts = Vec::new();
+    for arg in args {
+        match (arg.get(i), nulls) {
+            (Some(s), _) => parts.push(s),
+            (None, ConcatNulls::Null) => return None,
+            (None, ConcatNulls::Skip) => {}
+            (None, ConcatNulls::Replace(r)) => parts.push(r),
+        }
+    }
+    Some(parts.join(separator))
+}
+
+/// Suite test: `concatenate` of the column, a scalar, a reversed column of the other
+/// width and a null scalar, with three separators and every null policy.
+///
+/// # Panics
+/// When any output differs from the oracle.
+pub fn concatenate<B: Backend, O: OffsetSize + TestNative>(backend: &B) {
+    let mut failures = Failures::new();
+    for case in string_cases::<O>() {
+        let n = case.rows.len();
+        let (other, other_rows) = reversed::<i64>(&case.rows);
+        let uploaded = backend
+            .to_device_strings(&case.column)
+            .and_then(|c| Ok((c, backend.to_device_strings(&other)?)));
+        let (col, other_dev) = match uploaded {
+            Ok(u) => u,
+            Err(e) => {
+                failures.record(Err(backend_error(&case, "upload", e)));
+                continue;
+            }
+        };
+        let inputs = [
+            (StringArg::column(&col), Arg::Rows(&case.rows)),
+            (StringArg::Scalar(Some("ß")), Arg::Scalar(Some("ß"))),
+            (StringArg::column(&other_dev), Arg::Rows(&other_rows)),
+        ];
+        let with_null = [
+            (StringArg::column(&col), Arg::Rows(&case.rows)),
+            (StringArg::Scalar(None), Arg::Scalar(None)),
+        ];
+        for (inputs_name, inputs) in [("col,ß,rev", &inputs[..]), ("col,null", &with_null[..]), ("col", &inputs[..1])] {
+            let args: Vec<StringArg<'_, B::Loc>> = inputs.iter().map(|i| i.0).collect();
+            let oracle: Vec<Arg<'_>> = inputs.iter().map(|i| i.1).collect();
+            for separator in ["", ", ", "\u{1F600}"] {
+                for nulls in [ConcatNulls::Null, ConcatNulls::Skip, ConcatNulls::Replace("NA")] {
+                    let want: Vec<Option<String>> =
+                        (0..n).map(|i| concat_oracle(&oracle, i, separator, nulls)).collect();
+                    let width = if separator.is_empty() { OffsetWidth::I64 } else { OffsetWidth::Auto };
+                    let label = format!("{} concatenate({inputs_name}, {separator:?}, {nulls:?}, {width:?})", case.label);
+                    failures.record(
+                        backend
+                            .concatenate(&args, separator, nulls, width)
+                            .map_err(|e| Mismatch::new(&label, None, format!("failed: {e}")))
+                            .and_then(|out| {
+                                check_any(backend, &label, &out, Some(width == OffsetWidth::I64), &want)
+                            }),
+                    );
+                }
+            }
+        }
+    }
+    failures.finish(&format!("concatenate<{}>", O::OFFSET_NAME));
+}
+
+/// The oracle of split: the parts of `row` (Rust's `splitn` / `rsplitn`, and a
+/// hand-written whitespace splitter with Python's rules).
+pub fn split_oracle(row: &str, on: SplitOn<'_>, max_splits: Option<usize>, from_right: bool) -> Vec<String> {
+    let limit = max_splits.map_or(usize::MAX, |m| m.saturating_add(1));
+    match on {
+        SplitOn::Literal(d) => {
+            if from_right {
+                let mut parts: Vec<String> = row.rsplitn(limit, d).map(str::to_string).collect();
+                parts.reverse();
+                parts
+            } else {
+                row.splitn(limit, d).map(str::to_string).collect()
+            }
+        }
+        SplitOn::Whitespace => {
+            let ws = |c: char| matches!(c, ' ' | '\t' | '\n' | '\u{0b}' | '\u{0c}' | '\r');
+            let cuts = max_splits.unwrap_or(usize::MAX);
+            let mut parts: Vec<String> = Vec::new();
+            if from_right {
+                let mut rest = row.trim_end_matches(ws);
+                while !rest.is_empty() {
+                    if parts.len() == cuts {
+                        parts.push(rest.to_string());
+                        break;
+                    }
+                    let cut = rest.rfind(ws).map_or(0, |p| p + 1);
+                    parts.push(rest[cut..].to_string());
+                    rest = rest[..cut].trim_end_matches(ws);
+                }
+                parts.reverse();
+            } else {
+                let mut rest = row.trim_start_matches(ws);
+                while !rest.is_empty() {
+                    if parts.len() == cuts {
+                        parts.push(rest.to_string());
+                        break;
+                    }
+                    let cut = rest.find(ws).unwrap_or(rest.len());
+                    parts.push(rest[..cut].to_string());
+                    rest = rest[cut..].trim_start_matches(ws);
+                }
+            }
+            parts
+        }
+    }
+}
+
+/// Check one split of a case against the oracle.
+fn check_split<B: Backend, O: OffsetSize + TestNative>(
+    backend: &B,
+    case: &StringCase<O>,
+    col: &StringColumn<O, B::Loc>,
+    on: SplitOn<'_>,
+    max_splits: Option<usize>,
+    from_right: bool,
+) -> Result<(), Mismatch> {
+    let op = if from_right { "rsplit" } else { "split" };
+    let label = format!("{} {op}({on:?}, {max_splits:?})", case.label);
+    let parts: Vec<Option<Vec<String>>> = case
+        .rows
+        .iter()
+        .map(|r| r.as_deref().map(|r| split_oracle(r, on, max_splits, from_right)))
+        .collect();
+    let columns = parts.iter().flatten().map(Vec::len).max().unwrap_or(0).max(1);
+    let out = if from_right {
+        backend.rsplit(col, on, max_splits)
+    } else {
+        backend.split(col, on, max_splits)
+    }
+    .map_err(|e| Mismatch::new(&label, None, format!("failed: {e}")))?;
+    if out.len() != columns {
+        return Err(Mismatch::new(&label, None, format!("expected {columns} columns, got {}", out.len())));
+    }
+    for (k, column) in out.iter().enumerate() {
+        let want: Vec<Option<String>> =
+            parts.iter().map(|p| p.as_ref().and_then(|p| p.get(k).cloned())).collect();
+        let host = backend
+            .to_host_strings(column)
+            .map_err(|e| Mismatch::new(&label, None, format!("to_host_strings: {e}")))?;
+        compare_strings(&format!("{label} column {k}"), &host, &want)?;
+    }
+    Ok(())
+}
+
+/// Suite test: `split` and `rsplit` over every strings case of width `O`, at a
+/// character taken from the data, a space, a two-character delimiter and ASCII
+/// whitespace, with no limit and with limits 0 and 1.
+///
+/// # Panics
+/// When any output differs from the oracle.
+pub fn split<B: Backend, O: OffsetSize + TestNative>(backend: &B) {
+    let mut failures = Failures::new();
+    for case in string_cases::<O>() {
+        let col = match backend.to_device_strings(&case.column) {
+            Ok(c) => c,
+            Err(e) => {
+                failures.record(Err(backend_error(&case, "to_device_strings", e)));
+                continue;
+            }
+        };
+        let mut rng = Rng::from_label(&format!("split/{}", case.label));
+        let from_data: String = case
+            .rows
+            .iter()
+            .flatten()
+            .find(|r| !r.is_empty())
+            .and_then(|r| r.chars().nth(rng.index(r.chars().count())))
+            .map_or_else(|| "a".to_string(), String::from);
+        let delimiters = [
+            SplitOn::Literal(from_data.as_str()),
+            SplitOn::Literal(" "),
+            SplitOn::Literal("é\u{7f}"),
+            SplitOn::Whitespace,
+        ];
+        for on in delimiters {
+            for max_splits in [None, Some(0), Some(1)] {
+                for from_right in [false, true] {
+                    failures.record(check_split(backend, &case, &col, on, max_splits, from_right));
+                }
+            }
+        }
+    }
+    failures.finish(&format!("split<{}>", O::OFFSET_NAME));
+}
+
+/// Names for `redact`: 0–3 words of mixed characters separated by runs of 1–2 spaces,
+/// sometimes with a leading or trailing space; about 5 % null.
+fn random_names(n: usize, rng: &mut Rng) -> Vec<Option<String>> {
+    (0..n)
+        .map(|_| {
+            if rng.chance(5) {
+                return None;
+            }
+            let words = rng.index(4);
+            let mut s = String::new();
+            if rng.chance(5) {
+                s.push(' ');
+            }
+            for w in 0..words {
+                if w > 0 {
+                    s.push_str(if rng.chance(10) { "  " } else { " " });
+                }
+                let mix = if rng.chance(70) { CharMix::Ascii } else { CharMix::Mixed };
+                let word: String = random_string(rng, mix, 8).chars().filter(|&c| c != ' ').collect();
+                s.push_str(&word);
+            }
+            if rng.chance(5) {
+                s.push(' ');
+            }
+            Some(s)
+        })
+        .collect()
+}
+
+/// Visibilities for `redact`: "public", "private", "not public", "", or null.
+fn random_visibility(n: usize, rng: &mut Rng) -> Vec<Option<String>> {
+    (0..n)
+        .map(|_| match rng.index(6) {
+            0 | 1 => Some("public".to_string()),
+            2 => Some("private".to_string()),
+            3 => Some("not public".to_string()),
+            4 => Some(String::new()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The oracle of `redact` for one row, written from the issue's description with
+/// Rust's `str` methods.
+pub fn redact_oracle(name: Option<&str>, visibility: Option<&str>) -> Option<String> {
+    if !visibility.is_some_and(|v| v.contains("public")) {
+        return Some("X X".to_string());
+    }
+    let mut parts = name?.split(' ');
+    let first = parts.next()?;
+    let last = parts.next()?;
+    let initial: String = last.chars().take(1).collect();
+    Some(initial + " " + first)
+}
+
+/// `redact` as the composition of the API's ops, on `backend`.
+fn redact_composed<B: Backend, O: OffsetSize>(
+    backend: &B,
+    names: &StringColumn<O, B::Loc>,
+    visibility: &StringColumn<O, B::Loc>,
+) -> ragged_core::Result<AnyStringColumn<B::Loc>> {
+    let public = backend.contains(visibility, Pattern::Scalar("public"))?;
+    let parts = backend.split(names, SplitOn::Literal(" "), None)?;
+    let named = match parts.get(1) {
+        Some(last) => {
+            let initial = backend.slice_chars(last, SliceBounds::Scalar { start: Some(0), stop: Some(1) })?;
+            backend.concatenate(
+                &[StringArg::column(&initial), StringArg::column(&parts[0])],
+                " ",
+                ConcatNulls::Null,
+                OffsetWidth::Auto,
+            )?
+        }
+        // No row has a second part: every public row is null.
+        None => backend.concatenate(&[StringArg::column(&parts[0]), StringArg::Scalar(None)], " ", ConcatNulls::Null, OffsetWidth::Auto)?,
+    };
+    backend.copy_if_else(&public, StringArg::from(&named), StringArg::Scalar(Some("X X")), OffsetWidth::Auto)
+}
+
+/// Suite test: `redact` over generated names (0, 1, 31–33, 257 and 5 000 rows, sliced
+/// too) equals the oracle and the composition of the API's ops on the same backend, at
+/// automatic and forced-i64 widths; a visibility scalar works too.
+///
+/// # Panics
+/// When any output differs.
+pub fn redact<B: Backend, O: OffsetSize + TestNative>(backend: &B) {
+    let mut failures = Failures::new();
+    for rows in [0usize, 1, 31, 32, 33, 257, 5000] {
+        for sliced in [false, true] {
+            let mut rng = Rng::from_label(&format!("redact/{rows}"));
+            let mut names = random_names(rows + 3, &mut rng);
+            let mut visibility = random_visibility(rows + 3, &mut rng);
+            let mut names_col = StringColumn::<O>::from_options(names.iter().map(|r| r.as_deref()));
+            let mut vis_col = StringColumn::<O>::from_options(visibility.iter().map(|r| r.as_deref()));
+            if sliced {
+                names_col = names_col.slice(2, rows).expect("in range");
+                vis_col = vis_col.slice(1, rows).expect("in range");
+                names = names[2..2 + rows].to_vec();
+                visibility = visibility[1..1 + rows].to_vec();
+            } else {
+                names.truncate(rows);
+                visibility.truncate(rows);
+                names_col = names_col.slice(0, rows).expect("in range");
+                vis_col = vis_col.slice(0, rows).expect("in range");
+            }
+            let label = format!("{}/redact/rows={rows}/sliced={sliced}", StringCase::<O>::type_name());
+            let want: Vec<Option<String>> = names
+                .iter()
+                .zip(&visibility)
+                .map(|(n, v)| redact_oracle(n.as_deref(), v.as_deref()))
+                .collect();
+            let fail = |step: &str, e: Error| Mismatch::new(&label, None, format!("{step} failed: {e}"));
+            let uploaded = backend
+                .to_device_strings(&names_col)
+                .and_then(|n| Ok((n, backend.to_device_strings(&vis_col)?)));
+            let (names_dev, vis_dev) = match uploaded {
+                Ok(u) => u,
+                Err(e) => {
+                    failures.record(Err(fail("upload", e)));
+                    continue;
+                }
+            };
+            for (width, wide) in [(OffsetWidth::Auto, false), (OffsetWidth::I64, true)] {
+                let l = format!("{label} {width:?}");
+                failures.record(
+                    backend
+                        .redact(&names_dev, StringArg::column(&vis_dev), width)
+                        .map_err(|e| fail("redact", e))
+                        .and_then(|out| check_any(backend, &l, &out, Some(wide), &want)),
+                );
+            }
+            failures.record(
+                redact_composed(backend, &names_dev, &vis_dev)
+                    .map_err(|e| fail("the composition", e))
+                    .and_then(|out| check_any(backend, &format!("{label} composition"), &out, None, &want)),
+            );
+            let all_public: Vec<Option<String>> =
+                names.iter().map(|n| redact_oracle(n.as_deref(), Some("public"))).collect();
+            failures.record(
+                backend
+                    .redact(&names_dev, StringArg::Scalar(Some("public")), OffsetWidth::Auto)
+                    .map_err(|e| fail("redact(scalar)", e))
+                    .and_then(|out| check_any(backend, &format!("{label} scalar"), &out, None, &all_public)),
+            );
+        }
+    }
+    failures.finish(&format!("redact<{}>", O::OFFSET_NAME));
+}
+
+/// Suite test: invalid arguments are structured errors — an empty split delimiter,
+/// a mask or column of the wrong length, a concatenation without a column.
+///
+/// # Panics
+/// When an op accepts them or fails differently.
+pub fn transform_errors<B: Backend>(backend: &B) {
+    let mut failures = Failures::new();
+    let col = StringColumn::<i32>::from_options([Some("a b"), None, Some("c")]);
+    let short = StringColumn::<i64>::from_options([Some("x")]);
+    let mask = BooleanColumn::from_options([Some(true), None]);
+    let uploaded = backend.to_device_strings(&col).and_then(|c| {
+        Ok((c, backend.to_device_strings(&short)?, backend.to_device_booleans(&mask)?))
+    });
+    let (col, short, mask) = match uploaded {
+        Ok(u) => u,
+        Err(e) => panic!("upload failed: {e}"),
+    };
+    let expect = |label: &str, r: ragged_core::Result<()>, ok: fn(&Error) -> bool| -> Result<(), Mismatch> {
+        match r {
+            Err(e) if ok(&e) => Ok(()),
+            Err(e) => Err(Mismatch::new(label, None, format!("wrong error: {e}"))),
+            Ok(()) => Err(Mismatch::new(label, None, "accepted")),
+        }
+    };
+    let invalid = |e: &Error| matches!(e, Error::InvalidArgument { .. });
+    let mismatch = |e: &Error| matches!(e, Error::LengthMismatch { .. });
+    failures.record(expect("split empty", backend.split(&col, SplitOn::Literal(""), None).map(|_| ()), invalid));
+    failures.record(expect("rsplit empty", backend.rsplit(&col, SplitOn::Literal(""), Some(1)).map(|_| ()), invalid));
+    failures.record(expect(
+        "copy_if_else mask length",
+        backend.copy_if_else(&mask, StringArg::column(&col), StringArg::Scalar(None), OffsetWidth::Auto).map(|_| ()),
+        mismatch,
+    ));
+    failures.record(expect(
+        "concatenate lengths",
+        backend
+            .concatenate(&[StringArg::column(&col), StringArg::column(&short)], "", ConcatNulls::Null, OffsetWidth::Auto)
+            .map(|_| ()),
+        mismatch,
+    ));
+    failures.record(expect(
+        "concatenate scalars only",
+        backend.concatenate(&[StringArg::Scalar(Some("a"))], "", ConcatNulls::Null, OffsetWidth::Auto).map(|_| ()),
+        invalid,
+    ));
+    failures.record(expect(
+        "concatenate nothing",
+        backend.concatenate(&[], "", ConcatNulls::Null, OffsetWidth::Auto).map(|_| ()),
+        invalid,
+    ));
+    failures.record(expect(
+        "redact visibility length",
+        backend.redact(&col, StringArg::column(&short), OffsetWidth::Auto).map(|_| ()),
+        mismatch,
+    ));
+    failures.finish("transform_errors");
+}
