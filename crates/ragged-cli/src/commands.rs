@@ -17,7 +17,7 @@ mod lists;
 mod strings;
 use crate::GlobalArgs;
 pub use lists::{lists, ListsCommand};
-pub use strings::{LikeArgs, SearchArgs, SliceArgs};
+pub use strings::{redact, LikeArgs, RedactArgs, SearchArgs, SliceArgs};
 
 /// Arguments of `ragged bench`.
 #[derive(Args, Debug)]

@@ -55,6 +55,9 @@ enum Command {
     /// String operations on a strings column of a Parquet, Arrow IPC or CSV file.
     #[command(subcommand)]
     Strings(commands::StringsCommand),
+    /// Redact a names column ("First Last") by a visibility column: "L First" where the
+    /// visibility contains "public", "X X" elsewhere (one fused pass).
+    Redact(commands::RedactArgs),
     /// List operations on a list column.
     #[command(subcommand)]
     Lists(commands::ListsCommand),
@@ -186,6 +189,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Bench(args) => commands::bench(&cli.global, args),
         Command::Strings(cmd) => commands::strings(&cli.global, cmd),
+        Command::Redact(args) => commands::redact(&cli.global, args),
         Command::Lists(cmd) => commands::lists(&cli.global, cmd),
         Command::Reduce(cmd) => commands::reduce(&cli.global, cmd),
         Command::Lines(args) => commands::lines_command(&cli.global, args),

@@ -1505,3 +1505,61 @@ fn strings_like_matches_characters_and_checks_the_pattern() {
     assert_error(&bad, &["escape"]);
     assert_entries(dir.path(), &["in.parquet"]);
 }
+
+#[test]
+fn redact_writes_initials_and_redactions_and_checks_its_columns() {
+    let dir = tempdir();
+    let input = dir.path().join("people.parquet");
+    let columns = vec![
+        (
+            "name".to_string(),
+            Column::Utf8(StringColumn::from_options([
+                Some("Ada Lovelace"),
+                Some("Émile Ñu Zola"),
+                Some("Cher"),
+                None,
+                Some("Alan Turing"),
+            ])),
+        ),
+        (
+            "visibility".to_string(),
+            Column::Utf8(StringColumn::from_options([
+                Some("public"),
+                Some("public"),
+                Some("public"),
+                Some("private"),
+                None,
+            ])),
+        ),
+    ];
+    write_table(&input, None, &columns).unwrap();
+    let out = dir.path().join("out.arrow");
+    let mut cmd = ragged();
+    cmd.args(["--device", "cpu", "redact", "--names", "name", "--visibility", "visibility"])
+        .arg(&input)
+        .arg("-o")
+        .arg(&out);
+    let result = capture(&mut cmd);
+    assert_eq!(
+        assert_ok(&result),
+        "5 rows (1 null): 2 redacted to \"X X\"\n"
+    );
+    let table = read_table(&out, None, None).unwrap();
+    assert_eq!(
+        string_options(table.column("name_redacted").unwrap()),
+        [
+            Some("L Ada".to_string()),
+            Some("Ñ Émile".to_string()),
+            None,
+            Some("X X".to_string()),
+            Some("X X".to_string()),
+        ]
+    );
+    let mut bad = ragged();
+    bad.args(["--device", "cpu", "redact", "--names", "name", "--visibility", "nope"])
+        .arg(&input)
+        .arg("-o")
+        .arg(dir.path().join("bad.arrow"));
+    assert_error(&capture(&mut bad), &["nope"]);
+    assert_entries(dir.path(), &["out.arrow", "people.parquet"]);
+}

@@ -1,15 +1,18 @@
 //! `ragged strings contains|starts-with|ends-with|find|rfind|count-matches`: the
 //! literal searches over one strings column of a file, with one pattern for every row
 //! (`--pattern`) or one per row from another column (`--pattern-column`); and
-//! `ragged strings slice` and `ragged strings like`.
+//! `ragged strings slice` and `ragged strings like`; and `ragged redact`.
 
+use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::bail;
 use clap::Args;
 use ragged::device::Selected;
 use ragged::io::{read_table, StringsColumn, Table};
-use ragged::ops::{Pattern, Search, SliceBounds};
+use ragged::ops::{
+    AnyStringColumn, OffsetWidth, Pattern, Search, SliceBounds, StringArg, REDACTED,
+};
 use ragged::{Backend, Column, Host, OffsetSize, StringColumn};
 
 use super::{device, finish, in_file, input_format, InputArgs};
@@ -287,5 +290,87 @@ pub fn like(global: &GlobalArgs, args: LikeArgs) -> anyhow::Result<()> {
             )?)
         },
         boolean_summary,
+    )
+}
+
+/// Arguments of `ragged redact`.
+#[derive(Args, Debug)]
+pub struct RedactArgs {
+    /// Input file: Parquet, Arrow IPC (file or stream) or CSV; `-` reads an Arrow
+    /// stream from stdin.
+    input: PathBuf,
+    /// The names column ("First Last").
+    #[arg(long)]
+    names: String,
+    /// The visibility column: rows containing "public" keep a redacted name.
+    #[arg(long)]
+    visibility: String,
+    /// Output file (format from the extension: .parquet, .arrow, .arrows, .csv); the
+    /// names column and `<names>_redacted` are written. Without it a summary is printed.
+    #[arg(long, short)]
+    output: Option<PathBuf>,
+    /// Input format when the extension does not say: parquet, arrow, arrows, csv.
+    #[arg(long)]
+    format: Option<String>,
+}
+
+/// `redact` on the device copies of the two columns, back on the host.
+fn redact_on<B: Backend, O: OffsetSize>(
+    b: &B,
+    names: &StringColumn<O, Host>,
+    visibility: &StringsColumn<'_>,
+) -> ragged::Result<Column> {
+    let names = b.to_device_strings(names)?;
+    let out = match visibility {
+        StringsColumn::Utf8(c) => {
+            let v = b.to_device_strings(*c)?;
+            b.redact(&names, StringArg::column(&v), OffsetWidth::Auto)?
+        }
+        StringsColumn::LargeUtf8(c) => {
+            let v = b.to_device_strings(*c)?;
+            b.redact(&names, StringArg::column(&v), OffsetWidth::Auto)?
+        }
+    };
+    Ok(match out {
+        AnyStringColumn::Utf8(c) => Column::Utf8(b.to_host_strings(&c)?),
+        AnyStringColumn::LargeUtf8(c) => Column::LargeUtf8(b.to_host_strings(&c)?),
+    })
+}
+
+/// `ragged redact`
+pub fn redact(global: &GlobalArgs, args: RedactArgs) -> anyhow::Result<()> {
+    let input = InputArgs {
+        column: args.names,
+        input: args.input,
+        output: args.output,
+        format: args.format,
+    };
+    run_strings(
+        global,
+        &input,
+        Some(args.visibility.as_str()),
+        "redacted",
+        |selected, table, names| {
+            let visibility = in_file(table.strings(&args.visibility), &input.input)?;
+            Ok(ragged::with_backend!(
+                &selected.backend,
+                |b| match names {
+                    StringsColumn::Utf8(c) => redact_on(b, c, &visibility),
+                    StringsColumn::LargeUtf8(c) => redact_on(b, c, &visibility),
+                }
+            )?)
+        },
+        |out| {
+            let redacted = match out {
+                Column::Utf8(c) => c.iter().filter(|r| *r == Some(REDACTED)).count(),
+                Column::LargeUtf8(c) => c.iter().filter(|r| *r == Some(REDACTED)).count(),
+                _ => 0,
+            };
+            format!(
+                "{} rows ({} null): {redacted} redacted to {REDACTED:?}",
+                out.len(),
+                out.null_count()
+            )
+        },
     )
 }
