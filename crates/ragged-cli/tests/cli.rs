@@ -1535,10 +1535,18 @@ fn redact_writes_initials_and_redactions_and_checks_its_columns() {
     write_table(&input, None, &columns).unwrap();
     let out = dir.path().join("out.arrow");
     let mut cmd = ragged();
-    cmd.args(["--device", "cpu", "redact", "--names", "name", "--visibility", "visibility"])
-        .arg(&input)
-        .arg("-o")
-        .arg(&out);
+    cmd.args([
+        "--device",
+        "cpu",
+        "redact",
+        "--names",
+        "name",
+        "--visibility",
+        "visibility",
+    ])
+    .arg(&input)
+    .arg("-o")
+    .arg(&out);
     let result = capture(&mut cmd);
     assert_eq!(
         assert_ok(&result),
@@ -1556,10 +1564,18 @@ fn redact_writes_initials_and_redactions_and_checks_its_columns() {
         ]
     );
     let mut bad = ragged();
-    bad.args(["--device", "cpu", "redact", "--names", "name", "--visibility", "nope"])
-        .arg(&input)
-        .arg("-o")
-        .arg(dir.path().join("bad.arrow"));
+    bad.args([
+        "--device",
+        "cpu",
+        "redact",
+        "--names",
+        "name",
+        "--visibility",
+        "nope",
+    ])
+    .arg(&input)
+    .arg("-o")
+    .arg(dir.path().join("bad.arrow"));
     assert_error(&capture(&mut bad), &["nope"]);
     assert_entries(dir.path(), &["out.arrow", "people.parquet"]);
 }

@@ -1,8 +1,8 @@
 //! Element and offset types: what a column can hold, and how offsets are indexed.
 
 use crate::column::{Column, ListColumn, PrimitiveColumn, StringColumn};
-use crate::ops::StringArg;
 use crate::location::Location;
+use crate::ops::StringArg;
 use arrow_array::types as at;
 use arrow_array::{ArrowPrimitiveType, OffsetSizeTrait};
 use arrow_buffer::ArrowNativeType;

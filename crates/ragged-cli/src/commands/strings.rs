@@ -352,13 +352,10 @@ pub fn redact(global: &GlobalArgs, args: RedactArgs) -> anyhow::Result<()> {
         "redacted",
         |selected, table, names| {
             let visibility = in_file(table.strings(&args.visibility), &input.input)?;
-            Ok(ragged::with_backend!(
-                &selected.backend,
-                |b| match names {
-                    StringsColumn::Utf8(c) => redact_on(b, c, &visibility),
-                    StringsColumn::LargeUtf8(c) => redact_on(b, c, &visibility),
-                }
-            )?)
+            Ok(ragged::with_backend!(&selected.backend, |b| match names {
+                StringsColumn::Utf8(c) => redact_on(b, c, &visibility),
+                StringsColumn::LargeUtf8(c) => redact_on(b, c, &visibility),
+            })?)
         },
         |out| {
             let redacted = match out {

@@ -19,9 +19,8 @@ pub use primitives::{
 };
 pub use strings::{
     char_count, is_split_whitespace, like_tokens, redact_row, slice_range, split_ranges,
-    split_ranges_into,
-    AnyStringColumn, ConcatNulls, Pattern, Search, SliceBounds, SplitOn, StringArg, StringOps,
-    LIKE_ANY_MANY, LIKE_ANY_ONE, REDACTED,
+    split_ranges_into, AnyStringColumn, ConcatNulls, Pattern, Search, SliceBounds, SplitOn,
+    StringArg, StringOps, LIKE_ANY_MANY, LIKE_ANY_ONE, REDACTED,
 };
 pub use text::{Delimiter, LineOptions, LinePlan, LinesColumn, TextOps, MAX_DELIMITER_BYTES};
 

@@ -382,7 +382,9 @@ impl AnyStringColumn<Host> {
 
     /// The rows as options.
     pub fn to_options(&self) -> Vec<Option<String>> {
-        (0..self.len()).map(|i| self.get(i).map(str::to_string)).collect()
+        (0..self.len())
+            .map(|i| self.get(i).map(str::to_string))
+            .collect()
     }
 }
 

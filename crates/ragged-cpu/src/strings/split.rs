@@ -74,7 +74,12 @@ pub(crate) fn split<O: OffsetSize>(
 }
 
 /// Column `k`: part `k` of every row, null where a row lacks it.
-fn column<O: OffsetSize>(col: &StringColumn<O>, tasks: &[Parts], n: usize, k: usize) -> StringColumn<O> {
+fn column<O: OffsetSize>(
+    col: &StringColumn<O>,
+    tasks: &[Parts],
+    n: usize,
+    k: usize,
+) -> StringColumn<O> {
     let sizes: Vec<usize> = tasks
         .par_iter()
         .map(|t| {

@@ -10,9 +10,7 @@
 use arrow_buffer::{BooleanBuffer, NullBuffer};
 use rayon::prelude::*;
 
-use ragged_core::ops::{
-    AnyStringColumn, ConcatNulls, OffsetWidth, StringArg, REDACTED,
-};
+use ragged_core::ops::{AnyStringColumn, ConcatNulls, OffsetWidth, StringArg, REDACTED};
 use ragged_core::{BooleanColumn, Error, OffsetSize, Result, ScalarBuffer, StringColumn};
 
 use crate::{output_vec, CpuBackend, CHUNK};
@@ -150,7 +148,11 @@ pub(crate) fn copy_if_else(
     left.check_rows("copy_if_else", "the left column", rows)?;
     right.check_rows("copy_if_else", "the right column", rows)?;
     CpuBackend.transform_strings(rows, width, |i, out| {
-        let side = if mask.get(i) == Some(true) { &left } else { &right };
+        let side = if mask.get(i) == Some(true) {
+            &left
+        } else {
+            &right
+        };
         match side.get(i) {
             Some(s) => {
                 out.push_str(s);
@@ -243,7 +245,11 @@ mod tests {
         ]);
         let out = redact(&names, StringArg::Utf8(&vis), OffsetWidth::Auto).unwrap();
         for i in 0..names.len() {
-            assert_eq!(out.get(i), redact_row(names.get(i), vis.get(i)).as_deref(), "row {i}");
+            assert_eq!(
+                out.get(i),
+                redact_row(names.get(i), vis.get(i)).as_deref(),
+                "row {i}"
+            );
         }
     }
 }

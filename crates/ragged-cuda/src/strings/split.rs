@@ -36,7 +36,11 @@ pub(crate) fn split<O: OffsetSize>(
     let dir = if from_right { "right" } else { "left" };
     let input = column_input(col);
     // An empty upload for whitespace: the kernel reads no delimiter byte then.
-    let d = backend.upload_slice(if delimiter.is_empty() { b" " } else { delimiter })?;
+    let d = backend.upload_slice(if delimiter.is_empty() {
+        b" "
+    } else {
+        delimiter
+    })?;
     let (d_ptr, m) = (d.device_ptr(), delimiter.len() as i64);
     let cuts = max_splits.map_or(u64::MAX, |c| c as u64);
     let counts = backend.alloc::<i32>(n)?;
@@ -67,12 +71,10 @@ pub(crate) fn split<O: OffsetSize>(
     let columns = (backend.read_scalar(&most)? as usize).max(1);
     // Part counts are at most the row's bytes + 1, so they fit in i32 offsets; the
     // product below is checked anyway.
-    let slots = columns
-        .checked_mul(n)
-        .ok_or(Error::OutOfMemory {
-            requested: usize::MAX,
-            available: 0,
-        })?;
+    let slots = columns.checked_mul(n).ok_or(Error::OutOfMemory {
+        requested: usize::MAX,
+        available: 0,
+    })?;
     let starts = backend.alloc::<O>(slots)?;
     let stops = backend.alloc::<O>(slots)?;
     let words_per_column = n.div_ceil(32);
@@ -93,8 +95,7 @@ pub(crate) fn split<O: OffsetSize>(
         );
         let k = columns as u32;
         let mut args = params![
-            input, rows, d_ptr, m, cuts, counts_ptr, k, starts_ptr, stops_ptr, words_ptr,
-            nulls_ptr
+            input, rows, d_ptr, m, cuts, counts_ptr, k, starts_ptr, stops_ptr, words_ptr, nulls_ptr
         ];
         // SAFETY: `split_parts_<dir>_<O>(StringInput, uint64_t, const uint8_t*, long long,
         // unsigned long long, const int32_t*, uint32_t, O*, O*, uint32_t*, unsigned long
@@ -121,8 +122,14 @@ pub(crate) fn split<O: OffsetSize>(
         let validity = (unset > 0).then(|| bitmap(column_words, n, unset as usize));
         let (part_starts, part_stops): (DeviceBuffer<O>, DeviceBuffer<O>) =
             (starts.slice(k * n, n)?, stops.slice(k * n, n)?);
-        let (offsets, total) =
-            compact_for::<O>(backend, &part_starts, &part_stops, None, col.values().len(), op)?;
+        let (offsets, total) = compact_for::<O>(
+            backend,
+            &part_starts,
+            &part_stops,
+            None,
+            col.values().len(),
+            op,
+        )?;
         let plan = GatherPlan {
             starts: &part_starts,
             offsets: &offsets,

@@ -8,7 +8,7 @@
 
 use ragged_core::ops::{AnyStringColumn, OffsetWidth, Offsets, StringArg};
 use ragged_core::{
-    BooleanColumn, Error, OffsetSize, Primitives, PrimitiveColumn, Result, StringColumn,
+    BooleanColumn, Error, OffsetSize, PrimitiveColumn, Primitives, Result, StringColumn,
 };
 
 use crate::common::bits::{ballot_grid, counter, read_counter, validity_or_none};

@@ -16,7 +16,9 @@
 //! made of 0–3 words of mixed characters with runs of spaces; outputs forced to i64
 //! offsets.
 
-use ragged_core::ops::{AnyStringColumn, ConcatNulls, OffsetWidth, Pattern, SliceBounds, SplitOn, StringArg};
+use ragged_core::ops::{
+    AnyStringColumn, ConcatNulls, OffsetWidth, Pattern, SliceBounds, SplitOn, StringArg,
+};
 use ragged_core::{Backend, BooleanColumn, Error, Host, OffsetSize, StringColumn};
 
 use super::backend_error;
@@ -32,7 +34,11 @@ fn compare_strings<O: OffsetSize>(
     want: &[Option<String>],
 ) -> Result<(), Mismatch> {
     if host.len() != want.len() {
-        return Err(Mismatch::new(label, None, format!("expected {} rows, got {}", want.len(), host.len())));
+        return Err(Mismatch::new(
+            label,
+            None,
+            format!("expected {} rows, got {}", want.len(), host.len()),
+        ));
     }
     let valid: Vec<bool> = want.iter().map(Option::is_some).collect();
     compare_validity(label, host.validity(), host.len(), &valid)?;
@@ -59,25 +65,40 @@ fn check_any<B: Backend>(
 ) -> Result<(), Mismatch> {
     if let Some(wide) = wide {
         if out.is_wide() != wide {
-            return Err(Mismatch::new(label, None, format!("expected wide offsets {wide}, got {}", out.is_wide())));
+            return Err(Mismatch::new(
+                label,
+                None,
+                format!("expected wide offsets {wide}, got {}", out.is_wide()),
+            ));
         }
     }
     let fail = |e: Error| Mismatch::new(label, None, format!("to_host_strings: {e}"));
     match out {
-        AnyStringColumn::Utf8(c) => compare_strings(label, &backend.to_host_strings(c).map_err(fail)?, want),
-        AnyStringColumn::LargeUtf8(c) => compare_strings(label, &backend.to_host_strings(c).map_err(fail)?, want),
+        AnyStringColumn::Utf8(c) => {
+            compare_strings(label, &backend.to_host_strings(c).map_err(fail)?, want)
+        }
+        AnyStringColumn::LargeUtf8(c) => {
+            compare_strings(label, &backend.to_host_strings(c).map_err(fail)?, want)
+        }
     }
 }
 
 /// The same rows in reverse order, as a column of the other offset width `P`.
-fn reversed<P: OffsetSize>(rows: &[Option<String>]) -> (StringColumn<P, Host>, Vec<Option<String>>) {
+fn reversed<P: OffsetSize>(
+    rows: &[Option<String>],
+) -> (StringColumn<P, Host>, Vec<Option<String>>) {
     let rev: Vec<Option<String>> = rows.iter().rev().cloned().collect();
-    (StringColumn::<P>::from_options(rev.iter().map(|r| r.as_deref())), rev)
+    (
+        StringColumn::<P>::from_options(rev.iter().map(|r| r.as_deref())),
+        rev,
+    )
 }
 
 /// A random mask of `n` rows with about 10 % nulls.
 fn random_mask(n: usize, rng: &mut Rng) -> Vec<Option<bool>> {
-    (0..n).map(|_| (!rng.chance(10)).then(|| rng.chance(50))).collect()
+    (0..n)
+        .map(|_| (!rng.chance(10)).then(|| rng.chance(50)))
+        .collect()
 }
 
 /// An oracle argument: a scalar or rows.
@@ -96,6 +117,10 @@ impl Arg<'_> {
     }
 }
 
+/// A `copy_if_else` variant: its name, then the left and right arguments, each with
+/// its oracle.
+type Variant<'a, L> = (&'a str, StringArg<'a, L>, Arg<'a>, StringArg<'a, L>, Arg<'a>);
+
 /// Suite test: `copy_if_else` over every strings case of width `O`: the column against
 /// a reversed column of the other width, against scalars (null and not) on either side,
 /// under random masks with nulls, at automatic and forced-i64 output widths.
@@ -111,7 +136,11 @@ pub fn copy_if_else<B: Backend, O: OffsetSize + TestNative>(backend: &B) {
         let mask = BooleanColumn::from_options(mask_rows.iter().copied());
         let (other, other_rows) = reversed::<i64>(&case.rows);
         let uploaded = backend.to_device_strings(&case.column).and_then(|c| {
-            Ok((c, backend.to_device_strings(&other)?, backend.to_device_booleans(&mask)?))
+            Ok((
+                c,
+                backend.to_device_strings(&other)?,
+                backend.to_device_booleans(&mask)?,
+            ))
         });
         let (col, other_dev, mask_dev) = match uploaded {
             Ok(u) => u,
@@ -120,20 +149,51 @@ pub fn copy_if_else<B: Backend, O: OffsetSize + TestNative>(backend: &B) {
                 continue;
             }
         };
-        let variants: [(&str, StringArg<'_, B::Loc>, Arg<'_>, StringArg<'_, B::Loc>, Arg<'_>); 4] = [
-            ("column/column", StringArg::column(&col), Arg::Rows(&case.rows), StringArg::column(&other_dev), Arg::Rows(&other_rows)),
-            ("column/scalar", StringArg::column(&col), Arg::Rows(&case.rows), StringArg::Scalar(Some("é-\u{10FFFF}")), Arg::Scalar(Some("é-\u{10FFFF}"))),
-            ("null/column", StringArg::Scalar(None), Arg::Scalar(None), StringArg::column(&col), Arg::Rows(&case.rows)),
-            ("scalar/null", StringArg::Scalar(Some("")), Arg::Scalar(Some("")), StringArg::Scalar(None), Arg::Scalar(None)),
+        let variants: [Variant<'_, B::Loc>; 4] = [
+            (
+                "column/column",
+                StringArg::column(&col),
+                Arg::Rows(&case.rows),
+                StringArg::column(&other_dev),
+                Arg::Rows(&other_rows),
+            ),
+            (
+                "column/scalar",
+                StringArg::column(&col),
+                Arg::Rows(&case.rows),
+                StringArg::Scalar(Some("é-\u{10FFFF}")),
+                Arg::Scalar(Some("é-\u{10FFFF}")),
+            ),
+            (
+                "null/column",
+                StringArg::Scalar(None),
+                Arg::Scalar(None),
+                StringArg::column(&col),
+                Arg::Rows(&case.rows),
+            ),
+            (
+                "scalar/null",
+                StringArg::Scalar(Some("")),
+                Arg::Scalar(Some("")),
+                StringArg::Scalar(None),
+                Arg::Scalar(None),
+            ),
         ];
         for (name, left, left_rows, right, right_rows) in variants {
             let want: Vec<Option<String>> = (0..n)
                 .map(|i| {
-                    let side = if mask_rows[i] == Some(true) { left_rows } else { right_rows };
+                    let side = if mask_rows[i] == Some(true) {
+                        left_rows
+                    } else {
+                        right_rows
+                    };
                     side.get(i).map(str::to_string)
                 })
                 .collect();
-            for (width, wide) in [(OffsetWidth::Auto, Some(false)), (OffsetWidth::I64, Some(true))] {
+            for (width, wide) in [
+                (OffsetWidth::Auto, Some(false)),
+                (OffsetWidth::I64, Some(true)),
+            ] {
                 let label = format!("{} copy_if_else({name}, {width:?})", case.label);
                 failures.record(
                     backend
@@ -148,7 +208,12 @@ pub fn copy_if_else<B: Backend, O: OffsetSize + TestNative>(backend: &B) {
 }
 
 /// The oracle of `concatenate` for one row.
-fn concat_oracle(args: &[Arg<'_>], i: usize, separator: &str, nulls: ConcatNulls<'_>) -> Option<String> {
+fn concat_oracle(
+    args: &[Arg<'_>],
+    i: usize,
+    separator: &str,
+    nulls: ConcatNulls<'_>,
+) -> Option<String> {
     let mut parts = Vec::new();
     for arg in args {
         match (arg.get(i), nulls) {
@@ -190,21 +255,43 @@ pub fn concatenate<B: Backend, O: OffsetSize + TestNative>(backend: &B) {
             (StringArg::column(&col), Arg::Rows(&case.rows)),
             (StringArg::Scalar(None), Arg::Scalar(None)),
         ];
-        for (inputs_name, inputs) in [("col,ß,rev", &inputs[..]), ("col,null", &with_null[..]), ("col", &inputs[..1])] {
+        for (inputs_name, inputs) in [
+            ("col,ß,rev", &inputs[..]),
+            ("col,null", &with_null[..]),
+            ("col", &inputs[..1]),
+        ] {
             let args: Vec<StringArg<'_, B::Loc>> = inputs.iter().map(|i| i.0).collect();
             let oracle: Vec<Arg<'_>> = inputs.iter().map(|i| i.1).collect();
             for separator in ["", ", ", "\u{1F600}"] {
-                for nulls in [ConcatNulls::Null, ConcatNulls::Skip, ConcatNulls::Replace("NA")] {
-                    let want: Vec<Option<String>> =
-                        (0..n).map(|i| concat_oracle(&oracle, i, separator, nulls)).collect();
-                    let width = if separator.is_empty() { OffsetWidth::I64 } else { OffsetWidth::Auto };
-                    let label = format!("{} concatenate({inputs_name}, {separator:?}, {nulls:?}, {width:?})", case.label);
+                for nulls in [
+                    ConcatNulls::Null,
+                    ConcatNulls::Skip,
+                    ConcatNulls::Replace("NA"),
+                ] {
+                    let want: Vec<Option<String>> = (0..n)
+                        .map(|i| concat_oracle(&oracle, i, separator, nulls))
+                        .collect();
+                    let width = if separator.is_empty() {
+                        OffsetWidth::I64
+                    } else {
+                        OffsetWidth::Auto
+                    };
+                    let label = format!(
+                        "{} concatenate({inputs_name}, {separator:?}, {nulls:?}, {width:?})",
+                        case.label
+                    );
                     failures.record(
                         backend
                             .concatenate(&args, separator, nulls, width)
                             .map_err(|e| Mismatch::new(&label, None, format!("failed: {e}")))
                             .and_then(|out| {
-                                check_any(backend, &label, &out, Some(width == OffsetWidth::I64), &want)
+                                check_any(
+                                    backend,
+                                    &label,
+                                    &out,
+                                    Some(width == OffsetWidth::I64),
+                                    &want,
+                                )
                             }),
                     );
                 }
@@ -216,7 +303,12 @@ pub fn concatenate<B: Backend, O: OffsetSize + TestNative>(backend: &B) {
 
 /// The oracle of split: the parts of `row` (Rust's `splitn` / `rsplitn`, and a
 /// hand-written whitespace splitter with Python's rules).
-pub fn split_oracle(row: &str, on: SplitOn<'_>, max_splits: Option<usize>, from_right: bool) -> Vec<String> {
+pub fn split_oracle(
+    row: &str,
+    on: SplitOn<'_>,
+    max_splits: Option<usize>,
+    from_right: bool,
+) -> Vec<String> {
     let limit = max_splits.map_or(usize::MAX, |m| m.saturating_add(1));
     match on {
         SplitOn::Literal(d) => {
@@ -275,9 +367,18 @@ fn check_split<B: Backend, O: OffsetSize + TestNative>(
     let parts: Vec<Option<Vec<String>>> = case
         .rows
         .iter()
-        .map(|r| r.as_deref().map(|r| split_oracle(r, on, max_splits, from_right)))
+        .map(|r| {
+            r.as_deref()
+                .map(|r| split_oracle(r, on, max_splits, from_right))
+        })
         .collect();
-    let columns = parts.iter().flatten().map(Vec::len).max().unwrap_or(0).max(1);
+    let columns = parts
+        .iter()
+        .flatten()
+        .map(Vec::len)
+        .max()
+        .unwrap_or(0)
+        .max(1);
     let out = if from_right {
         backend.rsplit(col, on, max_splits)
     } else {
@@ -285,11 +386,17 @@ fn check_split<B: Backend, O: OffsetSize + TestNative>(
     }
     .map_err(|e| Mismatch::new(&label, None, format!("failed: {e}")))?;
     if out.len() != columns {
-        return Err(Mismatch::new(&label, None, format!("expected {columns} columns, got {}", out.len())));
+        return Err(Mismatch::new(
+            &label,
+            None,
+            format!("expected {columns} columns, got {}", out.len()),
+        ));
     }
     for (k, column) in out.iter().enumerate() {
-        let want: Vec<Option<String>> =
-            parts.iter().map(|p| p.as_ref().and_then(|p| p.get(k).cloned())).collect();
+        let want: Vec<Option<String>> = parts
+            .iter()
+            .map(|p| p.as_ref().and_then(|p| p.get(k).cloned()))
+            .collect();
         let host = backend
             .to_host_strings(column)
             .map_err(|e| Mismatch::new(&label, None, format!("to_host_strings: {e}")))?;
@@ -331,7 +438,9 @@ pub fn split<B: Backend, O: OffsetSize + TestNative>(backend: &B) {
         for on in delimiters {
             for max_splits in [None, Some(0), Some(1)] {
                 for from_right in [false, true] {
-                    failures.record(check_split(backend, &case, &col, on, max_splits, from_right));
+                    failures.record(check_split(
+                        backend, &case, &col, on, max_splits, from_right,
+                    ));
                 }
             }
         }
@@ -356,8 +465,15 @@ fn random_names(n: usize, rng: &mut Rng) -> Vec<Option<String>> {
                 if w > 0 {
                     s.push_str(if rng.chance(10) { "  " } else { " " });
                 }
-                let mix = if rng.chance(70) { CharMix::Ascii } else { CharMix::Mixed };
-                let word: String = random_string(rng, mix, 8).chars().filter(|&c| c != ' ').collect();
+                let mix = if rng.chance(70) {
+                    CharMix::Ascii
+                } else {
+                    CharMix::Mixed
+                };
+                let word: String = random_string(rng, mix, 8)
+                    .chars()
+                    .filter(|&c| c != ' ')
+                    .collect();
                 s.push_str(&word);
             }
             if rng.chance(5) {
@@ -404,7 +520,13 @@ fn redact_composed<B: Backend, O: OffsetSize>(
     let parts = backend.split(names, SplitOn::Literal(" "), None)?;
     let named = match parts.get(1) {
         Some(last) => {
-            let initial = backend.slice_chars(last, SliceBounds::Scalar { start: Some(0), stop: Some(1) })?;
+            let initial = backend.slice_chars(
+                last,
+                SliceBounds::Scalar {
+                    start: Some(0),
+                    stop: Some(1),
+                },
+            )?;
             backend.concatenate(
                 &[StringArg::column(&initial), StringArg::column(&parts[0])],
                 " ",
@@ -413,9 +535,19 @@ fn redact_composed<B: Backend, O: OffsetSize>(
             )?
         }
         // No row has a second part: every public row is null.
-        None => backend.concatenate(&[StringArg::column(&parts[0]), StringArg::Scalar(None)], " ", ConcatNulls::Null, OffsetWidth::Auto)?,
+        None => backend.concatenate(
+            &[StringArg::column(&parts[0]), StringArg::Scalar(None)],
+            " ",
+            ConcatNulls::Null,
+            OffsetWidth::Auto,
+        )?,
     };
-    backend.copy_if_else(&public, StringArg::from(&named), StringArg::Scalar(Some("X X")), OffsetWidth::Auto)
+    backend.copy_if_else(
+        &public,
+        StringArg::from(&named),
+        StringArg::Scalar(Some("X X")),
+        OffsetWidth::Auto,
+    )
 }
 
 /// Suite test: `redact` over generated names (0, 1, 31–33, 257 and 5 000 rows, sliced
@@ -432,7 +564,8 @@ pub fn redact<B: Backend, O: OffsetSize + TestNative>(backend: &B) {
             let mut names = random_names(rows + 3, &mut rng);
             let mut visibility = random_visibility(rows + 3, &mut rng);
             let mut names_col = StringColumn::<O>::from_options(names.iter().map(|r| r.as_deref()));
-            let mut vis_col = StringColumn::<O>::from_options(visibility.iter().map(|r| r.as_deref()));
+            let mut vis_col =
+                StringColumn::<O>::from_options(visibility.iter().map(|r| r.as_deref()));
             if sliced {
                 names_col = names_col.slice(2, rows).expect("in range");
                 vis_col = vis_col.slice(1, rows).expect("in range");
@@ -444,13 +577,17 @@ pub fn redact<B: Backend, O: OffsetSize + TestNative>(backend: &B) {
                 names_col = names_col.slice(0, rows).expect("in range");
                 vis_col = vis_col.slice(0, rows).expect("in range");
             }
-            let label = format!("{}/redact/rows={rows}/sliced={sliced}", StringCase::<O>::type_name());
+            let label = format!(
+                "{}/redact/rows={rows}/sliced={sliced}",
+                StringCase::<O>::type_name()
+            );
             let want: Vec<Option<String>> = names
                 .iter()
                 .zip(&visibility)
                 .map(|(n, v)| redact_oracle(n.as_deref(), v.as_deref()))
                 .collect();
-            let fail = |step: &str, e: Error| Mismatch::new(&label, None, format!("{step} failed: {e}"));
+            let fail =
+                |step: &str, e: Error| Mismatch::new(&label, None, format!("{step} failed: {e}"));
             let uploaded = backend
                 .to_device_strings(&names_col)
                 .and_then(|n| Ok((n, backend.to_device_strings(&vis_col)?)));
@@ -473,15 +610,25 @@ pub fn redact<B: Backend, O: OffsetSize + TestNative>(backend: &B) {
             failures.record(
                 redact_composed(backend, &names_dev, &vis_dev)
                     .map_err(|e| fail("the composition", e))
-                    .and_then(|out| check_any(backend, &format!("{label} composition"), &out, None, &want)),
+                    .and_then(|out| {
+                        check_any(backend, &format!("{label} composition"), &out, None, &want)
+                    }),
             );
-            let all_public: Vec<Option<String>> =
-                names.iter().map(|n| redact_oracle(n.as_deref(), Some("public"))).collect();
+            let all_public: Vec<Option<String>> = names
+                .iter()
+                .map(|n| redact_oracle(n.as_deref(), Some("public")))
+                .collect();
             failures.record(
                 backend
-                    .redact(&names_dev, StringArg::Scalar(Some("public")), OffsetWidth::Auto)
+                    .redact(
+                        &names_dev,
+                        StringArg::Scalar(Some("public")),
+                        OffsetWidth::Auto,
+                    )
                     .map_err(|e| fail("redact(scalar)", e))
-                    .and_then(|out| check_any(backend, &format!("{label} scalar"), &out, None, &all_public)),
+                    .and_then(|out| {
+                        check_any(backend, &format!("{label} scalar"), &out, None, &all_public)
+                    }),
             );
         }
     }
@@ -499,48 +646,86 @@ pub fn transform_errors<B: Backend>(backend: &B) {
     let short = StringColumn::<i64>::from_options([Some("x")]);
     let mask = BooleanColumn::from_options([Some(true), None]);
     let uploaded = backend.to_device_strings(&col).and_then(|c| {
-        Ok((c, backend.to_device_strings(&short)?, backend.to_device_booleans(&mask)?))
+        Ok((
+            c,
+            backend.to_device_strings(&short)?,
+            backend.to_device_booleans(&mask)?,
+        ))
     });
     let (col, short, mask) = match uploaded {
         Ok(u) => u,
         Err(e) => panic!("upload failed: {e}"),
     };
-    let expect = |label: &str, r: ragged_core::Result<()>, ok: fn(&Error) -> bool| -> Result<(), Mismatch> {
-        match r {
-            Err(e) if ok(&e) => Ok(()),
-            Err(e) => Err(Mismatch::new(label, None, format!("wrong error: {e}"))),
-            Ok(()) => Err(Mismatch::new(label, None, "accepted")),
-        }
-    };
+    let expect =
+        |label: &str, r: ragged_core::Result<()>, ok: fn(&Error) -> bool| -> Result<(), Mismatch> {
+            match r {
+                Err(e) if ok(&e) => Ok(()),
+                Err(e) => Err(Mismatch::new(label, None, format!("wrong error: {e}"))),
+                Ok(()) => Err(Mismatch::new(label, None, "accepted")),
+            }
+        };
     let invalid = |e: &Error| matches!(e, Error::InvalidArgument { .. });
     let mismatch = |e: &Error| matches!(e, Error::LengthMismatch { .. });
-    failures.record(expect("split empty", backend.split(&col, SplitOn::Literal(""), None).map(|_| ()), invalid));
-    failures.record(expect("rsplit empty", backend.rsplit(&col, SplitOn::Literal(""), Some(1)).map(|_| ()), invalid));
+    failures.record(expect(
+        "split empty",
+        backend.split(&col, SplitOn::Literal(""), None).map(|_| ()),
+        invalid,
+    ));
+    failures.record(expect(
+        "rsplit empty",
+        backend
+            .rsplit(&col, SplitOn::Literal(""), Some(1))
+            .map(|_| ()),
+        invalid,
+    ));
     failures.record(expect(
         "copy_if_else mask length",
-        backend.copy_if_else(&mask, StringArg::column(&col), StringArg::Scalar(None), OffsetWidth::Auto).map(|_| ()),
+        backend
+            .copy_if_else(
+                &mask,
+                StringArg::column(&col),
+                StringArg::Scalar(None),
+                OffsetWidth::Auto,
+            )
+            .map(|_| ()),
         mismatch,
     ));
     failures.record(expect(
         "concatenate lengths",
         backend
-            .concatenate(&[StringArg::column(&col), StringArg::column(&short)], "", ConcatNulls::Null, OffsetWidth::Auto)
+            .concatenate(
+                &[StringArg::column(&col), StringArg::column(&short)],
+                "",
+                ConcatNulls::Null,
+                OffsetWidth::Auto,
+            )
             .map(|_| ()),
         mismatch,
     ));
     failures.record(expect(
         "concatenate scalars only",
-        backend.concatenate(&[StringArg::Scalar(Some("a"))], "", ConcatNulls::Null, OffsetWidth::Auto).map(|_| ()),
+        backend
+            .concatenate(
+                &[StringArg::Scalar(Some("a"))],
+                "",
+                ConcatNulls::Null,
+                OffsetWidth::Auto,
+            )
+            .map(|_| ()),
         invalid,
     ));
     failures.record(expect(
         "concatenate nothing",
-        backend.concatenate(&[], "", ConcatNulls::Null, OffsetWidth::Auto).map(|_| ()),
+        backend
+            .concatenate(&[], "", ConcatNulls::Null, OffsetWidth::Auto)
+            .map(|_| ()),
         invalid,
     ));
     failures.record(expect(
         "redact visibility length",
-        backend.redact(&col, StringArg::column(&short), OffsetWidth::Auto).map(|_| ()),
+        backend
+            .redact(&col, StringArg::column(&short), OffsetWidth::Auto)
+            .map(|_| ()),
         mismatch,
     ));
     failures.finish("transform_errors");

@@ -11,7 +11,9 @@
 //! (a bit per row for predicates, an offset-typed value per row for positions and
 //! counts, chars and offsets for slices).
 
-use ragged_core::ops::{Pattern, SliceBounds};
+use ragged_core::ops::{
+    AnyStringColumn, ConcatNulls, OffsetWidth, Pattern, SliceBounds, SplitOn, StringArg,
+};
 use ragged_core::DataBuffer;
 use ragged_core::{Result, StringColumn};
 
@@ -61,7 +63,8 @@ pub(crate) fn visibility_column(rows: usize) -> StringColumn<i32> {
     }))
 }
 
-/// The strings suite: `length`, `length_bytes` and the literal searches.
+/// The strings suite: `length`, `length_bytes`, the literal searches, `like`, slices,
+/// `redact` and the ops it composes (`copy_if_else`, `concatenate`, `split`).
 pub(crate) fn strings_suite<B: BenchBackend>(h: &mut Harness<'_, B>, quick: bool) -> Result<()> {
     let sizes: &[usize] = if quick { &[1 << 16] } else { &ROWS };
     let b = h.backend;
@@ -147,7 +150,6 @@ pub(crate) fn strings_suite<B: BenchBackend>(h: &mut Harness<'_, B>, quick: bool
                 || run().map(drop),
             )?;
         }
-        drop(col);
         let visibility = visibility_column(rows);
         let vis_input = (visibility.total_bytes() + 4 * (rows + 1)) as u64;
         let vis = b.to_device_strings(&visibility)?;
@@ -156,6 +158,62 @@ pub(crate) fn strings_suite<B: BenchBackend>(h: &mut Harness<'_, B>, quick: bool
             rows as u64,
             vis_input + bits,
             || b.contains(&vis, Pattern::Scalar("public")).map(drop),
+        )?;
+        // Variable-length outputs: both inputs read, the column written (chars, offsets).
+        let written = |out: &AnyStringColumn<B::Loc>| match out {
+            AnyStringColumn::Utf8(c) => (c.values().len() + 4 * (rows + 1)) as u64,
+            AnyStringColumn::LargeUtf8(c) => (c.values().len() + 8 * (rows + 1)) as u64,
+        };
+        let redact = || b.redact(&col, StringArg::column(&vis), OffsetWidth::Auto);
+        let out = written(&redact()?);
+        h.case(
+            &format!("strings/redact/{label}"),
+            rows as u64,
+            input + vis_input + out,
+            || redact().map(drop),
+        )?;
+        let public = b.contains(&vis, Pattern::Scalar("public"))?;
+        let choose = || {
+            b.copy_if_else(
+                &public,
+                StringArg::column(&col),
+                StringArg::Scalar(Some("X X")),
+                OffsetWidth::Auto,
+            )
+        };
+        let out = written(&choose()?);
+        h.case(
+            &format!("strings/copy_if_else/{label}"),
+            rows as u64,
+            input + bits + out,
+            || choose().map(drop),
+        )?;
+        let concat = || {
+            b.concatenate(
+                &[StringArg::column(&col), StringArg::column(&vis)],
+                " ",
+                ConcatNulls::Null,
+                OffsetWidth::Auto,
+            )
+        };
+        let out = written(&concat()?);
+        h.case(
+            &format!("strings/concatenate/{label}"),
+            rows as u64,
+            input + vis_input + out,
+            || concat().map(drop),
+        )?;
+        let parts = b.split(&col, SplitOn::Literal(" "), None)?;
+        let out: u64 = parts
+            .iter()
+            .map(|p| (p.values().len() + 4 * (rows + 1) + rows.div_ceil(8)) as u64)
+            .sum();
+        drop(parts);
+        h.case(
+            &format!("strings/split/{label}"),
+            rows as u64,
+            input + out,
+            || b.split(&col, SplitOn::Literal(" "), None).map(drop),
         )?;
     }
     Ok(())
