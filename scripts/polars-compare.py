@@ -74,6 +74,15 @@ def main():
     a = p.parse_args()
     s = names(a.rows)
     vis = pl.Series(np.where(hash64(20, np.arange(a.rows, dtype=np.uint64)) % np.uint64(2) == 0, "public", "private"))
+    df = pl.DataFrame({"name": s, "vis": vis})
+    # redact as one Polars expression: the first character of the second part, a
+    # space, the first part where the visibility contains "public", "X X" elsewhere.
+    parts = pl.col("name").str.split_exact(" ", 1)
+    redact = (
+        pl.when(pl.col("vis").str.contains("public", literal=True))
+        .then(pl.concat_str([parts.struct.field("field_1").str.slice(0, 1), parts.struct.field("field_0")], separator=" "))
+        .otherwise(pl.lit("X X"))
+    )
     cases = {
         "length": lambda: s.str.len_chars(),
         "contains": lambda: s.str.contains("an", literal=True),
@@ -82,6 +91,15 @@ def main():
         "find": lambda: s.str.find("e", literal=True),
         "count_matches": lambda: s.str.count_matches("a", literal=True),
         "contains/visibility": lambda: vis.str.contains("public", literal=True),
+        "like": lambda: df.select(pl.col("name").str.contains(r"^.*an.*o.$")),
+        "slice_chars/1:-1": lambda: s.str.slice(1, s.str.len_chars() - 2),
+        "slice_bytes/0:4": lambda: s.str.slice(0, 4),
+        "redact": lambda: df.select(redact),
+        "copy_if_else": lambda: df.select(
+            pl.when(pl.col("vis").str.contains("public", literal=True)).then(pl.col("name")).otherwise(pl.lit("X X"))
+        ),
+        "concatenate": lambda: df.select(pl.concat_str([pl.col("name"), pl.col("vis")], separator=" ")),
+        "split": lambda: s.str.split_exact(" ", 1),
     }
     ragged = {}
     if a.ragged:

@@ -11,8 +11,11 @@
 //! version and the architecture. Entries carry a length and checksum header and are
 //! written to a temporary file and renamed; a corrupt entry is recompiled, never fatal.
 
+use std::collections::BTreeMap;
 use std::ffi::{CStr, CString};
+use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 use ragged_core::{Error, Result};
 
@@ -175,6 +178,45 @@ pub const MODULES: &[ModuleSource] = &[
     LISTS_REDUCE_TYPED[4],
     LISTS_REDUCE_TYPED[5],
 ];
+
+/// The modules compiled from user transforms, by source: each is built (and its
+/// source leaked, as every registered module's is `'static`) once per process.
+static USER_MODULES: Mutex<BTreeMap<String, &'static ModuleSource>> = Mutex::new(BTreeMap::new());
+
+/// The module of a user transform (`CudaBackend::transform_strings`) and its
+/// entry points' prefix (`<prefix>_sizes`, `<prefix>_fill_i32`, `<prefix>_fill_i64`):
+/// `source`, which defines `transform`, under the name `transform` for NVRTC's
+/// messages, wrapped into a functor for the two-pass helper.
+///
+/// # Errors
+/// [`Error::Device`] when the registry's lock is poisoned.
+pub fn user_transform_module(source: &str) -> Result<(&'static ModuleSource, String)> {
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    source.hash(&mut hasher);
+    let prefix = format!("user_transform_{:016x}", hasher.finish());
+    let mut modules = USER_MODULES.lock().map_err(|_| Error::Device {
+        op: "transform_strings",
+        message: "the user module registry is poisoned".into(),
+    })?;
+    if let Some(module) = modules.get(source) {
+        return Ok((module, prefix));
+    }
+    let text = format!(
+        "#include \"common/two_pass.cuh\"\n#line 1 \"transform\"\n{source}\n\
+         struct UserTransform {{\n    const ragged::StringInput* inputs;\n    \
+         __device__ bool operator()(uint64_t row, ragged::Writer& w) const {{ return transform(row, inputs, w); }}\n}};\n\
+         RAGGED_TWO_PASS(UserTransform, {prefix})\n"
+    );
+    let name: &'static str = Box::leak(format!("user/{prefix}").into_boxed_str());
+    let module: &'static ModuleSource = Box::leak(Box::new(ModuleSource {
+        name,
+        file: name,
+        defines: "",
+        source: Box::leak(text.into_boxed_str()),
+    }));
+    modules.insert(source.to_string(), module);
+    Ok((module, prefix))
+}
 
 /// Our headers, by include name.
 const HEADERS: &[(&str, &str)] = &[

@@ -108,3 +108,27 @@ fn compile_errors_name_our_file_and_line() {
         "log does not name the line: {text}"
     );
 }
+
+#[test]
+fn a_user_transform_compiles_and_its_errors_name_its_lines() {
+    let Ok(toolkit) = ragged_cuda::toolkit::toolkit() else {
+        eprintln!("skipped: no NVRTC");
+        return;
+    };
+    let good = "__device__ bool transform(uint64_t row, const ragged::StringInput* inputs, ragged::Writer& out) {\n    if (!inputs[0].valid(row)) return false;\n    out.str(inputs[0].get(row));\n    return true;\n}\n";
+    let (module, prefix) = ragged_cuda::compile::user_transform_module(good).unwrap();
+    assert!(prefix.starts_with("user_transform_"));
+    // The same source gives the same module.
+    let (again, _) = ragged_cuda::compile::user_transform_module(good).unwrap();
+    assert!(std::ptr::eq(module, again));
+    compile_cubin(module, toolkit, (9, 0)).unwrap_or_else(|e| panic!("{e}"));
+    let bad = "__device__ bool transform(uint64_t row, const ragged::StringInput* inputs, ragged::Writer& out) {\n    return undefined_name;\n}\n";
+    let (module, _) = ragged_cuda::compile::user_transform_module(bad).unwrap();
+    match compile_cubin(module, toolkit, (9, 0)) {
+        Err(ragged_core::Error::KernelCompile { log, .. }) => {
+            assert!(log.contains("transform(2)"), "{log}");
+            assert!(log.contains("undefined_name"), "{log}");
+        }
+        other => panic!("expected KernelCompile, got {other:?}"),
+    }
+}

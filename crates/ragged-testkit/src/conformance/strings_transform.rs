@@ -119,7 +119,13 @@ impl Arg<'_> {
 
 /// A `copy_if_else` variant: its name, then the left and right arguments, each with
 /// its oracle.
-type Variant<'a, L> = (&'a str, StringArg<'a, L>, Arg<'a>, StringArg<'a, L>, Arg<'a>);
+type Variant<'a, L> = (
+    &'a str,
+    StringArg<'a, L>,
+    Arg<'a>,
+    StringArg<'a, L>,
+    Arg<'a>,
+);
 
 /// Suite test: `copy_if_else` over every strings case of width `O`: the column against
 /// a reversed column of the other width, against scalars (null and not) on either side,
