@@ -56,7 +56,7 @@ fn a_user_transform_matches_the_cpu_closure() {
         })
         .collect();
     let col = StringColumn::<i32>::from_options(names.iter().map(|r| r.as_deref()));
-    let tail = StringColumn::<i64>::from_options((0..10_000).map(|i| (i % 5 != 0).then(|| "😀")));
+    let tail = StringColumn::<i64>::from_options((0..10_000).map(|i| (i % 5 != 0).then_some("😀")));
     let expected = CpuBackend
         .transform_strings(names.len(), OffsetWidth::Auto, |i, out| {
             let Some(s) = col.get(i) else { return false };
