@@ -100,6 +100,11 @@ def main():
         ),
         "concatenate": lambda: df.select(pl.concat_str([pl.col("name"), pl.col("vis")], separator=" ")),
         "split": lambda: s.str.split_exact(" ", 1),
+        "upper": lambda: s.str.to_uppercase(),
+        "lower": lambda: s.str.to_lowercase(),
+        "strip": lambda: s.str.strip_chars("Ma"),
+        "pad/20": lambda: s.str.pad_start(20, "."),
+        "replace": lambda: s.str.replace_all("a", "AA", literal=True),
     }
     ragged = {}
     if a.ragged:

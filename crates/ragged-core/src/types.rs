@@ -2,7 +2,7 @@
 
 use crate::column::{Column, ListColumn, PrimitiveColumn, StringColumn};
 use crate::location::Location;
-use crate::ops::StringArg;
+use crate::ops::{AnyStringColumn, OffsetWidth, StringArg};
 use arrow_array::types as at;
 use arrow_array::{ArrowPrimitiveType, OffsetSizeTrait};
 use arrow_buffer::ArrowNativeType;
@@ -278,6 +278,10 @@ pub trait OffsetSize: OffsetSizeTrait + Native + Ord {
     /// A strings column with these offsets as a [`StringArg`] (`Utf8` for `i32`,
     /// `LargeUtf8` for `i64`).
     fn string_arg<L: Location>(col: &StringColumn<Self, L>) -> StringArg<'_, L>;
+    /// The [`OffsetWidth`] that asks an op for these offsets.
+    const WIDTH: OffsetWidth;
+    /// The column inside `col` when it has these offsets.
+    fn from_any_strings<L: Location>(col: AnyStringColumn<L>) -> Option<StringColumn<Self, L>>;
 }
 
 impl OffsetSize for i32 {
@@ -296,6 +300,13 @@ impl OffsetSize for i32 {
     fn string_arg<L: Location>(col: &StringColumn<Self, L>) -> StringArg<'_, L> {
         StringArg::Utf8(col)
     }
+    const WIDTH: OffsetWidth = OffsetWidth::I32;
+    fn from_any_strings<L: Location>(col: AnyStringColumn<L>) -> Option<StringColumn<Self, L>> {
+        match col {
+            AnyStringColumn::Utf8(c) => Some(c),
+            AnyStringColumn::LargeUtf8(_) => None,
+        }
+    }
 }
 
 impl OffsetSize for i64 {
@@ -313,5 +324,12 @@ impl OffsetSize for i64 {
     }
     fn string_arg<L: Location>(col: &StringColumn<Self, L>) -> StringArg<'_, L> {
         StringArg::LargeUtf8(col)
+    }
+    const WIDTH: OffsetWidth = OffsetWidth::I64;
+    fn from_any_strings<L: Location>(col: AnyStringColumn<L>) -> Option<StringColumn<Self, L>> {
+        match col {
+            AnyStringColumn::LargeUtf8(c) => Some(c),
+            AnyStringColumn::Utf8(_) => None,
+        }
     }
 }

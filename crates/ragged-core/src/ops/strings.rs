@@ -565,6 +565,66 @@ pub fn redact_row(name: Option<&str>, visibility: Option<&str>) -> Option<String
 /// What [`StringOps::redact`] writes for a row that is not public.
 pub const REDACTED: &str = "X X";
 
+/// Which ends [`StringOps::strip`] trims and where [`StringOps::pad`] adds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Side {
+    /// The start (`lstrip`; pad on the left, right-aligning the text).
+    Left,
+    /// The end (`rstrip`; pad on the right).
+    Right,
+    /// Both ends (`strip`; pad both sides, the extra fill character on the right).
+    Both,
+}
+
+/// The character [`StringOps::upper`] makes of `c`: its Unicode uppercase mapping
+/// where that is one character, else `c` itself (so "ß" stays "ß": a per-character
+/// mapping, as Unicode's simple case mapping; byte lengths may still change, as
+/// "ı" → "I").
+pub fn upper_char(c: char) -> char {
+    let mut it = c.to_uppercase();
+    match (it.next(), it.next()) {
+        (Some(u), None) => u,
+        _ => c,
+    }
+}
+
+/// The character [`StringOps::lower`] makes of `c`, as [`upper_char`] for lowercase
+/// ("İ", whose full lowercase is two characters, stays "İ").
+pub fn lower_char(c: char) -> char {
+    let mut it = c.to_lowercase();
+    match (it.next(), it.next()) {
+        (Some(l), None) => l,
+        _ => c,
+    }
+}
+
+/// Every non-ASCII character that [`upper_char`] (`upper`) or [`lower_char`] changes,
+/// with its image, sorted: the table the GPU searches. Built once per process.
+pub fn case_table(upper: bool) -> &'static [(u32, u32)] {
+    static UPPER: std::sync::OnceLock<Vec<(u32, u32)>> = std::sync::OnceLock::new();
+    static LOWER: std::sync::OnceLock<Vec<(u32, u32)>> = std::sync::OnceLock::new();
+    let build = |map: fn(char) -> char| {
+        (0x80u32..=0x10_FFFF)
+            .filter_map(char::from_u32)
+            .filter_map(|c| {
+                let m = map(c);
+                (m != c).then_some((c as u32, m as u32))
+            })
+            .collect()
+    };
+    if upper {
+        UPPER.get_or_init(|| build(upper_char))
+    } else {
+        LOWER.get_or_init(|| build(lower_char))
+    }
+}
+
+/// Whether `c` is one of the ASCII whitespace characters [`StringOps::strip`] trims by
+/// default (the set [`SplitOn::Whitespace`] splits on).
+pub fn is_strip_whitespace(c: char) -> bool {
+    c.is_ascii() && is_split_whitespace(c as u8)
+}
+
 /// The literal searches, as one value for the backends' shared implementations; each
 /// has its [`StringOps`] method of the same name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -803,6 +863,107 @@ pub trait StringOps: Memory {
         &self,
         names: &StringColumn<O, Self::Loc>,
         visibility: StringArg<'_, Self::Loc>,
+        width: OffsetWidth,
+    ) -> Result<AnyStringColumn<Self::Loc>>;
+
+    /// Each row with every character mapped by [`upper_char`] (ASCII by a fast path);
+    /// `width` picks the output offsets (byte lengths may change).
+    ///
+    /// # Errors
+    /// [`crate::Error::Overflow`] as for [`StringOps::copy_if_else`]; device errors.
+    fn upper<O: OffsetSize>(
+        &self,
+        col: &StringColumn<O, Self::Loc>,
+        width: OffsetWidth,
+    ) -> Result<AnyStringColumn<Self::Loc>>;
+
+    /// Each row with every character mapped by [`lower_char`].
+    ///
+    /// # Errors
+    /// As [`StringOps::upper`].
+    fn lower<O: OffsetSize>(
+        &self,
+        col: &StringColumn<O, Self::Loc>,
+        width: OffsetWidth,
+    ) -> Result<AnyStringColumn<Self::Loc>>;
+
+    /// Each row without the leading (`Side::Left`), trailing (`Right`) or both runs of
+    /// characters from `chars` (`None`: ASCII whitespace, [`is_strip_whitespace`]), as
+    /// Python's `lstrip` / `rstrip` / `strip`. The output keeps the offset width.
+    ///
+    /// # Errors
+    /// Device errors only.
+    fn strip<O: OffsetSize>(
+        &self,
+        col: &StringColumn<O, Self::Loc>,
+        side: Side,
+        chars: Option<&str>,
+    ) -> Result<StringColumn<O, Self::Loc>>;
+
+    /// Each row padded with `fill` to at least `width_chars` characters: on the left
+    /// (`Side::Left`, right-aligned), the right, or both (the extra one on the right,
+    /// as libcudf); longer rows are unchanged.
+    ///
+    /// # Errors
+    /// [`crate::Error::Overflow`] as for [`StringOps::copy_if_else`]; device errors.
+    fn pad<O: OffsetSize>(
+        &self,
+        col: &StringColumn<O, Self::Loc>,
+        width_chars: usize,
+        side: Side,
+        fill: char,
+        width: OffsetWidth,
+    ) -> Result<AnyStringColumn<Self::Loc>>;
+
+    /// Each row repeated `times` times (0: empty).
+    ///
+    /// # Errors
+    /// [`crate::Error::Overflow`] as for [`StringOps::copy_if_else`], also when a row
+    /// reaches 2^31 bytes; device errors.
+    fn repeat<O: OffsetSize>(
+        &self,
+        col: &StringColumn<O, Self::Loc>,
+        times: usize,
+        width: OffsetWidth,
+    ) -> Result<AnyStringColumn<Self::Loc>>;
+
+    /// Each row with the non-overlapping occurrences of `pattern` (a literal, scanned
+    /// from the left) replaced by `replacement`, at most `max_count` of them per row
+    /// (`None`: all).
+    ///
+    /// # Errors
+    /// [`crate::Error::InvalidArgument`] for an empty pattern; [`crate::Error::Overflow`]
+    /// as for [`StringOps::copy_if_else`]; device errors.
+    fn replace<O: OffsetSize>(
+        &self,
+        col: &StringColumn<O, Self::Loc>,
+        pattern: &str,
+        replacement: &str,
+        max_count: Option<usize>,
+        width: OffsetWidth,
+    ) -> Result<AnyStringColumn<Self::Loc>>;
+
+    /// All valid rows, in order, joined by `separator` into a one-row column (nulls are
+    /// left out; no valid row gives the empty string), as libcudf's `join_strings`.
+    ///
+    /// # Errors
+    /// [`crate::Error::Overflow`] as for [`StringOps::copy_if_else`]; device errors.
+    fn join<O: OffsetSize>(
+        &self,
+        col: &StringColumn<O, Self::Loc>,
+        separator: &str,
+        width: OffsetWidth,
+    ) -> Result<AnyStringColumn<Self::Loc>>;
+
+    /// The rows of `columns` one after another (vertical concatenation; columns of
+    /// either offset width).
+    ///
+    /// # Errors
+    /// [`crate::Error::InvalidArgument`] when an argument is a scalar;
+    /// [`crate::Error::Overflow`] as for [`StringOps::copy_if_else`]; device errors.
+    fn append(
+        &self,
+        columns: &[StringArg<'_, Self::Loc>],
         width: OffsetWidth,
     ) -> Result<AnyStringColumn<Self::Loc>>;
 }

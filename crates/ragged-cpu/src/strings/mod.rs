@@ -2,13 +2,15 @@
 
 mod length;
 mod like;
+mod modify;
 mod search;
 mod slice;
 mod split;
 mod transform;
 
 use ragged_core::ops::{
-    AnyStringColumn, ConcatNulls, OffsetWidth, Pattern, Search, SliceBounds, SplitOn, StringArg,
+    AnyStringColumn, ConcatNulls, OffsetWidth, Pattern, Search, Side, SliceBounds, SplitOn,
+    StringArg,
 };
 use ragged_core::{BooleanColumn, OffsetSize, PrimitiveColumn, Result, StringColumn, StringOps};
 use rayon::prelude::*;
@@ -170,5 +172,74 @@ impl StringOps for CpuBackend {
         width: OffsetWidth,
     ) -> Result<AnyStringColumn> {
         transform::redact(names, visibility, width)
+    }
+
+    fn upper<O: OffsetSize>(
+        &self,
+        col: &StringColumn<O>,
+        width: OffsetWidth,
+    ) -> Result<AnyStringColumn> {
+        modify::upper(col, width)
+    }
+
+    fn lower<O: OffsetSize>(
+        &self,
+        col: &StringColumn<O>,
+        width: OffsetWidth,
+    ) -> Result<AnyStringColumn> {
+        modify::lower(col, width)
+    }
+
+    fn strip<O: OffsetSize>(
+        &self,
+        col: &StringColumn<O>,
+        side: Side,
+        chars: Option<&str>,
+    ) -> Result<StringColumn<O>> {
+        modify::strip(col, side, chars)
+    }
+
+    fn pad<O: OffsetSize>(
+        &self,
+        col: &StringColumn<O>,
+        width_chars: usize,
+        side: Side,
+        fill: char,
+        width: OffsetWidth,
+    ) -> Result<AnyStringColumn> {
+        modify::pad(col, width_chars, side, fill, width)
+    }
+
+    fn repeat<O: OffsetSize>(
+        &self,
+        col: &StringColumn<O>,
+        times: usize,
+        width: OffsetWidth,
+    ) -> Result<AnyStringColumn> {
+        modify::repeat(col, times, width)
+    }
+
+    fn replace<O: OffsetSize>(
+        &self,
+        col: &StringColumn<O>,
+        pattern: &str,
+        replacement: &str,
+        max_count: Option<usize>,
+        width: OffsetWidth,
+    ) -> Result<AnyStringColumn> {
+        modify::replace(col, pattern, replacement, max_count, width)
+    }
+
+    fn join<O: OffsetSize>(
+        &self,
+        col: &StringColumn<O>,
+        separator: &str,
+        width: OffsetWidth,
+    ) -> Result<AnyStringColumn> {
+        modify::join(col, separator, width)
+    }
+
+    fn append(&self, columns: &[StringArg<'_>], width: OffsetWidth) -> Result<AnyStringColumn> {
+        modify::append(columns, width)
     }
 }

@@ -20,6 +20,8 @@ struct Chunk {
     bytes: String,
     ends: Vec<usize>,
     valid: Vec<bool>,
+    /// The first row of 2^31 bytes or more (the GPU's limit on one row).
+    too_long: Option<usize>,
 }
 
 impl CpuBackend {
@@ -34,7 +36,7 @@ impl CpuBackend {
     ///
     /// # Errors
     /// [`Error::Overflow`] when `width` is [`OffsetWidth::I32`] and the output exceeds
-    /// `i32::MAX` bytes.
+    /// `i32::MAX` bytes, or when one row reaches 2^31 bytes (the lowest such row).
     ///
     /// # Example
     /// ```
@@ -63,11 +65,16 @@ impl CpuBackend {
                     bytes: String::new(),
                     ends: Vec::with_capacity(range.len()),
                     valid: Vec::with_capacity(range.len()),
+                    too_long: None,
                 };
                 for row in range {
                     let start = chunk.bytes.len();
                     let valid = write(row, &mut chunk.bytes);
                     if !valid {
+                        chunk.bytes.truncate(start);
+                    }
+                    if chunk.bytes.len() - start > i32::MAX as usize {
+                        chunk.too_long.get_or_insert(row);
                         chunk.bytes.truncate(start);
                     }
                     chunk.ends.push(chunk.bytes.len());
@@ -76,6 +83,12 @@ impl CpuBackend {
                 chunk
             })
             .collect();
+        if let Some(row) = chunks.iter().find_map(|c| c.too_long) {
+            return Err(Error::Overflow {
+                op: "transform_strings",
+                message: format!("output row {row} has 2^31 bytes or more"),
+            });
+        }
         let total: usize = chunks.iter().map(|c| c.bytes.len()).sum();
         let wide = match width {
             OffsetWidth::I64 => true,

@@ -64,6 +64,38 @@ struct string_view {
     }
 };
 
+/// The code point of the UTF-8 character of `len` bytes at p (valid UTF-8).
+__device__ __forceinline__ uint32_t decode_utf8(const uint8_t* p, int len) {
+    if (len == 1) return p[0];
+    if (len == 2) return ((p[0] & 0x1Fu) << 6) | (p[1] & 0x3Fu);
+    if (len == 3) return ((p[0] & 0x0Fu) << 12) | ((p[1] & 0x3Fu) << 6) | (p[2] & 0x3Fu);
+    return ((p[0] & 0x07u) << 18) | ((p[1] & 0x3Fu) << 12) | ((p[2] & 0x3Fu) << 6) | (p[3] & 0x3Fu);
+}
+
+/// The UTF-8 bytes of code point `c` in out[0..4); returns their number.
+__device__ __forceinline__ int encode_utf8(uint32_t c, uint8_t* out) {
+    if (c < 0x80u) {
+        out[0] = static_cast<uint8_t>(c);
+        return 1;
+    }
+    if (c < 0x800u) {
+        out[0] = static_cast<uint8_t>(0xC0u | (c >> 6));
+        out[1] = static_cast<uint8_t>(0x80u | (c & 0x3Fu));
+        return 2;
+    }
+    if (c < 0x10000u) {
+        out[0] = static_cast<uint8_t>(0xE0u | (c >> 12));
+        out[1] = static_cast<uint8_t>(0x80u | ((c >> 6) & 0x3Fu));
+        out[2] = static_cast<uint8_t>(0x80u | (c & 0x3Fu));
+        return 3;
+    }
+    out[0] = static_cast<uint8_t>(0xF0u | (c >> 18));
+    out[1] = static_cast<uint8_t>(0x80u | ((c >> 12) & 0x3Fu));
+    out[2] = static_cast<uint8_t>(0x80u | ((c >> 6) & 0x3Fu));
+    out[3] = static_cast<uint8_t>(0x80u | (c & 0x3Fu));
+    return 4;
+}
+
 /// A strings argument: a column (offsets of either width) or a scalar (scalar = 1: row
 /// 0 serves every row; a null scalar is a one-row column whose row is null).
 struct StringInput {

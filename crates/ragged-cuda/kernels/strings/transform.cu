@@ -82,3 +82,210 @@ struct Redact {
     }
 };
 RAGGED_TWO_PASS(Redact, redact)
+
+// ---- per-row rewrites: upper / lower, strip, pad, repeat, replace --------------------
+
+// upper / lower: ASCII by arithmetic; another character by a binary search of the
+// sorted (from, to) table of the characters that change (ragged_core::ops::case_table).
+struct CaseMap {
+    StringInput col;
+    const uint32_t* from;
+    const uint32_t* to;
+    uint32_t entries;
+    uint32_t upper;
+
+    __device__ bool operator()(uint64_t row, Writer& w) const {
+        if (!col.valid(row)) return false;
+        const string_view s = col.get(row);
+        for (long long i = 0; i < s.size;) {
+            const uint8_t b = s[i];
+            if (b < 0x80u) {
+                const bool change = upper ? (b >= 'a' && b <= 'z') : (b >= 'A' && b <= 'Z');
+                w.byte(change ? b ^ 0x20u : b);
+                ++i;
+                continue;
+            }
+            const int len = s.char_bytes_at(i);
+            const uint32_t c = decode_utf8(s.data + i, len);
+            uint32_t lo = 0, hi = entries;
+            while (lo < hi) {
+                const uint32_t mid = (lo + hi) / 2;
+                if (from[mid] < c) lo = mid + 1; else hi = mid;
+            }
+            if (lo < entries && from[lo] == c) {
+                uint8_t bytes[4];
+                w.bytes(bytes, encode_utf8(to[lo], bytes));
+            } else {
+                w.bytes(s.data + i, len);
+            }
+            i += len;
+        }
+        return true;
+    }
+};
+RAGGED_TWO_PASS(CaseMap, case_map)
+
+// strip: sides 1 = left, 2 = right, 3 = both; a character is stripped when it is ASCII
+// whitespace (whitespace = 1) or one of the characters of `set` (row 0).
+struct Strip {
+    StringInput col;
+    StringInput set;
+    uint32_t sides;
+    uint32_t whitespace;
+
+    __device__ bool strips(const uint8_t* p, int len) const {
+        if (whitespace) {
+            const uint8_t b = p[0];
+            return len == 1 && (b == ' ' || b == '\t' || b == '\n' || b == 0x0b || b == 0x0c || b == '\r');
+        }
+        const string_view chars = set.get(0);
+        for (long long i = 0; i < chars.size; i += chars.char_bytes_at(i)) {
+            if (chars.char_bytes_at(i) != len) continue;
+            int k = 0;
+            while (k < len && chars[i + k] == p[k]) ++k;
+            if (k == len) return true;
+        }
+        return false;
+    }
+
+    __device__ bool operator()(uint64_t row, Writer& w) const {
+        if (!col.valid(row)) return false;
+        const string_view s = col.get(row);
+        long long a = 0, b = s.size;
+        if (sides & 1u) {
+            while (a < b) {
+                const int len = s.char_bytes_at(a);
+                if (!strips(s.data + a, len)) break;
+                a += len;
+            }
+        }
+        if (sides & 2u) {
+            while (b > a) {
+                long long start = b - 1;
+                while (start > a && (s[start] & 0xC0u) == 0x80u) --start;
+                if (!strips(s.data + start, static_cast<int>(b - start))) break;
+                b = start;
+            }
+        }
+        w.bytes(s.data + a, b - a);
+        return true;
+    }
+};
+RAGGED_TWO_PASS(Strip, strip)
+
+// pad: to `width` characters with the fill character's bytes; side 0 = left, 1 =
+// right, 2 = both (the extra one on the right).
+struct Pad {
+    StringInput col;
+    StringInput fill;
+    unsigned long long width;
+    uint32_t side;
+    uint32_t unused;
+
+    __device__ bool operator()(uint64_t row, Writer& w) const {
+        if (!col.valid(row)) return false;
+        const string_view s = col.get(row);
+        const unsigned long long n = static_cast<unsigned long long>(s.chars());
+        const unsigned long long missing = n < width ? width - n : 0;
+        const unsigned long long left = side == 0 ? missing : (side == 1 ? 0 : missing / 2);
+        const string_view f = fill.get(0);
+        if (w.out == nullptr) {
+            w.pos += static_cast<long long>(missing * f.size) + s.size;
+            return true;
+        }
+        for (unsigned long long k = 0; k < left; ++k) w.str(f);
+        w.str(s);
+        for (unsigned long long k = left; k < missing; ++k) w.str(f);
+        return true;
+    }
+};
+RAGGED_TWO_PASS(Pad, pad)
+
+// repeat: the row `times` times; the sizes pass multiplies (saturating), so that a
+// huge count costs nothing before the size check.
+struct Repeat {
+    StringInput col;
+    unsigned long long times;
+
+    __device__ bool operator()(uint64_t row, Writer& w) const {
+        if (!col.valid(row)) return false;
+        const string_view s = col.get(row);
+        if (w.out == nullptr) {
+            const unsigned long long size = static_cast<unsigned long long>(s.size);
+            const bool huge = size != 0 && times > 0x7fffffffull / size;
+            w.pos += huge ? 0x80000000ll : static_cast<long long>(size * times);
+            return true;
+        }
+        for (unsigned long long k = 0; k < times; ++k) w.str(s);
+        return true;
+    }
+};
+RAGGED_TWO_PASS(Repeat, repeat)
+
+// replace: the non-overlapping occurrences of `pattern` (row 0, not empty) from the
+// left, at most max_count of them, replaced by `replacement` (row 0).
+struct Replace {
+    StringInput col;
+    StringInput pattern;
+    StringInput replacement;
+    unsigned long long max_count;
+
+    __device__ bool operator()(uint64_t row, Writer& w) const {
+        if (!col.valid(row)) return false;
+        const string_view s = col.get(row);
+        const string_view p = pattern.get(0);
+        const string_view r = replacement.get(0);
+        long long copied = 0;
+        unsigned long long count = 0;
+        while (count < max_count) {
+            const long long at = s.find(p, copied);
+            if (at < 0) break;
+            w.bytes(s.data + copied, at - copied);
+            w.str(r);
+            copied = at + p.size;
+            ++count;
+        }
+        w.bytes(s.data + copied, s.size - copied);
+        return true;
+    }
+};
+RAGGED_TWO_PASS(Replace, replace)
+
+// ---- rows of several rows: join's pieces, append ----------------------------------
+
+// join_pieces: the separator then the row, for each valid row (null rows write
+// nothing); the host keeps the bytes after the first separator as the one joined row.
+struct JoinPieces {
+    StringInput col;
+    StringInput separator;
+
+    __device__ bool operator()(uint64_t row, Writer& w) const {
+        if (!col.valid(row)) return false;
+        w.str(separator.get(0));
+        w.str(col.get(row));
+        return true;
+    }
+};
+RAGGED_TWO_PASS(JoinPieces, join_pieces)
+
+// append: row `row` of the output is row row - starts[k] of input k, where
+// starts[k] <= row < starts[k + 1] (count + 1 starts).
+struct Append {
+    const StringInput* inputs;
+    const unsigned long long* starts;
+    uint32_t count;
+    uint32_t unused;
+
+    __device__ bool operator()(uint64_t row, Writer& w) const {
+        uint32_t lo = 0, hi = count;  // the last k with starts[k] <= row
+        while (hi - lo > 1) {
+            const uint32_t mid = (lo + hi) / 2;
+            if (starts[mid] <= row) lo = mid; else hi = mid;
+        }
+        const uint64_t local = row - starts[lo];
+        if (!inputs[lo].valid(local)) return false;
+        w.str(inputs[lo].get(local));
+        return true;
+    }
+};
+RAGGED_TWO_PASS(Append, append)

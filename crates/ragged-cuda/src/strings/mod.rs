@@ -9,7 +9,8 @@ mod transform;
 mod two_pass;
 
 use ragged_core::ops::{
-    AnyStringColumn, ConcatNulls, OffsetWidth, Pattern, Search, SliceBounds, SplitOn, StringArg,
+    AnyStringColumn, ConcatNulls, OffsetWidth, Pattern, Search, Side, SliceBounds, SplitOn,
+    StringArg,
 };
 use ragged_core::{BooleanColumn, OffsetSize, PrimitiveColumn, Result, StringColumn, StringOps};
 
@@ -149,5 +150,78 @@ impl StringOps for CudaBackend {
         width: OffsetWidth,
     ) -> Result<AnyStringColumn<Device>> {
         transform::redact(self, names, visibility, width)
+    }
+
+    fn upper<O: OffsetSize>(
+        &self,
+        col: &StringColumn<O, Device>,
+        width: OffsetWidth,
+    ) -> Result<AnyStringColumn<Device>> {
+        transform::case_map(self, col, true, width)
+    }
+
+    fn lower<O: OffsetSize>(
+        &self,
+        col: &StringColumn<O, Device>,
+        width: OffsetWidth,
+    ) -> Result<AnyStringColumn<Device>> {
+        transform::case_map(self, col, false, width)
+    }
+
+    fn strip<O: OffsetSize>(
+        &self,
+        col: &StringColumn<O, Device>,
+        side: Side,
+        chars: Option<&str>,
+    ) -> Result<StringColumn<O, Device>> {
+        transform::strip(self, col, side, chars)
+    }
+
+    fn pad<O: OffsetSize>(
+        &self,
+        col: &StringColumn<O, Device>,
+        width_chars: usize,
+        side: Side,
+        fill: char,
+        width: OffsetWidth,
+    ) -> Result<AnyStringColumn<Device>> {
+        transform::pad(self, col, width_chars, side, fill, width)
+    }
+
+    fn repeat<O: OffsetSize>(
+        &self,
+        col: &StringColumn<O, Device>,
+        times: usize,
+        width: OffsetWidth,
+    ) -> Result<AnyStringColumn<Device>> {
+        transform::repeat(self, col, times, width)
+    }
+
+    fn replace<O: OffsetSize>(
+        &self,
+        col: &StringColumn<O, Device>,
+        pattern: &str,
+        replacement: &str,
+        max_count: Option<usize>,
+        width: OffsetWidth,
+    ) -> Result<AnyStringColumn<Device>> {
+        transform::replace(self, col, pattern, replacement, max_count, width)
+    }
+
+    fn join<O: OffsetSize>(
+        &self,
+        col: &StringColumn<O, Device>,
+        separator: &str,
+        width: OffsetWidth,
+    ) -> Result<AnyStringColumn<Device>> {
+        transform::join(self, col, separator, width)
+    }
+
+    fn append(
+        &self,
+        columns: &[StringArg<'_, Device>],
+        width: OffsetWidth,
+    ) -> Result<AnyStringColumn<Device>> {
+        transform::append(self, columns, width)
     }
 }

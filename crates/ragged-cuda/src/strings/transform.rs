@@ -3,7 +3,7 @@
 //! (`CudaBackend::transform_strings`), a device function compiled at run time into the
 //! same helper.
 
-use ragged_core::ops::{AnyStringColumn, ConcatNulls, OffsetWidth, StringArg};
+use ragged_core::ops::{case_table, AnyStringColumn, ConcatNulls, OffsetWidth, Side, StringArg};
 use ragged_core::{BooleanColumn, Error, OffsetSize, Result, StringColumn};
 
 use super::two_pass::{bool_input, column_input, two_pass, BoolInput, StringInput, Uploads};
@@ -202,4 +202,287 @@ impl CudaBackend {
             width,
         )
     }
+}
+
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct CaseMap {
+    col: StringInput,
+    from: u64,
+    to: u64,
+    entries: u32,
+    upper: u32,
+}
+
+/// `upper` (or `lower`): the case table uploaded as two sorted arrays.
+pub(crate) fn case_map<O: OffsetSize>(
+    backend: &CudaBackend,
+    col: &StringColumn<O, Device>,
+    upper: bool,
+    width: OffsetWidth,
+) -> Result<AnyStringColumn<Device>> {
+    let table = case_table(upper);
+    let from: Vec<u32> = table.iter().map(|e| e.0).collect();
+    let to: Vec<u32> = table.iter().map(|e| e.1).collect();
+    let (from, to) = (backend.upload_slice(&from)?, backend.upload_slice(&to)?);
+    let functor = CaseMap {
+        col: column_input(col),
+        from: from.device_ptr(),
+        to: to.device_ptr(),
+        entries: table.len() as u32,
+        upper: u32::from(upper),
+    };
+    let op = if upper { "upper" } else { "lower" };
+    two_pass(
+        backend,
+        &STRINGS_TRANSFORM,
+        "case_map",
+        op,
+        functor,
+        col.len(),
+        width,
+    )
+}
+
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct Strip {
+    col: StringInput,
+    set: StringInput,
+    sides: u32,
+    whitespace: u32,
+}
+
+pub(crate) fn strip<O: OffsetSize>(
+    backend: &CudaBackend,
+    col: &StringColumn<O, Device>,
+    side: Side,
+    chars: Option<&str>,
+) -> Result<StringColumn<O, Device>> {
+    let mut uploads = Uploads::default();
+    let functor = Strip {
+        col: column_input(col),
+        set: uploads.string(backend, StringArg::Scalar(Some(chars.unwrap_or(""))))?,
+        sides: side_code(side, 1, 2, 3),
+        whitespace: u32::from(chars.is_none()),
+    };
+    let out = two_pass(
+        backend,
+        &STRINGS_TRANSFORM,
+        "strip",
+        "strip",
+        functor,
+        col.len(),
+        O::WIDTH,
+    )?;
+    O::from_any_strings(out).ok_or_else(|| Error::invalid_argument("strip", "offset width"))
+}
+
+/// The kernel's code of a side.
+fn side_code(side: Side, left: u32, right: u32, both: u32) -> u32 {
+    match side {
+        Side::Left => left,
+        Side::Right => right,
+        Side::Both => both,
+    }
+}
+
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct Pad {
+    col: StringInput,
+    fill: StringInput,
+    width: u64,
+    side: u32,
+    unused: u32,
+}
+
+pub(crate) fn pad<O: OffsetSize>(
+    backend: &CudaBackend,
+    col: &StringColumn<O, Device>,
+    width_chars: usize,
+    side: Side,
+    fill: char,
+    width: OffsetWidth,
+) -> Result<AnyStringColumn<Device>> {
+    let mut uploads = Uploads::default();
+    let mut buf = [0u8; 4];
+    let functor = Pad {
+        col: column_input(col),
+        fill: uploads.string(backend, StringArg::Scalar(Some(fill.encode_utf8(&mut buf))))?,
+        width: width_chars as u64,
+        side: side_code(side, 0, 1, 2),
+        unused: 0,
+    };
+    two_pass(
+        backend,
+        &STRINGS_TRANSFORM,
+        "pad",
+        "pad",
+        functor,
+        col.len(),
+        width,
+    )
+}
+
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct Repeat {
+    col: StringInput,
+    times: u64,
+}
+
+pub(crate) fn repeat<O: OffsetSize>(
+    backend: &CudaBackend,
+    col: &StringColumn<O, Device>,
+    times: usize,
+    width: OffsetWidth,
+) -> Result<AnyStringColumn<Device>> {
+    let functor = Repeat {
+        col: column_input(col),
+        times: times as u64,
+    };
+    two_pass(
+        backend,
+        &STRINGS_TRANSFORM,
+        "repeat",
+        "repeat",
+        functor,
+        col.len(),
+        width,
+    )
+}
+
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct Replace {
+    col: StringInput,
+    pattern: StringInput,
+    replacement: StringInput,
+    max_count: u64,
+}
+
+pub(crate) fn replace<O: OffsetSize>(
+    backend: &CudaBackend,
+    col: &StringColumn<O, Device>,
+    pattern: &str,
+    replacement: &str,
+    max_count: Option<usize>,
+    width: OffsetWidth,
+) -> Result<AnyStringColumn<Device>> {
+    if pattern.is_empty() {
+        return Err(Error::invalid_argument("replace", "the pattern is empty"));
+    }
+    let mut uploads = Uploads::default();
+    let functor = Replace {
+        col: column_input(col),
+        pattern: uploads.string(backend, StringArg::Scalar(Some(pattern)))?,
+        replacement: uploads.string(backend, StringArg::Scalar(Some(replacement)))?,
+        max_count: max_count.map_or(u64::MAX, |m| m as u64),
+    };
+    two_pass(
+        backend,
+        &STRINGS_TRANSFORM,
+        "replace",
+        "replace",
+        functor,
+        col.len(),
+        width,
+    )
+}
+
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct JoinPieces {
+    col: StringInput,
+    separator: StringInput,
+}
+
+/// `join`: the pieces "separator row" of the valid rows as a column, then its bytes
+/// after the first separator as one row (offsets `[separator, total]`).
+pub(crate) fn join<O: OffsetSize>(
+    backend: &CudaBackend,
+    col: &StringColumn<O, Device>,
+    separator: &str,
+    width: OffsetWidth,
+) -> Result<AnyStringColumn<Device>> {
+    let mut uploads = Uploads::default();
+    let functor = JoinPieces {
+        col: column_input(col),
+        separator: uploads.string(backend, StringArg::Scalar(Some(separator)))?,
+    };
+    let pieces = two_pass(
+        backend,
+        &STRINGS_TRANSFORM,
+        "join_pieces",
+        "join",
+        functor,
+        col.len(),
+        width,
+    )?;
+    let (values, total) = match &pieces {
+        AnyStringColumn::Utf8(c) => (c.values().clone(), c.values().len()),
+        AnyStringColumn::LargeUtf8(c) => (c.values().clone(), c.values().len()),
+    };
+    let first = if total == 0 { 0 } else { separator.len() };
+    Ok(match pieces {
+        AnyStringColumn::Utf8(_) => {
+            let offsets = backend.upload_slice(&[first as i32, total as i32])?;
+            // SAFETY: one row, bytes first..total of the pieces: every valid row and the
+            // separators between them (the first separator skipped), valid UTF-8.
+            AnyStringColumn::Utf8(unsafe { StringColumn::new_unchecked(offsets, values, None) })
+        }
+        AnyStringColumn::LargeUtf8(_) => {
+            let offsets = backend.upload_slice(&[first as i64, total as i64])?;
+            // SAFETY: as above.
+            AnyStringColumn::LargeUtf8(unsafe {
+                StringColumn::new_unchecked(offsets, values, None)
+            })
+        }
+    })
+}
+
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct Append {
+    inputs: u64,
+    starts: u64,
+    count: u32,
+    unused: u32,
+}
+
+pub(crate) fn append(
+    backend: &CudaBackend,
+    columns: &[StringArg<'_, Device>],
+    width: OffsetWidth,
+) -> Result<AnyStringColumn<Device>> {
+    let mut starts = Vec::with_capacity(columns.len() + 1);
+    starts.push(0u64);
+    for arg in columns {
+        let rows = arg
+            .rows()
+            .ok_or_else(|| Error::invalid_argument("append", "every input must be a column"))?;
+        starts.push(starts[starts.len() - 1] + rows as u64);
+    }
+    let total = starts[columns.len()] as usize;
+    let mut uploads = Uploads::default();
+    let table = input_table(backend, &mut uploads, columns)?;
+    let starts = backend.upload_slice(&starts)?;
+    let functor = Append {
+        inputs: table.device_ptr(),
+        starts: starts.device_ptr(),
+        count: columns.len() as u32,
+        unused: 0,
+    };
+    uploads.keep(table);
+    uploads.keep(starts.into_bytes());
+    two_pass(
+        backend,
+        &STRINGS_TRANSFORM,
+        "append",
+        "append",
+        functor,
+        total,
+        width,
+    )
 }

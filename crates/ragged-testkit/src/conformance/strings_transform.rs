@@ -1,6 +1,6 @@
 //! The conformance suite of the strings ops that build new strings: `copy_if_else`,
-//! `concatenate`, `split` / `rsplit` and the fused `redact`, generic over any
-//! [`Backend`].
+//! `concatenate`, `split` / `rsplit`, the fused `redact`, `upper` / `lower`, `strip`,
+//! `pad`, `repeat`, `replace`, `join` and `append`, generic over any [`Backend`].
 //!
 //! Oracles are written here with Rust's `str` methods (`splitn`, `rsplitn`, `+`), never
 //! taken from a backend: each output row must equal the oracle's byte for byte, with the
@@ -17,7 +17,7 @@
 //! offsets.
 
 use ragged_core::ops::{
-    AnyStringColumn, ConcatNulls, OffsetWidth, Pattern, SliceBounds, SplitOn, StringArg,
+    AnyStringColumn, ConcatNulls, OffsetWidth, Pattern, Side, SliceBounds, SplitOn, StringArg,
 };
 use ragged_core::{Backend, BooleanColumn, Error, Host, OffsetSize, StringColumn};
 
@@ -735,4 +735,291 @@ pub fn transform_errors<B: Backend>(backend: &B) {
         mismatch,
     ));
     failures.finish("transform_errors");
+}
+
+/// The oracle's per-character case map: Rust's mapping where it is one character,
+/// else the character itself.
+fn case_oracle(s: &str, upper: bool) -> String {
+    s.chars()
+        .map(|c| {
+            let mapped: Vec<char> = if upper {
+                c.to_uppercase().collect()
+            } else {
+                c.to_lowercase().collect()
+            };
+            if mapped.len() == 1 {
+                mapped[0]
+            } else {
+                c
+            }
+        })
+        .collect()
+}
+
+/// The oracle of `pad`.
+fn pad_oracle(s: &str, width: usize, side: Side, fill: char) -> String {
+    let missing = width.saturating_sub(s.chars().count());
+    let left = match side {
+        Side::Left => missing,
+        Side::Right => 0,
+        Side::Both => missing / 2,
+    };
+    let fill_n = |n: usize| std::iter::repeat_n(fill, n).collect::<String>();
+    fill_n(left) + s + &fill_n(missing - left)
+}
+
+/// The oracle of `replace` (Rust's `replacen`).
+fn replace_oracle(s: &str, pattern: &str, replacement: &str, max: Option<usize>) -> String {
+    match max {
+        Some(n) => s.replacen(pattern, replacement, n),
+        None => s.replace(pattern, replacement),
+    }
+}
+
+/// Run one op that returns a column of either width and compare it.
+fn check_op<B: Backend>(
+    backend: &B,
+    label: &str,
+    out: ragged_core::Result<AnyStringColumn<B::Loc>>,
+    wide: Option<bool>,
+    want: &[Option<String>],
+) -> Result<(), Mismatch> {
+    let out = out.map_err(|e| Mismatch::new(label, None, format!("failed: {e}")))?;
+    check_any(backend, label, &out, wide, want)
+}
+
+/// Suite test: `upper`, `lower`, `strip`, `pad`, `repeat` and `replace` over every
+/// strings case of width `O` (1- to 4-byte characters, nulls, a very long row), with
+/// character sets, fill characters and patterns of every width, limits, and outputs
+/// forced to i64 offsets.
+///
+/// # Panics
+/// When any output differs from the oracle.
+pub fn modify<B: Backend, O: OffsetSize + TestNative>(backend: &B) {
+    let mut failures = Failures::new();
+    for case in string_cases::<O>() {
+        let col = match backend.to_device_strings(&case.column) {
+            Ok(c) => c,
+            Err(e) => {
+                failures.record(Err(backend_error(&case, "to_device_strings", e)));
+                continue;
+            }
+        };
+        let map = |f: &dyn Fn(&str) -> String| -> Vec<Option<String>> {
+            case.rows.iter().map(|r| r.as_deref().map(f)).collect()
+        };
+        let l = |op: &str| format!("{} {op}", case.label);
+        for (width, wide) in [(OffsetWidth::Auto, false), (OffsetWidth::I64, true)] {
+            failures.record(check_op(
+                backend,
+                &l(&format!("upper({width:?})")),
+                backend.upper(&col, width),
+                Some(wide),
+                &map(&|s| case_oracle(s, true)),
+            ));
+            failures.record(check_op(
+                backend,
+                &l(&format!("lower({width:?})")),
+                backend.lower(&col, width),
+                Some(wide),
+                &map(&|s| case_oracle(s, false)),
+            ));
+        }
+        for side in [Side::Left, Side::Right, Side::Both] {
+            for chars in [None, Some("aé\u{1F600} \u{7f}")] {
+                let strips = |c: char| match chars {
+                    None => matches!(c, ' ' | '\t' | '\n' | '\u{0b}' | '\u{0c}' | '\r'),
+                    Some(set) => set.contains(c),
+                };
+                let want = map(&|s| {
+                    match side {
+                        Side::Left => s.trim_start_matches(strips),
+                        Side::Right => s.trim_end_matches(strips),
+                        Side::Both => s.trim_matches(strips),
+                    }
+                    .to_string()
+                });
+                let label = l(&format!("strip({side:?}, {chars:?})"));
+                failures.record(
+                    backend
+                        .strip(&col, side, chars)
+                        .map_err(|e| Mismatch::new(&label, None, format!("failed: {e}")))
+                        .and_then(|out| {
+                            let host = backend.to_host_strings(&out).map_err(|e| {
+                                Mismatch::new(&label, None, format!("to_host: {e}"))
+                            })?;
+                            compare_strings(&label, &host, &want)
+                        }),
+                );
+            }
+            for (width_chars, fill) in [(0, '*'), (5, 'é'), (20, '\u{10FFFF}')] {
+                failures.record(check_op(
+                    backend,
+                    &l(&format!("pad({width_chars}, {side:?}, {fill:?})")),
+                    backend.pad(&col, width_chars, side, fill, OffsetWidth::Auto),
+                    None,
+                    &map(&|s| pad_oracle(s, width_chars, side, fill)),
+                ));
+            }
+        }
+        for times in [0, 1, 3] {
+            failures.record(check_op(
+                backend,
+                &l(&format!("repeat({times})")),
+                backend.repeat(&col, times, OffsetWidth::I64),
+                Some(true),
+                &map(&|s| s.repeat(times)),
+            ));
+        }
+        let mut rng = Rng::from_label(&format!("replace/{}", case.label));
+        let from_data: String = case
+            .rows
+            .iter()
+            .flatten()
+            .find(|r| !r.is_empty())
+            .and_then(|r| r.chars().nth(rng.index(r.chars().count())))
+            .map_or_else(|| "a".to_string(), String::from);
+        for pattern in [from_data.as_str(), "a", "é\u{1F600}"] {
+            for replacement in ["", "XY", "\u{10FFFF}ü"] {
+                for max in [None, Some(1)] {
+                    failures.record(check_op(
+                        backend,
+                        &l(&format!("replace({pattern:?}, {replacement:?}, {max:?})")),
+                        backend.replace(&col, pattern, replacement, max, OffsetWidth::Auto),
+                        None,
+                        &map(&|s| replace_oracle(s, pattern, replacement, max)),
+                    ));
+                }
+            }
+        }
+    }
+    failures.finish(&format!("modify<{}>", O::OFFSET_NAME));
+}
+
+/// Suite test: `join` with three separators and `append` of the column, a reversed
+/// copy of the other width, an empty column and the column again, over every strings
+/// case of width `O`.
+///
+/// # Panics
+/// When any output differs from the oracle.
+pub fn join_append<B: Backend, O: OffsetSize + TestNative>(backend: &B) {
+    let mut failures = Failures::new();
+    let empty = StringColumn::<i32>::from_options(std::iter::empty::<Option<&str>>());
+    for case in string_cases::<O>() {
+        let (other, other_rows) = reversed::<i64>(&case.rows);
+        let uploaded = backend.to_device_strings(&case.column).and_then(|c| {
+            Ok((
+                c,
+                backend.to_device_strings(&other)?,
+                backend.to_device_strings(&empty)?,
+            ))
+        });
+        let (col, other_dev, empty_dev) = match uploaded {
+            Ok(u) => u,
+            Err(e) => {
+                failures.record(Err(backend_error(&case, "upload", e)));
+                continue;
+            }
+        };
+        for separator in ["", ", ", "\u{1F600}"] {
+            let valid: Vec<&str> = case.rows.iter().flatten().map(String::as_str).collect();
+            failures.record(check_op(
+                backend,
+                &format!("{} join({separator:?})", case.label),
+                backend.join(&col, separator, OffsetWidth::Auto),
+                Some(false),
+                &[Some(valid.join(separator))],
+            ));
+        }
+        let want: Vec<Option<String>> = case
+            .rows
+            .iter()
+            .chain(&other_rows)
+            .chain(&case.rows)
+            .cloned()
+            .collect();
+        for width in [OffsetWidth::Auto, OffsetWidth::I64] {
+            failures.record(check_op(
+                backend,
+                &format!("{} append({width:?})", case.label),
+                backend.append(
+                    &[
+                        StringArg::column(&col),
+                        StringArg::column(&other_dev),
+                        StringArg::column(&empty_dev),
+                        StringArg::column(&col),
+                    ],
+                    width,
+                ),
+                Some(width == OffsetWidth::I64),
+                &want,
+            ));
+        }
+    }
+    failures.finish(&format!("join_append<{}>", O::OFFSET_NAME));
+}
+
+/// Suite test: the rewriting ops' argument errors — an empty `replace` pattern, a
+/// scalar given to `append`, a `repeat` or `pad` whose row would reach 2^31 bytes
+/// (and a huge `repeat` of empty rows, which is fine).
+///
+/// # Panics
+/// When an op accepts them or fails differently.
+pub fn modify_errors<B: Backend>(backend: &B) {
+    let mut failures = Failures::new();
+    let col = StringColumn::<i32>::from_options([Some(""), None, Some("ab"), Some("")]);
+    let empties = StringColumn::<i32>::from_options([Some(""), None]);
+    let uploaded = backend
+        .to_device_strings(&col)
+        .and_then(|c| Ok((c, backend.to_device_strings(&empties)?)));
+    let (col, empties) = match uploaded {
+        Ok(u) => u,
+        Err(e) => panic!("upload failed: {e}"),
+    };
+    let expect = |label: &str, ok: bool| -> Result<(), Mismatch> {
+        if ok {
+            Ok(())
+        } else {
+            Err(Mismatch::new(label, None, "unexpected outcome"))
+        }
+    };
+    failures.record(expect(
+        "replace empty pattern",
+        matches!(
+            backend.replace(&col, "", "x", None, OffsetWidth::Auto),
+            Err(Error::InvalidArgument { .. })
+        ),
+    ));
+    failures.record(expect(
+        "append scalar",
+        matches!(
+            backend.append(
+                &[StringArg::column(&col), StringArg::Scalar(Some("a"))],
+                OffsetWidth::Auto
+            ),
+            Err(Error::InvalidArgument { .. })
+        ),
+    ));
+    failures.record(expect(
+        "repeat past 2^31 bytes",
+        matches!(
+            backend.repeat(&col, 1 << 30, OffsetWidth::Auto),
+            Err(Error::Overflow { .. })
+        ),
+    ));
+    failures.record(expect(
+        "pad past 2^31 bytes",
+        matches!(
+            backend.pad(&col, 1 << 31, Side::Right, ' ', OffsetWidth::Auto),
+            Err(Error::Overflow { .. })
+        ),
+    ));
+    failures.record(check_op(
+        backend,
+        "repeat empty rows many times",
+        backend.repeat(&empties, usize::MAX, OffsetWidth::Auto),
+        Some(false),
+        &[Some(String::new()), None],
+    ));
+    failures.finish("modify_errors");
 }

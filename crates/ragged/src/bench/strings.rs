@@ -12,7 +12,7 @@
 //! counts, chars and offsets for slices).
 
 use ragged_core::ops::{
-    AnyStringColumn, ConcatNulls, OffsetWidth, Pattern, SliceBounds, SplitOn, StringArg,
+    AnyStringColumn, ConcatNulls, OffsetWidth, Pattern, Side, SliceBounds, SplitOn, StringArg,
 };
 use ragged_core::DataBuffer;
 use ragged_core::{Result, StringColumn};
@@ -64,7 +64,8 @@ pub(crate) fn visibility_column(rows: usize) -> StringColumn<i32> {
 }
 
 /// The strings suite: `length`, `length_bytes`, the literal searches, `like`, slices,
-/// `redact` and the ops it composes (`copy_if_else`, `concatenate`, `split`).
+/// `redact` and the ops it composes (`copy_if_else`, `concatenate`, `split`), and the
+/// per-row rewrites (`upper`, `lower`, `strip`, `pad`, `replace`, `repeat`).
 pub(crate) fn strings_suite<B: BenchBackend>(h: &mut Harness<'_, B>, quick: bool) -> Result<()> {
     let sizes: &[usize] = if quick { &[1 << 16] } else { &ROWS };
     let b = h.backend;
@@ -203,6 +204,40 @@ pub(crate) fn strings_suite<B: BenchBackend>(h: &mut Harness<'_, B>, quick: bool
             input + vis_input + out,
             || concat().map(drop),
         )?;
+        // Per-row rewrites: the column read, the new column written.
+        type Rewrite<'a, L> = Box<dyn Fn() -> Result<AnyStringColumn<L>> + 'a>;
+        let rewrites: [(&str, Rewrite<'_, B::Loc>); 6] = [
+            ("upper", Box::new(|| b.upper(&col, OffsetWidth::Auto))),
+            ("lower", Box::new(|| b.lower(&col, OffsetWidth::Auto))),
+            (
+                "strip",
+                Box::new(|| {
+                    b.strip(&col, Side::Both, Some("Ma"))
+                        .map(AnyStringColumn::Utf8)
+                }),
+            ),
+            (
+                "pad/20",
+                Box::new(|| b.pad(&col, 20, Side::Left, '.', OffsetWidth::Auto)),
+            ),
+            (
+                "replace",
+                Box::new(|| b.replace(&col, "a", "AA", None, OffsetWidth::Auto)),
+            ),
+            (
+                "repeat/2",
+                Box::new(|| b.repeat(&col, 2, OffsetWidth::Auto)),
+            ),
+        ];
+        for (name, run) in rewrites {
+            let out = written(&run()?);
+            h.case(
+                &format!("strings/{name}/{label}"),
+                rows as u64,
+                input + out,
+                || run().map(drop),
+            )?;
+        }
         let parts = b.split(&col, SplitOn::Literal(" "), None)?;
         let out: u64 = parts
             .iter()

@@ -1,0 +1,197 @@
+//! The strings ops that rewrite each row — `upper`, `lower`, `strip`, `pad`, `repeat`,
+//! `replace` — and the ones that combine rows — `join`, `append` — each one closure
+//! over [`CpuBackend::transform_strings`] (see [`ragged_core::StringOps`] for the
+//! semantics they share with the GPU).
+
+use ragged_core::ops::{
+    is_strip_whitespace, lower_char, upper_char, AnyStringColumn, OffsetWidth, Side, StringArg,
+};
+use ragged_core::{Error, OffsetSize, Result, StringColumn};
+
+use crate::CpuBackend;
+
+/// Map every character of each row with `map` (ASCII rows by `ascii`).
+fn map_chars<O: OffsetSize>(
+    col: &StringColumn<O>,
+    width: OffsetWidth,
+    ascii: fn(&str) -> String,
+    map: fn(char) -> char,
+) -> Result<AnyStringColumn> {
+    CpuBackend.transform_strings(col.len(), width, |i, out| {
+        let Some(s) = col.get(i) else { return false };
+        if s.is_ascii() {
+            out.push_str(&ascii(s));
+        } else {
+            out.extend(s.chars().map(map));
+        }
+        true
+    })
+}
+
+pub(crate) fn upper<O: OffsetSize>(
+    col: &StringColumn<O>,
+    width: OffsetWidth,
+) -> Result<AnyStringColumn> {
+    map_chars(col, width, str::to_ascii_uppercase, upper_char)
+}
+
+pub(crate) fn lower<O: OffsetSize>(
+    col: &StringColumn<O>,
+    width: OffsetWidth,
+) -> Result<AnyStringColumn> {
+    map_chars(col, width, str::to_ascii_lowercase, lower_char)
+}
+
+pub(crate) fn strip<O: OffsetSize>(
+    col: &StringColumn<O>,
+    side: Side,
+    chars: Option<&str>,
+) -> Result<StringColumn<O>> {
+    let strips = |c: char| match chars {
+        None => is_strip_whitespace(c),
+        Some(set) => set.contains(c),
+    };
+    let out = CpuBackend.transform_strings(col.len(), O::WIDTH, |i, out| {
+        let Some(s) = col.get(i) else { return false };
+        let s = match side {
+            Side::Left => s.trim_start_matches(strips),
+            Side::Right => s.trim_end_matches(strips),
+            Side::Both => s.trim_matches(strips),
+        };
+        out.push_str(s);
+        true
+    })?;
+    O::from_any_strings(out).ok_or_else(|| Error::invalid_argument("strip", "offset width"))
+}
+
+pub(crate) fn pad<O: OffsetSize>(
+    col: &StringColumn<O>,
+    width_chars: usize,
+    side: Side,
+    fill: char,
+    width: OffsetWidth,
+) -> Result<AnyStringColumn> {
+    // A fill that could make a row of 2^31 bytes: find the lowest such row first
+    // (the row would not fit in memory, let alone in one output row).
+    if width_chars.saturating_mul(fill.len_utf8()) > i32::MAX as usize {
+        let size = |i: usize| {
+            let s = col.row_str(i);
+            width_chars
+                .saturating_sub(s.chars().count())
+                .saturating_mul(fill.len_utf8())
+                .saturating_add(s.len())
+        };
+        if let Some(row) = (0..col.len()).find(|&i| col.is_valid(i) && size(i) > i32::MAX as usize)
+        {
+            return Err(Error::Overflow {
+                op: "pad",
+                message: format!("output row {row} has 2^31 bytes or more"),
+            });
+        }
+    }
+    CpuBackend.transform_strings(col.len(), width, |i, out| {
+        let Some(s) = col.get(i) else { return false };
+        let missing = width_chars.saturating_sub(s.chars().count());
+        let left = match side {
+            Side::Left => missing,
+            Side::Right => 0,
+            Side::Both => missing / 2,
+        };
+        out.extend(std::iter::repeat_n(fill, left));
+        out.push_str(s);
+        out.extend(std::iter::repeat_n(fill, missing - left));
+        true
+    })
+}
+
+pub(crate) fn repeat<O: OffsetSize>(
+    col: &StringColumn<O>,
+    times: usize,
+    width: OffsetWidth,
+) -> Result<AnyStringColumn> {
+    if let Some(row) = (0..col.len()).find(|&i| {
+        col.is_valid(i) && col.row_bytes(i).len().saturating_mul(times) > i32::MAX as usize
+    }) {
+        return Err(Error::Overflow {
+            op: "repeat",
+            message: format!("output row {row} has 2^31 bytes or more"),
+        });
+    }
+    CpuBackend.transform_strings(col.len(), width, |i, out| {
+        let Some(s) = col.get(i) else { return false };
+        if !s.is_empty() {
+            out.reserve(s.len() * times);
+            for _ in 0..times {
+                out.push_str(s);
+            }
+        }
+        true
+    })
+}
+
+pub(crate) fn replace<O: OffsetSize>(
+    col: &StringColumn<O>,
+    pattern: &str,
+    replacement: &str,
+    max_count: Option<usize>,
+    width: OffsetWidth,
+) -> Result<AnyStringColumn> {
+    if pattern.is_empty() {
+        return Err(Error::invalid_argument("replace", "the pattern is empty"));
+    }
+    let max = max_count.unwrap_or(usize::MAX);
+    CpuBackend.transform_strings(col.len(), width, |i, out| {
+        let Some(s) = col.get(i) else { return false };
+        let mut rest = s;
+        let mut count = 0;
+        while count < max {
+            let Some(at) = rest.find(pattern) else { break };
+            out.push_str(&rest[..at]);
+            out.push_str(replacement);
+            rest = &rest[at + pattern.len()..];
+            count += 1;
+        }
+        out.push_str(rest);
+        true
+    })
+}
+
+pub(crate) fn join<O: OffsetSize>(
+    col: &StringColumn<O>,
+    separator: &str,
+    width: OffsetWidth,
+) -> Result<AnyStringColumn> {
+    CpuBackend.transform_strings(1, width, |_, out| {
+        let mut first = true;
+        for s in col.iter().flatten() {
+            if !first {
+                out.push_str(separator);
+            }
+            out.push_str(s);
+            first = false;
+        }
+        true
+    })
+}
+
+pub(crate) fn append(columns: &[StringArg<'_>], width: OffsetWidth) -> Result<AnyStringColumn> {
+    let mut starts = Vec::with_capacity(columns.len() + 1);
+    starts.push(0usize);
+    for arg in columns {
+        let rows = arg
+            .rows()
+            .ok_or_else(|| Error::invalid_argument("append", "every input must be a column"))?;
+        starts.push(starts[starts.len() - 1] + rows);
+    }
+    let total = starts[columns.len()];
+    CpuBackend.transform_strings(total, width, |row, out| {
+        let k = starts.partition_point(|&s| s <= row) - 1;
+        match columns[k].get(row - starts[k]) {
+            Some(s) => {
+                out.push_str(s);
+                true
+            }
+            None => false,
+        }
+    })
+}
