@@ -177,8 +177,11 @@ impl<O: OffsetSize> StringColumn<O, Host> {
 
     /// Row `i` as a string slice, null or not (empty when out of range).
     pub fn row_str(&self, i: usize) -> &str {
-        // Rows were validated as UTF-8 at construction; fall back to "" defensively.
-        std::str::from_utf8(self.row_bytes(i)).unwrap_or("")
+        let bytes = self.row_bytes(i);
+        // SAFETY: every row of a strings column is valid UTF-8: `try_new` validated
+        // it, and `new_unchecked`'s caller guarantees it; `row_bytes` is a whole row
+        // (or empty). Checking again here would cost a pass over the row per access.
+        unsafe { std::str::from_utf8_unchecked(bytes) }
     }
 
     /// Whether row `i` is valid (`false` when out of range).

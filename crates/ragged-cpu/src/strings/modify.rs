@@ -10,17 +10,21 @@ use ragged_core::{Error, OffsetSize, Result, StringColumn};
 
 use crate::CpuBackend;
 
-/// Map every character of each row with `map` (ASCII rows by `ascii`).
+/// Map every character of each row with `map` (ASCII rows in place by `ascii`).
 fn map_chars<O: OffsetSize>(
     col: &StringColumn<O>,
     width: OffsetWidth,
-    ascii: fn(&str) -> String,
+    ascii: fn(&mut str),
     map: fn(char) -> char,
 ) -> Result<AnyStringColumn> {
     CpuBackend.transform_strings(col.len(), width, |i, out| {
         let Some(s) = col.get(i) else { return false };
         if s.is_ascii() {
-            out.push_str(&ascii(s));
+            let start = out.len();
+            out.push_str(s);
+            if let Some(row) = out.get_mut(start..) {
+                ascii(row);
+            }
         } else {
             out.extend(s.chars().map(map));
         }
@@ -32,14 +36,14 @@ pub(crate) fn upper<O: OffsetSize>(
     col: &StringColumn<O>,
     width: OffsetWidth,
 ) -> Result<AnyStringColumn> {
-    map_chars(col, width, str::to_ascii_uppercase, upper_char)
+    map_chars(col, width, str::make_ascii_uppercase, upper_char)
 }
 
 pub(crate) fn lower<O: OffsetSize>(
     col: &StringColumn<O>,
     width: OffsetWidth,
 ) -> Result<AnyStringColumn> {
-    map_chars(col, width, str::to_ascii_lowercase, lower_char)
+    map_chars(col, width, str::make_ascii_lowercase, lower_char)
 }
 
 pub(crate) fn strip<O: OffsetSize>(
