@@ -17,7 +17,10 @@ mod lists;
 mod strings;
 use crate::GlobalArgs;
 pub use lists::{lists, ListsCommand};
-pub use strings::{redact, LikeArgs, RedactArgs, SearchArgs, SliceArgs};
+pub use strings::{
+    redact, CaseArgs, LikeArgs, PadArgs, RedactArgs, RepeatArgs, ReplaceArgs, Rewrite, SearchArgs,
+    SliceArgs, StripArgs,
+};
 
 /// Arguments of `ragged bench`.
 #[derive(Args, Debug)]
@@ -58,6 +61,18 @@ pub enum StringsCommand {
     Slice(SliceArgs),
     /// Whether each string matches an SQL LIKE pattern (% any run, _ one character).
     Like(LikeArgs),
+    /// Each string in uppercase (per-character Unicode mapping).
+    Upper(CaseArgs),
+    /// Each string in lowercase (per-character Unicode mapping).
+    Lower(CaseArgs),
+    /// Each string without leading and/or trailing whitespace (or --chars).
+    Strip(StripArgs),
+    /// Each string padded to --width characters with --fill.
+    Pad(PadArgs),
+    /// Each string with the literal --pattern replaced by --replacement.
+    Replace(ReplaceArgs),
+    /// Each string repeated --times times.
+    Repeat(RepeatArgs),
 }
 
 /// Arguments of `ragged strings length`.
@@ -217,6 +232,27 @@ pub fn strings(global: &GlobalArgs, command: StringsCommand) -> anyhow::Result<(
         StringsCommand::CountMatches(args) => (Search::CountMatches, args),
         StringsCommand::Slice(args) => return strings::slice(global, args),
         StringsCommand::Like(args) => return strings::like(global, args),
+        StringsCommand::Upper(args) => {
+            return strings::rewrite(global, &args.input, Rewrite::Upper)
+        }
+        StringsCommand::Lower(args) => {
+            return strings::rewrite(global, &args.input, Rewrite::Lower)
+        }
+        StringsCommand::Strip(args) => {
+            let rewrite = Rewrite::Strip(args.side.into(), args.chars);
+            return strings::rewrite(global, &args.input, rewrite);
+        }
+        StringsCommand::Pad(args) => {
+            let rewrite = Rewrite::Pad(args.width, args.side.into(), args.fill);
+            return strings::rewrite(global, &args.input, rewrite);
+        }
+        StringsCommand::Replace(args) => {
+            let rewrite = Rewrite::Replace(args.pattern, args.replacement, args.max_count);
+            return strings::rewrite(global, &args.input, rewrite);
+        }
+        StringsCommand::Repeat(args) => {
+            return strings::rewrite(global, &args.input, Rewrite::Repeat(args.times))
+        }
     };
     strings::search(global, op, args)
 }

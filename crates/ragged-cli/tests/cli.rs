@@ -1579,3 +1579,95 @@ fn redact_writes_initials_and_redactions_and_checks_its_columns() {
     assert_error(&capture(&mut bad), &["nope"]);
     assert_entries(dir.path(), &["out.arrow", "people.parquet"]);
 }
+
+#[test]
+fn strings_rewrites_write_their_columns_and_check_their_arguments() {
+    let (dir, input) = sample_file("in.parquet");
+    let cases: [(&[&str], [Option<&str>; 6]); 5] = [
+        (
+            &["strings", "upper"],
+            [
+                Some("ADA LOVELACE"),
+                None,
+                Some("ZOË BRONTË"),
+                Some(""),
+                Some("美咲 😀"),
+                None,
+            ],
+        ),
+        (
+            &["strings", "strip", "--side", "right", "--chars", "eë"],
+            [
+                Some("Ada Lovelac"),
+                None,
+                Some("Zoë Bront"),
+                Some(""),
+                Some("美咲 😀"),
+                None,
+            ],
+        ),
+        (
+            &["strings", "pad", "--width", "6", "--fill", "·"],
+            [
+                Some("Ada Lovelace"),
+                None,
+                Some("Zoë Brontë"),
+                Some("······"),
+                Some("··美咲 😀"),
+                None,
+            ],
+        ),
+        (
+            &[
+                "strings",
+                "replace",
+                "-p",
+                "ë",
+                "-r",
+                "e",
+                "--max-count",
+                "1",
+            ],
+            [
+                Some("Ada Lovelace"),
+                None,
+                Some("Zoe Brontë"),
+                Some(""),
+                Some("美咲 😀"),
+                None,
+            ],
+        ),
+        (
+            &["strings", "repeat", "--times", "2"],
+            [
+                Some("Ada LovelaceAda Lovelace"),
+                None,
+                Some("Zoë BrontëZoë Brontë"),
+                Some(""),
+                Some("美咲 😀美咲 😀"),
+                None,
+            ],
+        ),
+    ];
+    for (command, want) in cases {
+        let out = dir.path().join("out.parquet");
+        assert_ok(&run_command(command, "name", &input, Some(&out)));
+        let table = read_table(&out, None, None).unwrap();
+        let name = format!("name_{}", command[1]);
+        let want: Vec<Option<String>> = want.iter().map(|s| s.map(str::to_owned)).collect();
+        assert_eq!(
+            string_options(table.column(&name).unwrap()),
+            want,
+            "{command:?}"
+        );
+        std::fs::remove_file(&out).unwrap();
+    }
+    let bad = run_command(
+        &["strings", "replace", "-p", "", "-r", "x"],
+        "name",
+        &input,
+        Some(&dir.path().join("out.parquet")),
+    );
+    assert_error(&bad, &["pattern is empty"]);
+    assert_entries(dir.path(), &["in.parquet"]);
+}

@@ -280,6 +280,9 @@ pub trait OffsetSize: OffsetSizeTrait + Native + Ord {
     fn string_arg<L: Location>(col: &StringColumn<Self, L>) -> StringArg<'_, L>;
     /// The [`OffsetWidth`] that asks an op for these offsets.
     const WIDTH: OffsetWidth;
+    /// Wrap a strings column with these offsets into its [`Column`] variant (`Utf8` for
+    /// `i32`, `LargeUtf8` for `i64`).
+    fn into_strings_column<L: Location>(col: StringColumn<Self, L>) -> Column<L>;
     /// The column inside `col` when it has these offsets.
     fn from_any_strings<L: Location>(col: AnyStringColumn<L>) -> Option<StringColumn<Self, L>>;
 }
@@ -301,6 +304,9 @@ impl OffsetSize for i32 {
         StringArg::Utf8(col)
     }
     const WIDTH: OffsetWidth = OffsetWidth::I32;
+    fn into_strings_column<L: Location>(col: StringColumn<Self, L>) -> Column<L> {
+        Column::Utf8(col)
+    }
     fn from_any_strings<L: Location>(col: AnyStringColumn<L>) -> Option<StringColumn<Self, L>> {
         match col {
             AnyStringColumn::Utf8(c) => Some(c),
@@ -326,6 +332,9 @@ impl OffsetSize for i64 {
         StringArg::LargeUtf8(col)
     }
     const WIDTH: OffsetWidth = OffsetWidth::I64;
+    fn into_strings_column<L: Location>(col: StringColumn<Self, L>) -> Column<L> {
+        Column::LargeUtf8(col)
+    }
     fn from_any_strings<L: Location>(col: AnyStringColumn<L>) -> Option<StringColumn<Self, L>> {
         match col {
             AnyStringColumn::LargeUtf8(c) => Some(c),

@@ -1,7 +1,8 @@
 //! `ragged strings contains|starts-with|ends-with|find|rfind|count-matches`: the
 //! literal searches over one strings column of a file, with one pattern for every row
 //! (`--pattern`) or one per row from another column (`--pattern-column`); and
-//! `ragged strings slice` and `ragged strings like`; and `ragged redact`.
+//! `ragged strings slice` and `ragged strings like`; the per-row rewrites `upper`,
+//! `lower`, `strip`, `pad`, `replace` and `repeat`; and `ragged redact`.
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -11,7 +12,7 @@ use clap::Args;
 use ragged::device::Selected;
 use ragged::io::{read_table, StringsColumn, Table};
 use ragged::ops::{
-    AnyStringColumn, OffsetWidth, Pattern, Search, SliceBounds, StringArg, REDACTED,
+    AnyStringColumn, OffsetWidth, Pattern, Search, Side, SliceBounds, StringArg, REDACTED,
 };
 use ragged::{Backend, Column, Host, OffsetSize, StringColumn};
 
@@ -365,6 +366,178 @@ pub fn redact(global: &GlobalArgs, args: RedactArgs) -> anyhow::Result<()> {
             };
             format!(
                 "{} rows ({} null): {redacted} redacted to {REDACTED:?}",
+                out.len(),
+                out.null_count()
+            )
+        },
+    )
+}
+
+/// Which end `strip` trims and `pad` fills.
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+pub enum SideArg {
+    /// The start.
+    Left,
+    /// The end.
+    Right,
+    /// Both ends.
+    Both,
+}
+
+impl From<SideArg> for Side {
+    fn from(side: SideArg) -> Self {
+        match side {
+            SideArg::Left => Side::Left,
+            SideArg::Right => Side::Right,
+            SideArg::Both => Side::Both,
+        }
+    }
+}
+
+/// The per-row rewrites of the CLI, with their arguments.
+#[derive(Debug)]
+pub enum Rewrite {
+    /// `upper`.
+    Upper,
+    /// `lower`.
+    Lower,
+    /// `strip`: the side and the characters (`None`: ASCII whitespace).
+    Strip(Side, Option<String>),
+    /// `pad`: width in characters, side, fill character.
+    Pad(usize, Side, char),
+    /// `replace`: pattern, replacement, most replacements per row.
+    Replace(String, String, Option<usize>),
+    /// `repeat`: times.
+    Repeat(usize),
+}
+
+impl Rewrite {
+    /// The op's name, used for the result column's suffix.
+    fn name(&self) -> &'static str {
+        match self {
+            Rewrite::Upper => "upper",
+            Rewrite::Lower => "lower",
+            Rewrite::Strip(..) => "strip",
+            Rewrite::Pad(..) => "pad",
+            Rewrite::Replace(..) => "replace",
+            Rewrite::Repeat(_) => "repeat",
+        }
+    }
+}
+
+/// Arguments of `ragged strings upper` and `lower`.
+#[derive(Args, Debug)]
+pub struct CaseArgs {
+    #[command(flatten)]
+    pub(crate) input: InputArgs,
+}
+
+/// Arguments of `ragged strings strip`.
+#[derive(Args, Debug)]
+pub struct StripArgs {
+    #[command(flatten)]
+    pub(crate) input: InputArgs,
+    /// Which ends to trim.
+    #[arg(long, value_enum, default_value = "both")]
+    pub(crate) side: SideArg,
+    /// The characters to trim (default: ASCII whitespace).
+    #[arg(long, allow_hyphen_values = true)]
+    pub(crate) chars: Option<String>,
+}
+
+/// Arguments of `ragged strings pad`.
+#[derive(Args, Debug)]
+pub struct PadArgs {
+    #[command(flatten)]
+    pub(crate) input: InputArgs,
+    /// The width in characters that shorter rows are padded to.
+    #[arg(long)]
+    pub(crate) width: usize,
+    /// Where the fill goes (left right-aligns the text).
+    #[arg(long, value_enum, default_value = "left")]
+    pub(crate) side: SideArg,
+    /// The fill character.
+    #[arg(long, default_value = " ", allow_hyphen_values = true)]
+    pub(crate) fill: char,
+}
+
+/// Arguments of `ragged strings replace`.
+#[derive(Args, Debug)]
+pub struct ReplaceArgs {
+    #[command(flatten)]
+    pub(crate) input: InputArgs,
+    /// The literal replaced (not empty).
+    #[arg(long, short, allow_hyphen_values = true)]
+    pub(crate) pattern: String,
+    /// What it is replaced by (may be empty).
+    #[arg(long, short, allow_hyphen_values = true)]
+    pub(crate) replacement: String,
+    /// At most this many replacements per row, from the left.
+    #[arg(long)]
+    pub(crate) max_count: Option<usize>,
+}
+
+/// Arguments of `ragged strings repeat`.
+#[derive(Args, Debug)]
+pub struct RepeatArgs {
+    #[command(flatten)]
+    pub(crate) input: InputArgs,
+    /// How many times each row is repeated.
+    #[arg(long)]
+    pub(crate) times: usize,
+}
+
+/// `rewrite` on the device copy of `col`, back on the host.
+fn rewrite_on<B: Backend, O: OffsetSize>(
+    b: &B,
+    col: &StringColumn<O, Host>,
+    rewrite: &Rewrite,
+) -> ragged::Result<Column> {
+    let col = b.to_device_strings(col)?;
+    let auto = OffsetWidth::Auto;
+    let out = match rewrite {
+        Rewrite::Upper => b.upper(&col, auto)?,
+        Rewrite::Lower => b.lower(&col, auto)?,
+        Rewrite::Strip(side, chars) => {
+            let stripped = b.strip(&col, *side, chars.as_deref())?;
+            return Ok(O::into_strings_column(b.to_host_strings(&stripped)?));
+        }
+        Rewrite::Pad(width, side, fill) => b.pad(&col, *width, *side, *fill, auto)?,
+        Rewrite::Replace(pattern, replacement, max) => {
+            b.replace(&col, pattern, replacement, *max, auto)?
+        }
+        Rewrite::Repeat(times) => b.repeat(&col, *times, auto)?,
+    };
+    Ok(match out {
+        AnyStringColumn::Utf8(c) => Column::Utf8(b.to_host_strings(&c)?),
+        AnyStringColumn::LargeUtf8(c) => Column::LargeUtf8(b.to_host_strings(&c)?),
+    })
+}
+
+/// `ragged strings upper|lower|strip|pad|replace|repeat`
+pub fn rewrite(global: &GlobalArgs, input: &InputArgs, rewrite: Rewrite) -> anyhow::Result<()> {
+    run_strings(
+        global,
+        input,
+        None,
+        rewrite.name(),
+        |selected, _, strings| {
+            Ok(ragged::with_backend!(
+                &selected.backend,
+                |b| match strings {
+                    StringsColumn::Utf8(c) => rewrite_on(b, c, &rewrite),
+                    StringsColumn::LargeUtf8(c) => rewrite_on(b, c, &rewrite),
+                }
+            )?)
+        },
+        |out| {
+            let bytes = match out {
+                Column::Utf8(c) => c.total_bytes(),
+                Column::LargeUtf8(c) => c.total_bytes(),
+                _ => 0,
+            };
+            format!(
+                "{} rows ({} null), {bytes} bytes",
                 out.len(),
                 out.null_count()
             )
