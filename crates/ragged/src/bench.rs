@@ -144,6 +144,22 @@ struct Harness<'a, B: BenchBackend> {
 }
 
 impl<B: BenchBackend> Harness<'_, B> {
+    /// [`Harness::case`] for a case whose byte count needs its output: `bytes` runs
+    /// only when the case is selected by the filter.
+    fn case_sized(
+        &mut self,
+        case: &str,
+        elements: u64,
+        bytes: impl FnOnce() -> Result<u64>,
+        run: impl FnMut() -> Result<()>,
+    ) -> Result<()> {
+        if self.filter.as_deref().is_some_and(|f| !case.contains(f)) {
+            return Ok(());
+        }
+        let bytes = bytes()?;
+        self.case(case, elements, bytes, run)
+    }
+
     fn case(
         &mut self,
         case: &str,

@@ -143,11 +143,10 @@ pub(crate) fn strings_suite<B: BenchBackend>(h: &mut Harness<'_, B>, quick: bool
                     b.slice_bytes(&col, bounds)
                 }
             };
-            let written = run()?.values().len() + 4 * (rows + 1);
-            h.case(
+            h.case_sized(
                 &format!("strings/{name}/{label}"),
                 rows as u64,
-                input + written as u64,
+                || Ok(input + (run()?.values().len() + 4 * (rows + 1)) as u64),
                 || run().map(drop),
             )?;
         }
@@ -166,11 +165,10 @@ pub(crate) fn strings_suite<B: BenchBackend>(h: &mut Harness<'_, B>, quick: bool
             AnyStringColumn::LargeUtf8(c) => (c.values().len() + 8 * (rows + 1)) as u64,
         };
         let redact = || b.redact(&col, StringArg::column(&vis), OffsetWidth::Auto);
-        let out = written(&redact()?);
-        h.case(
+        h.case_sized(
             &format!("strings/redact/{label}"),
             rows as u64,
-            input + vis_input + out,
+            || Ok(input + vis_input + written(&redact()?)),
             || redact().map(drop),
         )?;
         let public = b.contains(&vis, Pattern::Scalar("public"))?;
@@ -182,11 +180,10 @@ pub(crate) fn strings_suite<B: BenchBackend>(h: &mut Harness<'_, B>, quick: bool
                 OffsetWidth::Auto,
             )
         };
-        let out = written(&choose()?);
-        h.case(
+        h.case_sized(
             &format!("strings/copy_if_else/{label}"),
             rows as u64,
-            input + bits + out,
+            || Ok(input + bits + written(&choose()?)),
             || choose().map(drop),
         )?;
         let concat = || {
@@ -197,11 +194,10 @@ pub(crate) fn strings_suite<B: BenchBackend>(h: &mut Harness<'_, B>, quick: bool
                 OffsetWidth::Auto,
             )
         };
-        let out = written(&concat()?);
-        h.case(
+        h.case_sized(
             &format!("strings/concatenate/{label}"),
             rows as u64,
-            input + vis_input + out,
+            || Ok(input + vis_input + written(&concat()?)),
             || concat().map(drop),
         )?;
         // Per-row rewrites: the column read, the new column written.
@@ -230,25 +226,26 @@ pub(crate) fn strings_suite<B: BenchBackend>(h: &mut Harness<'_, B>, quick: bool
             ),
         ];
         for (name, run) in rewrites {
-            let out = written(&run()?);
-            h.case(
+            h.case_sized(
                 &format!("strings/{name}/{label}"),
                 rows as u64,
-                input + out,
+                || Ok(input + written(&run()?)),
                 || run().map(drop),
             )?;
         }
-        let parts = b.split(&col, SplitOn::Literal(" "), None)?;
-        let out: u64 = parts
-            .iter()
-            .map(|p| (p.values().len() + 4 * (rows + 1) + rows.div_ceil(8)) as u64)
-            .sum();
-        drop(parts);
-        h.case(
+        let split = || b.split(&col, SplitOn::Literal(" "), None);
+        h.case_sized(
             &format!("strings/split/{label}"),
             rows as u64,
-            input + out,
-            || b.split(&col, SplitOn::Literal(" "), None).map(drop),
+            || {
+                let parts = split()?;
+                Ok(input
+                    + parts
+                        .iter()
+                        .map(|p| (p.values().len() + 4 * (rows + 1) + rows.div_ceil(8)) as u64)
+                        .sum::<u64>())
+            },
+            || split().map(drop),
         )?;
     }
     Ok(())
