@@ -244,6 +244,15 @@ impl Error {
         }
     }
 
+    /// The [`Error::Overflow`] of an op whose output row `row` would hold 2^31 bytes or
+    /// more (the limit on one row of a strings output, on every backend).
+    pub fn row_too_long(op: &'static str, row: usize) -> Self {
+        Error::Overflow {
+            op,
+            message: format!("output row {row} has 2^31 bytes or more"),
+        }
+    }
+
     /// An [`Error::Io`] for `path`.
     pub fn io(action: &'static str, path: impl Into<PathBuf>, source: std::io::Error) -> Self {
         Error::Io {

@@ -19,9 +19,9 @@ pub use primitives::{
 };
 pub use strings::{
     case_table, char_count, is_split_whitespace, is_strip_whitespace, like_tokens, lower_char,
-    redact_row, slice_range, split_ranges, split_ranges_into, upper_char, AnyStringColumn,
-    ConcatNulls, Pattern, Search, Side, SliceBounds, SplitOn, StringArg, StringOps, LIKE_ANY_MANY,
-    LIKE_ANY_ONE, REDACTED,
+    redact_into, redact_row, slice_range, split_ranges, split_ranges_into, upper_char,
+    AnyStringColumn, CaseTable, ConcatNulls, Pattern, Search, Side, SliceBounds, SplitOn,
+    StringArg, StringOps, LIKE_ANY_MANY, LIKE_ANY_ONE, REDACTED,
 };
 pub use text::{Delimiter, LineOptions, LinePlan, LinesColumn, TextOps, MAX_DELIMITER_BYTES};
 

@@ -295,6 +295,40 @@ impl<'a, L: Location> StringArg<'a, L> {
     }
 }
 
+impl<L: Location> StringArg<'_, L> {
+    /// The number of rows of the column arguments of `op`, checked to agree; `None`
+    /// when every argument is a scalar.
+    ///
+    /// # Errors
+    /// [`crate::Error::LengthMismatch`] naming the first column of another length.
+    pub fn common_rows(op: &'static str, args: &[Self]) -> Result<Option<usize>> {
+        let rows = args.iter().find_map(StringArg::rows);
+        if let Some(rows) = rows {
+            for arg in args {
+                arg.check_rows(op, "an input column", rows)?;
+            }
+        }
+        Ok(rows)
+    }
+
+    /// The first output row of each of `args` when they are appended one after
+    /// another, and the total at the end (`args.len() + 1` entries).
+    ///
+    /// # Errors
+    /// [`crate::Error::InvalidArgument`] naming `op` when an argument is a scalar.
+    pub fn row_starts(op: &'static str, args: &[Self]) -> Result<Vec<usize>> {
+        let mut starts = Vec::with_capacity(args.len() + 1);
+        starts.push(0);
+        for arg in args {
+            let rows = arg.rows().ok_or_else(|| {
+                crate::Error::invalid_argument(op, "every input must be a column")
+            })?;
+            starts.push(starts[starts.len() - 1] + rows);
+        }
+        Ok(starts)
+    }
+}
+
 impl StringArg<'_, Host> {
     /// Row `i` (`None` when null); a scalar gives its value for every `i`.
     pub fn get(&self, i: usize) -> Option<&str> {
@@ -552,14 +586,27 @@ pub fn split_ranges_into(
 /// assert_eq!(redact_row(None, None), Some("X X".to_string()));
 /// ```
 pub fn redact_row(name: Option<&str>, visibility: Option<&str>) -> Option<String> {
+    let mut out = String::new();
+    redact_into(name, visibility, &mut out).then_some(out)
+}
+
+/// [`redact_row`] appending the row to `out`; returns whether the row is valid (a null
+/// row appends nothing).
+pub fn redact_into(name: Option<&str>, visibility: Option<&str>, out: &mut String) -> bool {
     if !visibility.is_some_and(|v| v.contains("public")) {
-        return Some(REDACTED.to_string());
+        out.push_str(REDACTED);
+        return true;
     }
-    let name = name?;
-    let (first, rest) = name.split_once(' ')?;
-    let last = rest.split(' ').next().unwrap_or("");
-    let initial = last.chars().next().map(String::from).unwrap_or_default();
-    Some(format!("{initial} {first}"))
+    let Some((first, rest)) = name.and_then(|n| n.split_once(' ')) else {
+        return false;
+    };
+    // The first character of the second part (empty when the part is).
+    if let Some(c) = rest.chars().next().filter(|&c| c != ' ') {
+        out.push(c);
+    }
+    out.push(' ');
+    out.push_str(first);
+    true
 }
 
 /// What [`StringOps::redact`] writes for a row that is not public.
@@ -598,19 +645,30 @@ pub fn lower_char(c: char) -> char {
     }
 }
 
-/// Every non-ASCII character that [`upper_char`] (`upper`) or [`lower_char`] changes,
-/// with its image, sorted: the table the GPU searches. Built once per process.
-pub fn case_table(upper: bool) -> &'static [(u32, u32)] {
-    static UPPER: std::sync::OnceLock<Vec<(u32, u32)>> = std::sync::OnceLock::new();
-    static LOWER: std::sync::OnceLock<Vec<(u32, u32)>> = std::sync::OnceLock::new();
+/// Every non-ASCII character that [`upper_char`] (`upper`) or [`lower_char`] changes
+/// (`from`, sorted) and its image (`to`, at the same index): the table the GPU
+/// binary-searches. Built once per process.
+#[derive(Debug)]
+pub struct CaseTable {
+    /// The characters that change, as sorted code points.
+    pub from: Vec<u32>,
+    /// Their images, as code points.
+    pub to: Vec<u32>,
+}
+
+/// The [`CaseTable`] of `upper` (or `lower`).
+pub fn case_table(upper: bool) -> &'static CaseTable {
+    static UPPER: std::sync::OnceLock<CaseTable> = std::sync::OnceLock::new();
+    static LOWER: std::sync::OnceLock<CaseTable> = std::sync::OnceLock::new();
     let build = |map: fn(char) -> char| {
-        (0x80u32..=0x10_FFFF)
+        let (from, to) = (0x80u32..=0x10_FFFF)
             .filter_map(char::from_u32)
             .filter_map(|c| {
                 let m = map(c);
                 (m != c).then_some((c as u32, m as u32))
             })
-            .collect()
+            .unzip();
+        CaseTable { from, to }
     };
     if upper {
         UPPER.get_or_init(|| build(upper_char))

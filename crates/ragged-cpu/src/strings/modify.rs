@@ -68,6 +68,19 @@ pub(crate) fn strip<O: OffsetSize>(
     O::from_any_strings(out).ok_or_else(|| Error::invalid_argument("strip", "offset width"))
 }
 
+/// Fail with [`Error::row_too_long`] naming the lowest valid row whose output `size`
+/// reaches 2^31 bytes — before `transform_strings` would build such a row in memory.
+fn check_row_sizes<O: OffsetSize>(
+    col: &StringColumn<O>,
+    op: &'static str,
+    size: impl Fn(&str) -> usize,
+) -> Result<()> {
+    match (0..col.len()).find(|&i| col.is_valid(i) && size(col.row_str(i)) > i32::MAX as usize) {
+        Some(row) => Err(Error::row_too_long(op, row)),
+        None => Ok(()),
+    }
+}
+
 pub(crate) fn pad<O: OffsetSize>(
     col: &StringColumn<O>,
     width_chars: usize,
@@ -75,23 +88,14 @@ pub(crate) fn pad<O: OffsetSize>(
     fill: char,
     width: OffsetWidth,
 ) -> Result<AnyStringColumn> {
-    // A fill that could make a row of 2^31 bytes: find the lowest such row first
-    // (the row would not fit in memory, let alone in one output row).
+    // A fill that could make a row of 2^31 bytes: find the lowest such row first.
     if width_chars.saturating_mul(fill.len_utf8()) > i32::MAX as usize {
-        let size = |i: usize| {
-            let s = col.row_str(i);
+        check_row_sizes(col, "pad", |s| {
             width_chars
                 .saturating_sub(s.chars().count())
                 .saturating_mul(fill.len_utf8())
                 .saturating_add(s.len())
-        };
-        if let Some(row) = (0..col.len()).find(|&i| col.is_valid(i) && size(i) > i32::MAX as usize)
-        {
-            return Err(Error::Overflow {
-                op: "pad",
-                message: format!("output row {row} has 2^31 bytes or more"),
-            });
-        }
+        })?;
     }
     CpuBackend.transform_strings(col.len(), width, |i, out| {
         let Some(s) = col.get(i) else { return false };
@@ -113,13 +117,9 @@ pub(crate) fn repeat<O: OffsetSize>(
     times: usize,
     width: OffsetWidth,
 ) -> Result<AnyStringColumn> {
-    if let Some(row) = (0..col.len()).find(|&i| {
-        col.is_valid(i) && col.row_bytes(i).len().saturating_mul(times) > i32::MAX as usize
-    }) {
-        return Err(Error::Overflow {
-            op: "repeat",
-            message: format!("output row {row} has 2^31 bytes or more"),
-        });
+    // Only when all the bytes repeated could reach 2^31 can one row.
+    if col.values().len().saturating_mul(times) > i32::MAX as usize {
+        check_row_sizes(col, "repeat", |s| s.len().saturating_mul(times))?;
     }
     CpuBackend.transform_strings(col.len(), width, |i, out| {
         let Some(s) = col.get(i) else { return false };
@@ -179,16 +179,8 @@ pub(crate) fn join<O: OffsetSize>(
 }
 
 pub(crate) fn append(columns: &[StringArg<'_>], width: OffsetWidth) -> Result<AnyStringColumn> {
-    let mut starts = Vec::with_capacity(columns.len() + 1);
-    starts.push(0usize);
-    for arg in columns {
-        let rows = arg
-            .rows()
-            .ok_or_else(|| Error::invalid_argument("append", "every input must be a column"))?;
-        starts.push(starts[starts.len() - 1] + rows);
-    }
-    let total = starts[columns.len()];
-    CpuBackend.transform_strings(total, width, |row, out| {
+    let starts = StringArg::row_starts("append", columns)?;
+    CpuBackend.transform_strings(starts[columns.len()], width, |row, out| {
         let k = starts.partition_point(|&s| s <= row) - 1;
         match columns[k].get(row - starts[k]) {
             Some(s) => {

@@ -12,7 +12,7 @@
 use arrow_buffer::{BooleanBuffer, NullBuffer};
 use rayon::prelude::*;
 
-use ragged_core::ops::{AnyStringColumn, ConcatNulls, OffsetWidth, StringArg, REDACTED};
+use ragged_core::ops::{redact_into, AnyStringColumn, ConcatNulls, OffsetWidth, StringArg};
 use ragged_core::{BooleanColumn, Error, OffsetSize, Result, ScalarBuffer, StringColumn};
 
 use crate::{output_vec, CpuBackend, CHUNK};
@@ -86,10 +86,7 @@ impl CpuBackend {
             })
             .collect();
         if let Some(row) = chunks.iter().find_map(|c| c.too_long) {
-            return Err(Error::Overflow {
-                op: "transform_strings",
-                message: format!("output row {row} has 2^31 bytes or more"),
-            });
+            return Err(Error::row_too_long("transform_strings", row));
         }
         let total: usize = chunks.iter().map(|c| c.bytes.len()).sum();
         let wide = match width {
@@ -141,18 +138,6 @@ fn assemble<O: OffsetSize>(chunks: &[Chunk], rows: usize, total: usize) -> Strin
     unsafe { StringColumn::new_unchecked(ScalarBuffer::from(offsets), values.into(), validity) }
 }
 
-/// The number of rows of the column arguments, which must agree; `None` when every
-/// argument is a scalar.
-fn common_rows(op: &'static str, args: &[StringArg<'_>]) -> Result<Option<usize>> {
-    let rows = args.iter().find_map(StringArg::rows);
-    if let Some(rows) = rows {
-        for arg in args {
-            arg.check_rows(op, "an input column", rows)?;
-        }
-    }
-    Ok(rows)
-}
-
 pub(crate) fn copy_if_else(
     mask: &BooleanColumn,
     left: StringArg<'_>,
@@ -184,7 +169,7 @@ pub(crate) fn concatenate(
     nulls: ConcatNulls<'_>,
     width: OffsetWidth,
 ) -> Result<AnyStringColumn> {
-    let rows = common_rows("concatenate", columns)?.ok_or_else(|| {
+    let rows = StringArg::common_rows("concatenate", columns)?.ok_or_else(|| {
         Error::invalid_argument("concatenate", "at least one input must be a column")
     })?;
     CpuBackend.transform_strings(rows, width, |i, out| {
@@ -213,23 +198,7 @@ pub(crate) fn redact<O: OffsetSize>(
 ) -> Result<AnyStringColumn> {
     visibility.check_rows("redact", "the visibility column", names.len())?;
     CpuBackend.transform_strings(names.len(), width, |i, out| {
-        // The same rule as redact_row, written without its allocation.
-        if !visibility.get(i).is_some_and(|v| v.contains("public")) {
-            out.push_str(REDACTED);
-            return true;
-        }
-        let Some(name) = names.get(i) else {
-            return false;
-        };
-        let Some((first, rest)) = name.split_once(' ') else {
-            return false;
-        };
-        if let Some(c) = rest.chars().next().filter(|&c| c != ' ') {
-            out.push(c);
-        }
-        out.push(' ');
-        out.push_str(first);
-        true
+        redact_into(names.get(i), visibility.get(i), out)
     })
 }
 

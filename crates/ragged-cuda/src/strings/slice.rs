@@ -11,7 +11,7 @@ use crate::compile::STRINGS_SLICE;
 use crate::error_word::ErrorWord;
 use crate::launch::{launch, params, BLOCK};
 use crate::lists::{compact_for, gather_values, read_offset, GatherPlan};
-use crate::memory::{Device, DeviceBuffer};
+use crate::memory::{Device, DeviceBitmap, DeviceBuffer};
 use crate::primitives::{validity_args, value_from_bytes};
 use crate::CudaBackend;
 
@@ -136,25 +136,39 @@ pub(crate) fn slice<O: OffsetSize>(
         Some(words) => validity_or_none(words, n, nulls),
         None => col.validity().cloned(),
     };
-    let (offsets, total) = compact_for::<O>(
-        backend,
-        &out_starts,
-        &out_stops,
-        None,
-        col.values().len(),
-        op,
-    )?;
+    // SAFETY: each row's range lies inside the row and starts and ends on character
+    // boundaries (located by characters, or byte bounds checked above for cuts).
+    unsafe { column_of_ranges(backend, col, &out_starts, &out_stops, validity, op) }
+}
+
+/// The strings column whose row `i` is bytes `starts[i]..stops[i]` of `col`'s values,
+/// built as the lists family builds a starts/stops view (compact offsets, then the
+/// load-balanced byte gather); `slice` and `split` make their outputs with it.
+///
+/// # Safety
+/// Every range lies within `col`'s values and starts and ends on UTF-8 character
+/// boundaries of a row (null rows' ranges empty), so that every output row is valid
+/// UTF-8.
+pub(super) unsafe fn column_of_ranges<O: OffsetSize>(
+    backend: &CudaBackend,
+    col: &StringColumn<O, Device>,
+    starts: &DeviceBuffer<O>,
+    stops: &DeviceBuffer<O>,
+    validity: Option<DeviceBitmap>,
+    op: &'static str,
+) -> Result<StringColumn<O, Device>> {
+    let (offsets, total) = compact_for::<O>(backend, starts, stops, None, col.values().len(), op)?;
     let plan = GatherPlan {
-        starts: &out_starts,
+        starts,
         offsets: &offsets,
-        n: n as u64,
+        n: starts.len() as u64,
         total: total as u64,
         op,
     };
     let values = gather_values(backend, &plan, col.values())?;
-    // SAFETY: the offsets are the compact offsets of byte ranges of valid UTF-8 rows
-    // that start and end on character boundaries (null rows empty), so they start at
-    // 0, do not decrease, end at the values' length, and every row is valid UTF-8.
+    // SAFETY: the offsets are the compact offsets of the ranges, so they start at 0, do
+    // not decrease and end at the values' length; the caller guarantees each range is
+    // valid UTF-8.
     Ok(unsafe { StringColumn::new_unchecked(offsets, values, validity) })
 }
 

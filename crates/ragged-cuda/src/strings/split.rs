@@ -1,18 +1,18 @@
 //! `split` and `rsplit` on the GPU: `kernels/strings/split.cu` counts each row's parts
 //! (`split_count_<dir>_<O>`, with their maximum, the number of output columns) and
 //! then writes every part's byte range and each column's validity
-//! (`split_parts_<dir>_<O>`); each column is then built as `slice` builds its output,
-//! with the lists family's `compact_for` and `gather_values`.
+//! (`split_parts_<dir>_<O>`); each column is then built as `slice` builds its output
+//! (`column_of_ranges`).
 
 use ragged_core::ops::SplitOn;
 use ragged_core::{Error, OffsetSize, Result, StringColumn};
 
+use super::slice::column_of_ranges;
 use super::two_pass::column_input;
 use crate::common::bits::{ballot_grid, bitmap};
 use crate::compile::STRINGS_SPLIT;
 use crate::launch::{launch, params, BLOCK};
-use crate::lists::{compact_for, gather_values, GatherPlan};
-use crate::memory::{Device, DeviceBuffer};
+use crate::memory::Device;
 use crate::CudaBackend;
 
 pub(crate) fn split<O: OffsetSize>(
@@ -120,28 +120,13 @@ pub(crate) fn split<O: OffsetSize>(
         let unset = u64::from_le_bytes(null_counts[k * 8..k * 8 + 8].try_into().unwrap_or([0; 8]));
         let column_words = words.slice(k * words_per_column, words_per_column)?;
         let validity = (unset > 0).then(|| bitmap(column_words, n, unset as usize));
-        let (part_starts, part_stops): (DeviceBuffer<O>, DeviceBuffer<O>) =
-            (starts.slice(k * n, n)?, stops.slice(k * n, n)?);
-        let (offsets, total) = compact_for::<O>(
-            backend,
-            &part_starts,
-            &part_stops,
-            None,
-            col.values().len(),
-            op,
-        )?;
-        let plan = GatherPlan {
-            starts: &part_starts,
-            offsets: &offsets,
-            n: rows,
-            total: total as u64,
-            op,
-        };
-        let values = gather_values(backend, &plan, col.values())?;
-        // SAFETY: the offsets are the compact offsets of byte ranges of valid UTF-8 rows
-        // cut next to a delimiter (valid UTF-8) or an ASCII whitespace byte, so on
-        // character boundaries; missing parts and null rows are empty.
-        out.push(unsafe { StringColumn::new_unchecked(offsets, values, validity) });
+        let (part_starts, part_stops) = (starts.slice(k * n, n)?, stops.slice(k * n, n)?);
+        // SAFETY: every part is a range of a valid UTF-8 row cut next to a delimiter
+        // (valid UTF-8) or an ASCII whitespace byte, so on character boundaries; missing
+        // parts and null rows are empty ranges at their row's start.
+        out.push(unsafe {
+            column_of_ranges(backend, col, &part_starts, &part_stops, validity, op)?
+        });
     }
     Ok(out)
 }

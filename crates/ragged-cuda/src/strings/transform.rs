@@ -8,8 +8,21 @@ use ragged_core::{BooleanColumn, Error, OffsetSize, Result, StringColumn};
 
 use super::two_pass::{bool_input, column_input, two_pass, BoolInput, StringInput, Uploads};
 use crate::compile::{user_transform_module, STRINGS_TRANSFORM};
-use crate::memory::{Device, DeviceBuffer};
+use crate::memory::Device;
 use crate::CudaBackend;
+
+/// Run the functor `entry` of `kernels/strings/transform.cu` through the two-pass
+/// helper (`op` names the API op in errors).
+fn builtin<F: Copy>(
+    backend: &CudaBackend,
+    entry: &str,
+    op: &'static str,
+    functor: F,
+    rows: usize,
+    width: OffsetWidth,
+) -> Result<AnyStringColumn<Device>> {
+    two_pass(backend, &STRINGS_TRANSFORM, entry, op, functor, rows, width)
+}
 
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -52,9 +65,8 @@ pub(crate) fn copy_if_else(
         left: uploads.string(backend, left)?,
         right: uploads.string(backend, right)?,
     };
-    two_pass(
+    builtin(
         backend,
-        &STRINGS_TRANSFORM,
         "copy_if_else",
         "copy_if_else",
         functor,
@@ -70,44 +82,33 @@ pub(crate) fn concatenate(
     nulls: ConcatNulls<'_>,
     width: OffsetWidth,
 ) -> Result<AnyStringColumn<Device>> {
-    let rows = columns.iter().find_map(StringArg::rows).ok_or_else(|| {
+    let rows = StringArg::common_rows("concatenate", columns)?.ok_or_else(|| {
         Error::invalid_argument("concatenate", "at least one input must be a column")
     })?;
-    for arg in columns {
-        arg.check_rows("concatenate", "an input column", rows)?;
-    }
     let mut uploads = Uploads::default();
-    let table = input_table(backend, &mut uploads, columns)?;
+    let inputs = input_table(backend, &mut uploads, columns)?;
     let (code, replacement) = match nulls {
         ConcatNulls::Null => (0, None),
         ConcatNulls::Skip => (1, None),
         ConcatNulls::Replace(r) => (2, Some(r)),
     };
     let functor = Concatenate {
-        inputs: table.device_ptr(),
+        inputs,
         count: columns.len() as u32,
         nulls: code,
         separator: uploads.string(backend, StringArg::Scalar(Some(separator)))?,
         replacement: uploads.string(backend, StringArg::Scalar(Some(replacement.unwrap_or(""))))?,
     };
-    uploads.keep(table);
-    two_pass(
-        backend,
-        &STRINGS_TRANSFORM,
-        "concatenate",
-        "concatenate",
-        functor,
-        rows,
-        width,
-    )
+    builtin(backend, "concatenate", "concatenate", functor, rows, width)
 }
 
-/// The kernel's views of `args`, uploaded as one device array.
+/// The kernel's views of `args`, uploaded as one device array kept with `uploads`;
+/// returns its device pointer.
 fn input_table(
     backend: &CudaBackend,
     uploads: &mut Uploads,
     args: &[StringArg<'_, Device>],
-) -> Result<DeviceBuffer<u8>> {
+) -> Result<u64> {
     let inputs = args
         .iter()
         .map(|&arg| uploads.string(backend, arg))
@@ -120,7 +121,10 @@ fn input_table(
         )
     };
     // An empty table still gets one byte, so that the kernel's pointer is valid.
-    backend.upload_slice(if bytes.is_empty() { &[0u8] } else { bytes })
+    let table = backend.upload_slice(if bytes.is_empty() { &[0u8] } else { bytes })?;
+    let ptr = table.device_ptr();
+    uploads.keep(table);
+    Ok(ptr)
 }
 
 pub(crate) fn redact<O: OffsetSize>(
@@ -135,15 +139,7 @@ pub(crate) fn redact<O: OffsetSize>(
         names: column_input(names),
         visibility: uploads.string(backend, visibility)?,
     };
-    two_pass(
-        backend,
-        &STRINGS_TRANSFORM,
-        "redact",
-        "redact",
-        functor,
-        names.len(),
-        width,
-    )
+    builtin(backend, "redact", "redact", functor, names.len(), width)
 }
 
 #[repr(C)]
@@ -187,11 +183,9 @@ impl CudaBackend {
         }
         let (module, prefix) = user_transform_module(source)?;
         let mut uploads = Uploads::default();
-        let table = input_table(self, &mut uploads, inputs)?;
         let functor = UserTransform {
-            inputs: table.device_ptr(),
+            inputs: input_table(self, &mut uploads, inputs)?,
         };
-        uploads.keep(table);
         two_pass(
             self,
             module,
@@ -222,26 +216,19 @@ pub(crate) fn case_map<O: OffsetSize>(
     width: OffsetWidth,
 ) -> Result<AnyStringColumn<Device>> {
     let table = case_table(upper);
-    let from: Vec<u32> = table.iter().map(|e| e.0).collect();
-    let to: Vec<u32> = table.iter().map(|e| e.1).collect();
-    let (from, to) = (backend.upload_slice(&from)?, backend.upload_slice(&to)?);
+    let (from, to) = (
+        backend.upload_slice(&table.from)?,
+        backend.upload_slice(&table.to)?,
+    );
     let functor = CaseMap {
         col: column_input(col),
         from: from.device_ptr(),
         to: to.device_ptr(),
-        entries: table.len() as u32,
+        entries: table.from.len() as u32,
         upper: u32::from(upper),
     };
     let op = if upper { "upper" } else { "lower" };
-    two_pass(
-        backend,
-        &STRINGS_TRANSFORM,
-        "case_map",
-        op,
-        functor,
-        col.len(),
-        width,
-    )
+    builtin(backend, "case_map", op, functor, col.len(), width)
 }
 
 #[repr(C)]
@@ -266,15 +253,7 @@ pub(crate) fn strip<O: OffsetSize>(
         sides: side_code(side, 1, 2, 3),
         whitespace: u32::from(chars.is_none()),
     };
-    let out = two_pass(
-        backend,
-        &STRINGS_TRANSFORM,
-        "strip",
-        "strip",
-        functor,
-        col.len(),
-        O::WIDTH,
-    )?;
+    let out = builtin(backend, "strip", "strip", functor, col.len(), O::WIDTH)?;
     O::from_any_strings(out).ok_or_else(|| Error::invalid_argument("strip", "offset width"))
 }
 
@@ -314,15 +293,7 @@ pub(crate) fn pad<O: OffsetSize>(
         side: side_code(side, 0, 1, 2),
         unused: 0,
     };
-    two_pass(
-        backend,
-        &STRINGS_TRANSFORM,
-        "pad",
-        "pad",
-        functor,
-        col.len(),
-        width,
-    )
+    builtin(backend, "pad", "pad", functor, col.len(), width)
 }
 
 #[repr(C)]
@@ -342,15 +313,7 @@ pub(crate) fn repeat<O: OffsetSize>(
         col: column_input(col),
         times: times as u64,
     };
-    two_pass(
-        backend,
-        &STRINGS_TRANSFORM,
-        "repeat",
-        "repeat",
-        functor,
-        col.len(),
-        width,
-    )
+    builtin(backend, "repeat", "repeat", functor, col.len(), width)
 }
 
 #[repr(C)]
@@ -380,15 +343,7 @@ pub(crate) fn replace<O: OffsetSize>(
         replacement: uploads.string(backend, StringArg::Scalar(Some(replacement)))?,
         max_count: max_count.map_or(u64::MAX, |m| m as u64),
     };
-    two_pass(
-        backend,
-        &STRINGS_TRANSFORM,
-        "replace",
-        "replace",
-        functor,
-        col.len(),
-        width,
-    )
+    builtin(backend, "replace", "replace", functor, col.len(), width)
 }
 
 #[repr(C)]
@@ -411,35 +366,28 @@ pub(crate) fn join<O: OffsetSize>(
         col: column_input(col),
         separator: uploads.string(backend, StringArg::Scalar(Some(separator)))?,
     };
-    let pieces = two_pass(
-        backend,
-        &STRINGS_TRANSFORM,
-        "join_pieces",
-        "join",
-        functor,
-        col.len(),
-        width,
-    )?;
-    let (values, total) = match &pieces {
-        AnyStringColumn::Utf8(c) => (c.values().clone(), c.values().len()),
-        AnyStringColumn::LargeUtf8(c) => (c.values().clone(), c.values().len()),
-    };
-    let first = if total == 0 { 0 } else { separator.len() };
+    let pieces = builtin(backend, "join_pieces", "join", functor, col.len(), width)?;
     Ok(match pieces {
-        AnyStringColumn::Utf8(_) => {
-            let offsets = backend.upload_slice(&[first as i32, total as i32])?;
-            // SAFETY: one row, bytes first..total of the pieces: every valid row and the
-            // separators between them (the first separator skipped), valid UTF-8.
-            AnyStringColumn::Utf8(unsafe { StringColumn::new_unchecked(offsets, values, None) })
-        }
-        AnyStringColumn::LargeUtf8(_) => {
-            let offsets = backend.upload_slice(&[first as i64, total as i64])?;
-            // SAFETY: as above.
-            AnyStringColumn::LargeUtf8(unsafe {
-                StringColumn::new_unchecked(offsets, values, None)
-            })
+        AnyStringColumn::Utf8(c) => AnyStringColumn::Utf8(one_row(backend, c, separator.len())?),
+        AnyStringColumn::LargeUtf8(c) => {
+            AnyStringColumn::LargeUtf8(one_row(backend, c, separator.len())?)
         }
     })
+}
+
+/// The bytes of `pieces` after the first `skip` (the first separator; nothing when
+/// the pieces are empty) as a one-row column.
+fn one_row<O: OffsetSize>(
+    backend: &CudaBackend,
+    pieces: StringColumn<O, Device>,
+    skip: usize,
+) -> Result<StringColumn<O, Device>> {
+    let total = pieces.values().len();
+    let first = if total == 0 { 0 } else { skip };
+    let offsets = backend.upload_slice(&[O::usize_as(first), O::usize_as(total)])?;
+    // SAFETY: one row, bytes first..total of the pieces: every valid row and the
+    // separators between them (the first separator skipped), valid UTF-8.
+    Ok(unsafe { StringColumn::new_unchecked(offsets, pieces.values().clone(), None) })
 }
 
 #[repr(C)]
@@ -456,33 +404,20 @@ pub(crate) fn append(
     columns: &[StringArg<'_, Device>],
     width: OffsetWidth,
 ) -> Result<AnyStringColumn<Device>> {
-    let mut starts = Vec::with_capacity(columns.len() + 1);
-    starts.push(0u64);
-    for arg in columns {
-        let rows = arg
-            .rows()
-            .ok_or_else(|| Error::invalid_argument("append", "every input must be a column"))?;
-        starts.push(starts[starts.len() - 1] + rows as u64);
-    }
+    let starts: Vec<u64> = StringArg::row_starts("append", columns)?
+        .into_iter()
+        .map(|s| s as u64)
+        .collect();
     let total = starts[columns.len()] as usize;
     let mut uploads = Uploads::default();
-    let table = input_table(backend, &mut uploads, columns)?;
+    let inputs = input_table(backend, &mut uploads, columns)?;
     let starts = backend.upload_slice(&starts)?;
     let functor = Append {
-        inputs: table.device_ptr(),
+        inputs,
         starts: starts.device_ptr(),
         count: columns.len() as u32,
         unused: 0,
     };
-    uploads.keep(table);
     uploads.keep(starts.into_bytes());
-    two_pass(
-        backend,
-        &STRINGS_TRANSFORM,
-        "append",
-        "append",
-        functor,
-        total,
-        width,
-    )
+    builtin(backend, "append", "append", functor, total, width)
 }

@@ -156,10 +156,7 @@ pub(crate) fn two_pass<F: Copy>(
             )?
         };
         if let Some((row, _)) = word.read(backend)? {
-            return Err(Error::Overflow {
-                op,
-                message: format!("output row {row} has 2^31 bytes or more"),
-            });
+            return Err(Error::row_too_long(op, row as usize));
         }
         nulls = read_counter(backend, &null_counter)?;
     }
