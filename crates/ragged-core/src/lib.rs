@@ -26,7 +26,7 @@ pub use column::{
 };
 pub use error::{Error, OffsetsProblem, Result};
 pub use location::{DataBuffer, Host, Location, ValidityBitmap};
-pub use ops::{Backend, ListOps, Memory, Primitives, StringOps, TextOps};
+pub use ops::{Backend, ListOps, Memory, Primitives, SequenceOps, StringOps, TextOps};
 pub use types::{Native, OffsetSize};
 
 /// Re-exported arrow-rs buffer types used in the column API.

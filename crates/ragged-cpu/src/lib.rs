@@ -15,6 +15,7 @@
 
 mod lists;
 mod primitives;
+mod sequences;
 mod strings;
 mod text;
 

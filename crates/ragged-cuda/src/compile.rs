@@ -81,6 +81,10 @@ pub const STRINGS_SLICE: ModuleSource = module!("strings/slice");
 pub const STRINGS_TRANSFORM: ModuleSource = module!("strings/transform");
 /// `split` / `rsplit`: each row's parts.
 pub const STRINGS_SPLIT: ModuleSource = module!("strings/split");
+/// `tensor_sketch`: chunk items in the Fourier domain, then the per-sequence finish.
+pub const SEQUENCES_TENSOR_SKETCH: ModuleSource = module!("sequences/tensor_sketch");
+/// `pairwise_distances`: tiled squared L2 distances between sketches.
+pub const SEQUENCES_PAIRWISE_DISTANCES: ModuleSource = module!("sequences/pairwise_distances");
 /// Row lengths from offsets: `length_bytes` of strings and `counts` of lists.
 pub const OFFSET_LENGTHS: ModuleSource = module!("common/offset_lengths");
 /// `line_ends` and `count_lines`: the tiled delimiter scan.
@@ -177,6 +181,8 @@ pub const MODULES: &[ModuleSource] = &[
     LISTS_REDUCE_TYPED[3],
     LISTS_REDUCE_TYPED[4],
     LISTS_REDUCE_TYPED[5],
+    SEQUENCES_TENSOR_SKETCH,
+    SEQUENCES_PAIRWISE_DISTANCES,
 ];
 
 /// The modules compiled from user transforms, by source: each is built (and its

@@ -22,6 +22,7 @@ mod lists;
 mod memory;
 mod primitives;
 pub mod probe;
+mod sequences;
 mod strings;
 mod text;
 pub mod toolkit;

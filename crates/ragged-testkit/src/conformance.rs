@@ -21,6 +21,7 @@ use crate::rng::Rng;
 
 pub mod lists;
 pub mod primitives;
+pub mod sequences;
 pub mod strings;
 pub mod strings_transform;
 pub mod text;

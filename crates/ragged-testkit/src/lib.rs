@@ -175,6 +175,29 @@ macro_rules! strings_conformance_suite {
     };
 }
 
+/// Expands to the conformance suite of the sequences family
+/// (`ragged_core::SequenceOps`), for any `Backend` (a separate macro so each backend's
+/// sequence tests form one test binary). `$make` is as for [`conformance_suite!`]:
+///
+/// ```text
+/// ragged_testkit::sequences_conformance_suite!(Ok::<_, String>(ragged_cpu::CpuBackend::new()));
+/// ```
+///
+/// Tests: `sketch_properties`, `sketch_random`, `sketch_long`, `sketch_errors` and
+/// `sketch_distances` (see [`conformance::sequences`]).
+#[macro_export]
+macro_rules! sequences_conformance_suite {
+    ($make:expr) => {
+        $crate::conformance_suite!(@tests $make;
+            sketch_properties => |b| $crate::conformance::sequences::sketch_properties(b);
+            sketch_random => |b| $crate::conformance::sequences::sketch_random(b);
+            sketch_long => |b| $crate::conformance::sequences::sketch_long(b);
+            sketch_errors => |b| $crate::conformance::sequences::sketch_errors(b);
+            sketch_distances => |b| $crate::conformance::sequences::distances(b);
+        );
+    };
+}
+
 /// Expands to the conformance suite of the lists family (`ragged_core::ListOps`), for
 /// any `Backend` (a separate macro so each backend's list tests form one test
 /// binary). `$make` is as for [`conformance_suite!`]: a `Result<B, String>`, where

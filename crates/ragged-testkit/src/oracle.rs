@@ -8,6 +8,7 @@
 //! backend.
 
 pub mod lists;
+pub mod sequences;
 
 use std::cmp::Ordering;
 

@@ -4,6 +4,7 @@ use std::sync::Arc;
 
 use arrow_buffer::{NullBuffer, ScalarBuffer};
 
+use super::{DistanceMatrix, SequenceColumn, SketchColumn};
 use crate::column::{
     BooleanColumn, Column, ListColumn, ListViewColumn, PrimitiveColumn, StringColumn,
 };
@@ -277,5 +278,51 @@ pub trait Memory: Send + Sync {
             Column::ListView(c) => Column::ListView(self.to_host_list_view(c)?),
             Column::LargeListView(c) => Column::LargeListView(self.to_host_list_view(c)?),
         })
+    }
+
+    /// Copy a host sequences column to this backend.
+    ///
+    /// # Errors
+    /// As [`Memory::upload`].
+    fn to_device_sequences(&self, col: &SequenceColumn<Host>) -> Result<SequenceColumn<Self::Loc>> {
+        let codes = self.upload(col.codes())?;
+        let offsets = self.upload(col.offsets())?;
+        // SAFETY: exact copies of a checked host column's buffers.
+        Ok(unsafe { SequenceColumn::new_unchecked(codes, offsets, col.alphabet_size()) })
+    }
+
+    /// Copy a sequences column of this backend to the host.
+    ///
+    /// # Errors
+    /// As [`Memory::download`].
+    fn to_host_sequences(&self, col: &SequenceColumn<Self::Loc>) -> Result<SequenceColumn<Host>> {
+        let codes = self.download(col.codes())?;
+        let offsets = self.download(col.offsets())?;
+        // SAFETY: exact copies of a column whose invariants hold on this backend.
+        Ok(unsafe { SequenceColumn::new_unchecked(codes, offsets, col.alphabet_size()) })
+    }
+
+    /// Copy host sketches to this backend.
+    ///
+    /// # Errors
+    /// As [`Memory::upload`].
+    fn to_device_sketches(&self, col: &SketchColumn<Host>) -> Result<SketchColumn<Self::Loc>> {
+        SketchColumn::try_new(self.upload(col.values())?, col.dim())
+    }
+
+    /// Copy sketches of this backend to the host.
+    ///
+    /// # Errors
+    /// As [`Memory::download`].
+    fn to_host_sketches(&self, col: &SketchColumn<Self::Loc>) -> Result<SketchColumn<Host>> {
+        SketchColumn::try_new(self.download(col.values())?, col.dim())
+    }
+
+    /// Copy a distance matrix of this backend to the host.
+    ///
+    /// # Errors
+    /// As [`Memory::download`].
+    fn to_host_distances(&self, m: &DistanceMatrix<Self::Loc>) -> Result<DistanceMatrix<Host>> {
+        DistanceMatrix::try_new(self.download(m.values())?, m.rows(), m.cols())
     }
 }

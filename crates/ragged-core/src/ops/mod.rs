@@ -4,11 +4,12 @@
 //! Required ops have no default method, so adding an op to a family is a compile
 //! error in every backend until each implements it. Ops take the backend explicitly
 //! (`&B`): it carries the stream, module cache and memory pool, so there is no global
-//! state. The sequence family joins [`Backend`] with its issue.
+//! state.
 
 mod lists;
 mod memory;
 mod primitives;
+mod sequences;
 mod strings;
 mod text;
 
@@ -16,6 +17,11 @@ pub use lists::{python_index, python_slice, ListOps, OutOfRange};
 pub use memory::Memory;
 pub use primitives::{
     Comparison, OffsetWidth, Offsets, Predicate, Primitives, ScanKind, Selection, Transform,
+};
+pub use sequences::{
+    check_distance_args, check_sketch_args, finish_sketch, ln_choose, sketch_layout, Alphabet,
+    DistanceMatrix, SequenceColumn, SequenceOps, SketchColumn, SketchItem, SketchLayout,
+    SketchPlan, SketchTables, MAX_SKETCH_DIM, MAX_SKETCH_LENGTH, SKIP,
 };
 pub use strings::{
     case_table, char_count, is_split_whitespace, is_strip_whitespace, like_tokens, lower_char,
@@ -29,6 +35,6 @@ pub use text::{Delimiter, LineOptions, LinePlan, LinesColumn, TextOps, MAX_DELIM
 ///
 /// Generic code is written against `B: Backend` and instantiated once per backend
 /// (`run::<CpuBackend>`, `run::<CudaBackend>`).
-pub trait Backend: Memory + Primitives + StringOps + ListOps + TextOps {}
+pub trait Backend: Memory + Primitives + StringOps + ListOps + TextOps + SequenceOps {}
 
-impl<B: Memory + Primitives + StringOps + ListOps + TextOps> Backend for B {}
+impl<B: Memory + Primitives + StringOps + ListOps + TextOps + SequenceOps> Backend for B {}

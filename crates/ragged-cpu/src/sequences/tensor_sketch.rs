@@ -1,0 +1,250 @@
+//! Tensor Sketch on the CPU, following the plan of `ragged_core::ops::sequences`:
+//! every sequence is cut into chunks (`sketch_layout`), each chunk item runs its
+//! recurrence in the Fourier domain over all frequencies at once, the items run in
+//! parallel on rayon, and each sequence's items are combined in f64 and transformed
+//! back (`finish_sketch`), sequences in parallel.
+//!
+//! The inner loop: for each code `c` of the chunk, for each level `p` (descending when
+//! forward, ascending when backward), `U_p[k] += a_p(c)[k] · U_{p−1}[k]` over the
+//! frequencies `k`, held as separate real and imaginary lanes of [`LANES`] floats so
+//! that the loop over `k` is one vector operation per lane group (AVX2 + FMA when the
+//! processor has them, detected at run time).
+//!
+//! Work: `t` complex multiply-adds per code and frequency for first and last chunks,
+//! `t(t+1)/2` for middle chunks; memory: the codes are read once per lane group.
+
+use ragged_core::ops::{
+    check_sketch_args, finish_sketch, sketch_layout, SequenceColumn, SketchColumn, SketchItem,
+    SketchPlan, MAX_SKETCH_LENGTH,
+};
+use ragged_core::{Result, ScalarBuffer};
+use rayon::prelude::*;
+
+use crate::output_vec;
+
+/// Frequencies per vector group (one AVX2 register of f32, or two SSE registers).
+const LANES: usize = 8;
+
+/// The phase table regrouped for the inner loop: for group `g`, code `c` and level
+/// `p`, [`LANES`] real parts then [`LANES`] imaginary parts, padded with zeros.
+struct LaneTable {
+    values: Vec<f32>,
+    groups: usize,
+    t: usize,
+    alphabet: usize,
+}
+
+impl LaneTable {
+    fn new(plan: &SketchPlan) -> Self {
+        let (t, a, kc) = (plan.t(), plan.alphabet_size(), plan.frequencies());
+        let groups = kc.div_ceil(LANES);
+        let mut values = vec![0f32; groups * a * t * 2 * LANES];
+        for c in 0..a {
+            for p in 0..t {
+                for k in 0..kc {
+                    let [re, im] = plan.phases()[(c * t + p) * kc + k];
+                    let base = ((k / LANES * a + c) * t + p) * 2 * LANES;
+                    values[base + k % LANES] = re;
+                    values[base + LANES + k % LANES] = im;
+                }
+            }
+        }
+        Self {
+            values,
+            groups,
+            t,
+            alphabet: a,
+        }
+    }
+
+    /// The `2 × LANES` phases of group `g`, code `c`, level `p` (1-based).
+    #[inline(always)]
+    fn entry(&self, g: usize, c: u8, p: usize) -> &[f32] {
+        let base = ((g * self.alphabet + usize::from(c)) * self.t + p - 1) * 2 * LANES;
+        &self.values[base..base + 2 * LANES]
+    }
+}
+
+pub(super) fn tensor_sketch(sequences: &SequenceColumn, plan: &SketchPlan) -> Result<SketchColumn> {
+    check_sketch_args(sequences, plan)?;
+    let (t, dim, kc) = (plan.t(), plan.dim(), plan.frequencies());
+    let chunk = plan.chunk_length_for(sequences.total_length(), rayon::current_num_threads() * 16);
+    let layout = sketch_layout(sequences.offsets(), t, chunk);
+    let table = LaneTable::new(plan);
+    let codes: &[u8] = sequences.codes();
+    let rows = (t + 1) * kc;
+    let mut raw = vec![[0f32; 2]; layout.items.len() * rows];
+    raw.par_chunks_mut(rows)
+        .zip(layout.items.par_iter())
+        .for_each(|(out, item)| run_item(&table, codes, item, kc, out));
+    let mut values = output_vec::<f32>(sequences.len() * dim);
+    values
+        .par_chunks_mut(dim)
+        .zip(layout.first.par_windows(2))
+        .for_each(|(out, w)| {
+            let items = &layout.items[w[0] as usize..w[1] as usize];
+            finish_sketch(plan, items, &raw, out);
+        });
+    SketchColumn::try_new(ScalarBuffer::from(values), dim)
+}
+
+/// One item's raw rows (`(t + 1) × K` complex values) into `out`.
+fn run_item(table: &LaneTable, codes: &[u8], item: &SketchItem, kc: usize, out: &mut [[f32; 2]]) {
+    let chunk = &codes[item.start as usize..(item.start + item.len) as usize];
+    let t = table.t;
+    for g in 0..table.groups {
+        let mut state = State::default();
+        let backward = item.level == SketchItem::BACKWARD;
+        let q = if backward { 0 } else { item.level as usize };
+        state.total[if backward { t } else { q }][..LANES].fill(1.0);
+        run_lanes(table, g, chunk, q, backward, &mut state);
+        for p in 0..=t {
+            for l in 0..LANES.min(kc - g * LANES) {
+                let (total, carry) = (&state.total[p], &state.carry[p]);
+                out[p * kc + g * LANES + l] =
+                    [total[l] + carry[l], total[LANES + l] + carry[LANES + l]];
+            }
+        }
+    }
+}
+
+/// Codes between two flushes of the block sums into the compensated totals.
+const BLOCK: usize = 32;
+
+/// The running sums of one lane group: per level, the compensated total
+/// (`total + carry`) of the flushed blocks, and the current block's sum.
+struct State {
+    total: [[f32; 2 * LANES]; MAX_SKETCH_LENGTH + 1],
+    carry: [[f32; 2 * LANES]; MAX_SKETCH_LENGTH + 1],
+    block: [[f32; 2 * LANES]; MAX_SKETCH_LENGTH + 1],
+}
+
+impl Default for State {
+    fn default() -> Self {
+        let zero = [[0f32; 2 * LANES]; MAX_SKETCH_LENGTH + 1];
+        Self {
+            total: zero,
+            carry: zero,
+            block: zero,
+        }
+    }
+}
+
+/// Run one lane group of one item, picking the vector instructions at run time.
+fn run_lanes(
+    table: &LaneTable,
+    g: usize,
+    chunk: &[u8],
+    q: usize,
+    backward: bool,
+    state: &mut State,
+) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
+        // SAFETY: the processor supports AVX2 and FMA (checked just above).
+        unsafe { run_lanes_avx2(table, g, chunk, q, backward, state) };
+        return;
+    }
+    run_lanes_body::<false>(table, g, chunk, q, backward, state);
+}
+
+/// [`run_lanes_body`] compiled for AVX2 with fused multiply-adds.
+///
+/// # Safety
+/// The processor supports AVX2 and FMA.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn run_lanes_avx2(
+    table: &LaneTable,
+    g: usize,
+    chunk: &[u8],
+    q: usize,
+    backward: bool,
+    state: &mut State,
+) {
+    run_lanes_body::<true>(table, g, chunk, q, backward, state);
+}
+
+/// `x·y + z`, fused when `FMA` (then compiled only under the `fma` feature).
+#[inline(always)]
+fn madd<const FMA: bool>(x: f32, y: f32, z: f32) -> f32 {
+    if FMA {
+        x.mul_add(y, z)
+    } else {
+        x * y + z
+    }
+}
+
+/// One step of one level: `block[to] += a · (total[from] + block[from])` on [`LANES`]
+/// complex lanes (`a`: real lanes then imaginary lanes).
+#[inline(always)]
+fn step<const FMA: bool>(a: &[f32], state: &mut State, from: usize, to: usize) {
+    let (ar, ai) = a.split_at(LANES);
+    let mut v = [0f32; 2 * LANES];
+    for (l, x) in v.iter_mut().enumerate() {
+        *x = state.total[from][l] + state.block[from][l];
+    }
+    let out = &mut state.block[to];
+    for l in 0..LANES {
+        let (fr, fi) = (v[l], v[LANES + l]);
+        out[l] = madd::<FMA>(-ai[l], fi, madd::<FMA>(ar[l], fr, out[l]));
+        out[LANES + l] = madd::<FMA>(ai[l], fr, madd::<FMA>(ar[l], fi, out[LANES + l]));
+    }
+}
+
+/// Add each level's block sum into its total with TwoSum, keeping the rounding error
+/// in the carry, and clear the block sums.
+#[inline(always)]
+fn flush(state: &mut State, levels: std::ops::RangeInclusive<usize>) {
+    for p in levels {
+        for l in 0..2 * LANES {
+            let (a, b) = (state.total[p][l], state.block[p][l]);
+            let s = a + b;
+            let bb = s - a;
+            state.carry[p][l] += (a - (s - bb)) + (b - bb);
+            state.total[p][l] = s;
+            state.block[p][l] = 0.0;
+        }
+    }
+}
+
+/// The recurrence of one item over one lane group. Forward from level `q`: for each
+/// code, `U_p += a_p(c)·U_{p−1}` for `p = t..q+1` (descending, so each reads the
+/// previous code's `U_{p−1}`). Backward: codes from the end, `R_q += a_{q+1}(c)·R_{q+1}`
+/// for `q = 0..t` (ascending, for the same reason).
+///
+/// Accuracy: each increment is added to a block sum of at most [`BLOCK`] increments,
+/// which is then added to the level's total with TwoSum. Summing straight into the
+/// total loses about `eps·sqrt(L)` over a chunk of `L` codes, amplified where a
+/// frequency's terms cancel (1e-4 was measured over 54 000 codes); this keeps it near
+/// `eps` for about 1.5 times the arithmetic.
+#[inline(always)]
+fn run_lanes_body<const FMA: bool>(
+    table: &LaneTable,
+    g: usize,
+    chunk: &[u8],
+    q: usize,
+    backward: bool,
+    state: &mut State,
+) {
+    let t = table.t;
+    if backward {
+        for block in chunk.rchunks(BLOCK) {
+            for &c in block.iter().rev() {
+                for level in 0..t {
+                    step::<FMA>(table.entry(g, c, level + 1), state, level + 1, level);
+                }
+            }
+            flush(state, 0..=t - 1);
+        }
+    } else {
+        for block in chunk.chunks(BLOCK) {
+            for &c in block {
+                for p in (q + 1..=t).rev() {
+                    step::<FMA>(table.entry(g, c, p), state, p - 1, p);
+                }
+            }
+            flush(state, q + 1..=t);
+        }
+    }
+}

@@ -1,0 +1,124 @@
+//! `tensor_sketch` on the GPU: host dispatch for `kernels/sequences/tensor_sketch.cu`.
+//!
+//! The offsets come back to the host (`n + 1` values) to cut the sequences into chunk
+//! items with `ragged_core::ops::sketch_layout` — the same plan as the CPU backend —
+//! with about 16 items per multiprocessor (long sequences are split so that no single
+//! sequence sets the run time). The items, the phase table and the per-sequence item
+//! runs are uploaded; `sketch_items_<t>_<reg|shared>` fills the raw chunk results and
+//! `sketch_finish` turns each sequence's results into its sketch.
+
+use ragged_core::ops::{
+    check_sketch_args, sketch_layout, SequenceColumn, SketchColumn, SketchPlan,
+};
+use ragged_core::Result;
+
+use crate::compile::SEQUENCES_TENSOR_SKETCH;
+use crate::launch::{launch, params};
+use crate::memory::Device;
+use crate::CudaBackend;
+
+/// Threads per block of the item kernel (whole groups of one item's lanes).
+const ITEM_BLOCK: usize = 256;
+/// Largest phase table copied to shared memory (the default dynamic limit).
+const SHARED_TABLE_BYTES: usize = 48 * 1024;
+/// Items the chunking aims for per multiprocessor.
+const ITEMS_PER_SM: usize = 16;
+
+pub(super) fn tensor_sketch(
+    backend: &CudaBackend,
+    sequences: &SequenceColumn<Device>,
+    plan: &SketchPlan,
+) -> Result<SketchColumn<Device>> {
+    check_sketch_args(sequences, plan)?;
+    let (t, dim, kc, a) = (
+        plan.t(),
+        plan.dim(),
+        plan.frequencies(),
+        plan.alphabet_size(),
+    );
+    let n = sequences.len();
+    let out = backend.alloc::<f32>(n * dim)?;
+    if n == 0 {
+        return SketchColumn::try_new(out, dim);
+    }
+    let offsets = backend.download_vec(sequences.offsets())?;
+    let total = (offsets[n] - offsets[0]) as usize;
+    let sms = backend.info().multiprocessors.max(1) as usize;
+    let chunk = plan.chunk_length_for(total, sms * ITEMS_PER_SM);
+    let layout = sketch_layout(&offsets, t, chunk);
+    // SketchItem is #[repr(C)] {i64, i64, i32, i32, i64}: four 8-byte words on the
+    // little-endian device, level in the low half of the third.
+    let words: Vec<i64> = layout
+        .items
+        .iter()
+        .flat_map(|i| [i.start, i.len, i64::from(i.level as u32), i.slot])
+        .collect();
+    let items = backend.upload_slice(&words)?;
+    let first = backend.upload_slice(&layout.first)?;
+    let phases: Vec<f32> = plan.phases().iter().flatten().copied().collect();
+    let table = backend.upload_slice(&phases)?;
+    let raw = backend.alloc::<f32>(layout.items.len() * (t + 1) * kc * 2)?;
+
+    let lanes = kc.div_ceil(32) * 32;
+    let groups = (ITEM_BLOCK / lanes).max(1);
+    let block = (groups * lanes) as u32;
+    let n_items = layout.items.len() as i64;
+    let table_bytes = phases.len() * 4;
+    let register_table = a <= 4;
+    let use_shared = !register_table && table_bytes <= SHARED_TABLE_BYTES;
+    let shared = if use_shared { table_bytes as u32 } else { 0 };
+    let name = format!(
+        "sketch_items_{t}_{}",
+        if register_table { "reg" } else { "shared" }
+    );
+    let function = backend.function(&SEQUENCES_TENSOR_SKETCH, &name)?;
+    let (codes_ptr, items_ptr, table_ptr, raw_ptr) = (
+        sequences.codes().device_ptr(),
+        items.device_ptr(),
+        table.device_ptr(),
+        raw.device_ptr(),
+    );
+    let (alphabet, k_count, lane_count, shared_flag) =
+        (a as i32, kc as i32, lanes as i32, i32::from(use_shared));
+    let mut args = params![
+        codes_ptr,
+        items_ptr,
+        n_items,
+        table_ptr,
+        alphabet,
+        k_count,
+        lane_count,
+        shared_flag,
+        raw_ptr
+    ];
+    let grid = (layout.items.len().div_ceil(groups)) as u32;
+    // SAFETY: `sketch_items_<t>_<v>(const uint8_t*, const SketchItem*, long long, const
+    // float2*, int, int, int, int, float2*)`: each item's codes lie inside the column
+    // (the layout comes from its offsets), the table holds A × t × K entries (the
+    // plan's), `raw` holds items × (t + 1) × K float2 (allocated above), and the
+    // dynamic shared memory is the table's size when it is copied there.
+    unsafe { launch(function, grid, block, shared, backend.stream(), &mut args)? };
+
+    let finish = backend.function(&SEQUENCES_TENSOR_SKETCH, "sketch_finish")?;
+    let (first_ptr, out_ptr) = (first.device_ptr(), out.device_ptr());
+    let (levels, dimension) = (t as i32, dim as i32);
+    let mut args = params![raw_ptr, items_ptr, first_ptr, levels, k_count, dimension, out_ptr];
+    let threads = (kc.max(dim).div_ceil(32) * 32).min(1024) as u32;
+    // SAFETY: `sketch_finish(const float2*, const SketchItem*, const long long*, int, int,
+    // int, float*)`: one block per sequence reads its items (first holds n + 1 item
+    // positions) and their raw rows, keeps K double2 in dynamic shared memory, and
+    // writes the sequence's D values of `out` (n × D, allocated above).
+    unsafe {
+        launch(
+            finish,
+            n as u32,
+            threads,
+            (kc * 16) as u32,
+            backend.stream(),
+            &mut args,
+        )?
+    };
+    // The uploads and the raw table are freed in stream order after the kernels.
+    drop((items, first, table, raw));
+    SketchColumn::try_new(out, dim)
+}
