@@ -1,4 +1,6 @@
-//! Reading and writing tables of columns: Parquet, Arrow IPC (file and stream) and CSV.
+//! Reading and writing tables of columns: Parquet, Arrow IPC (file and stream) and CSV;
+//! reading FASTA and FASTQ ([`read_sequences`]); sketch tables as JSON and sketches as
+//! tables ([`read_sketch_tables`], [`write_sketches`], [`write_distances_tsv`]).
 //!
 //! - [`read_table`] reads a file (or standard input, `-`) into a [`Table`] of named
 //!   host [`Column`]s, optionally only some columns, pushed down to the Parquet and
@@ -54,9 +56,11 @@
 //! ```
 
 mod errors;
+mod fasta;
 mod format;
 mod ipc_check;
 mod read;
+mod sketch;
 mod table;
 mod temp;
 mod write;
@@ -67,7 +71,12 @@ use std::path::Path;
 use ragged_core::{Column, Error, Host, Result};
 
 pub(crate) use errors::is_a_directory;
+pub use fasta::{parse_sequences, read_sequences, SequenceRecords};
 pub use format::Format;
+pub use sketch::{
+    parse_sketch_tables, read_sketch_tables, sketch_tables_json, sketches_batch,
+    write_distances_tsv, write_sketch_tables, write_sketches,
+};
 pub use table::{ListsColumn, StringsColumn, Table};
 
 /// The path that means standard input (reading) or standard output (writing).
@@ -209,6 +218,41 @@ pub fn write_bytes(path: impl AsRef<Path>, bytes: &[u8]) -> Result<()> {
             .map_err(|e| Error::io("write", path, e))?;
         Ok(writer)
     })
+}
+
+/// Write an Arrow record batch to the file at `path` atomically (as [`write_table`]:
+/// a temporary file in the same directory, synced and renamed), or to standard output
+/// when `path` is `-`. For columns ragged's [`Column`] does not hold, such as the
+/// `FixedSizeList<Float32>` of sketches.
+///
+/// `format` `None` takes the format from the extension ([`Format::for_output`]);
+/// standard output defaults to [`Format::ArrowStream`].
+///
+/// # Errors
+/// As [`write_table`].
+///
+/// # Example
+/// ```
+/// use std::sync::Arc;
+/// use arrow_array::{Int32Array, RecordBatch};
+/// let batch = RecordBatch::try_from_iter([("x", Arc::new(Int32Array::from(vec![1, 2])) as _)])
+///     .map_err(|e| ragged::Error::invalid_argument("doc", e.to_string()))?;
+/// let path = std::env::temp_dir().join(format!("ragged-doc-{}.arrow", std::process::id()));
+/// ragged::io::write_record_batch(&path, None, &batch)?;
+/// # std::fs::remove_file(&path).unwrap();
+/// # Ok::<(), ragged::Error>(())
+/// ```
+pub fn write_record_batch(
+    path: impl AsRef<Path>,
+    format: Option<Format>,
+    batch: &arrow_array::RecordBatch,
+) -> Result<()> {
+    let path = path.as_ref();
+    if is_stdio(path) {
+        let format = format.unwrap_or(Format::ArrowStream);
+        return write::write_batch_writer(std::io::stdout(), path, format, batch);
+    }
+    write::write_batch_path(path, format, batch)
 }
 
 /// Write named columns in `format` to any writer (errors name the path `-`).

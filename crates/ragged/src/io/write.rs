@@ -32,6 +32,34 @@ pub(crate) fn write_path(
     })
 }
 
+/// Write one record batch to the file `path` (not `-`) through a temporary file and a
+/// rename.
+pub(crate) fn write_batch_path(
+    path: &Path,
+    format: Option<Format>,
+    batch: &RecordBatch,
+) -> Result<()> {
+    let format = match format {
+        Some(format) => format,
+        None => Format::for_output(path)?,
+    };
+    write_atomically(path, "write_table", |writer| {
+        encode(writer, format, batch, path)
+    })
+}
+
+/// Write one record batch to any writer; errors name `label`.
+pub(crate) fn write_batch_writer<W: Write + Send>(
+    writer: W,
+    label: &Path,
+    format: Format,
+    batch: &RecordBatch,
+) -> Result<()> {
+    encode(BufWriter::new(writer), format, batch, label)?
+        .flush()
+        .map_err(|e| Error::io("write", label, e))
+}
+
 /// Create `path` atomically: `fill` writes the contents into a temporary file in the
 /// same directory, which is synced and renamed over `path`; on any error the temporary
 /// file is removed and `path` is untouched.
