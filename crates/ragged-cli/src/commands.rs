@@ -14,9 +14,11 @@ use ragged::{Column, CudaOptions, Memory, Primitives, StringOps};
 use crate::progress::Step;
 
 mod lists;
+mod sketch;
 mod strings;
 use crate::GlobalArgs;
 pub use lists::{lists, ListsCommand};
+pub use sketch::{sketch, SketchArgs};
 pub use strings::{
     redact, CaseArgs, LikeArgs, PadArgs, RedactArgs, RepeatArgs, ReplaceArgs, Rewrite, SearchArgs,
     SliceArgs, StripArgs,

@@ -67,6 +67,9 @@ enum Command {
     /// Split a text file (or standard input, `-`) into records: a strings column
     /// `line`, or with --count their number.
     Lines(commands::LinesArgs),
+    /// Tensor Sketch embeddings of the records of a FASTA or FASTQ file (plain or
+    /// gzip), written as a table, and optionally their pairwise distances as TSV.
+    Sketch(commands::SketchArgs),
 }
 
 #[derive(Subcommand, Debug)]
@@ -193,5 +196,6 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Lists(cmd) => commands::lists(&cli.global, cmd),
         Command::Reduce(cmd) => commands::reduce(&cli.global, cmd),
         Command::Lines(args) => commands::lines_command(&cli.global, args),
+        Command::Sketch(args) => commands::sketch(&cli.global, args),
     }
 }
