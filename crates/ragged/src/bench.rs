@@ -19,6 +19,7 @@ use serde::Serialize;
 use crate::device::AnyBackend;
 
 mod lists;
+mod sequences;
 mod strings;
 
 /// One measured case.
@@ -45,7 +46,8 @@ pub struct BenchRecord {
 /// What to run.
 #[derive(Clone, Debug)]
 pub struct BenchOptions {
-    /// Run only this suite (`runtime`, `primitives`, `strings`, `lists`, `lines`); all
+    /// Run only this suite (`runtime`, `primitives`, `strings`, `lists`, `lines`,
+    /// `sequences`); all
     /// when `None`.
     pub suite: Option<String>,
     /// Smaller sizes and fewer runs (for smoke tests on small machines).
@@ -55,7 +57,14 @@ pub struct BenchOptions {
 }
 
 /// The suites known to the harness.
-pub const SUITES: &[&str] = &["runtime", "primitives", "strings", "lists", "lines"];
+pub const SUITES: &[&str] = &[
+    "runtime",
+    "primitives",
+    "strings",
+    "lists",
+    "lines",
+    "sequences",
+];
 
 /// Timing and ceiling measurement, per backend.
 pub trait BenchBackend: Backend {
@@ -252,6 +261,9 @@ fn run_on<B: BenchBackend>(
     }
     if wants("lines") {
         lines_suite(&mut h, options.quick)?;
+    }
+    if wants("sequences") {
+        sequences::sequences_suite(&mut h, options.quick)?;
     }
     Ok(h.records)
 }

@@ -1,15 +1,18 @@
 // tensor_sketch: Tensor Sketch of every sequence of a column, in the Fourier domain
 // (ragged_core::ops::sequences has the derivation and the host plan).
 //
-// sketch_items_<T>_<reg|shared>: one work item (a chunk of one sequence, forward from a
-// start level q or backward) per group of LANES threads, one thread per frequency k
-// (LANES = K rounded up to a warp; K = D/2 + 1). Every thread of a group reads the same
+// sketch_items_<T>_<reg|shared>: one work unit (a chunk of one sequence, forward from a
+// start level q or backward, and a slice of at most 128 of its frequencies) per group of
+// LANES threads, one thread per frequency k (LANES = the slice rounded up to a warp;
+// K = D/2 + 1 frequencies in all), in blocks of 128 threads. Every thread of a group reads the same
 // code at each step, so branches on the code are uniform. Per code c:
 //   forward:  for p = T .. q+1:  U_p += a_p(c)[k] * U_{p-1}        (U_q = 1)
 //   backward: codes from the end, for q = 0 .. T-1: R_q += a_{q+1}(c)[k] * R_{q+1}  (R_T = 1)
-// complex, float32. The phase a_p(c)[k] comes from registers (reg: A <= 4, a uniform
-// switch on the code picks the code's registers) or from the table in shared memory
-// (shared: any A; global memory, through L1, when the table is larger than 48 KiB).
+// complex, float32, every level updated whatever q (the levels below q stay exactly 0,
+// which keeps the loop free of per-level branches). Codes are read 16 per 16-byte load.
+// The phase a_p(c)[k] comes from registers (reg: A <= 4 and T <= 8, a switch on the code
+// that is uniform over the item's lanes picks the code's registers) or from the table
+// in shared memory (shared: any A; global memory, through L1, above 48 KiB).
 // Accuracy: increments go to a block sum flushed every FLUSH codes into a compensated
 // total (TwoSum); summing straight into the total loses about eps*sqrt(chunk length).
 // Output: raw[(slot*(T+1) + p)*K + k] = total_p + carry_p (unnormalized).
@@ -33,20 +36,23 @@ struct SketchItem {
     long long slot;
 };
 
-constexpr int FLUSH = 32;
+constexpr int FLUSH = 32;  // codes between two flushes: two 16-byte loads
 constexpr int MAX_T = 16;
 
+/// One level's running sum: the flushed total and the current block's sum (the TwoSum
+/// carry of the total lives in shared memory, touched only at flushes, to keep
+/// registers for occupancy).
 struct Sum {
-    float2 total, carry, block;
+    float2 total, block;
 };
 
-__device__ __forceinline__ void flush(Sum& s) {
+__device__ __forceinline__ void flush(Sum& s, float2& carry) {
     // TwoSum of total + block, the rounding error kept in carry.
     float a = s.total.x, b = s.block.x, t = a + b, bb = t - a;
-    s.carry.x += (a - (t - bb)) + (b - bb);
+    carry.x += (a - (t - bb)) + (b - bb);
     s.total.x = t;
     a = s.total.y; b = s.block.y; t = a + b; bb = t - a;
-    s.carry.y += (a - (t - bb)) + (b - bb);
+    carry.y += (a - (t - bb)) + (b - bb);
     s.total.y = t;
     s.block = make_float2(0.f, 0.f);
 }
@@ -58,115 +64,199 @@ __device__ __forceinline__ void step(float2 a, const Sum& from, Sum& to) {
     to.block.y = fmaf(a.y, vr, fmaf(a.x, vi, to.block.y));
 }
 
-/// One code's step over every level, the phases of that code given by `phase(p)` (p is
-/// the 0-based level index, level p + 1).
-template <int T, typename Phase>
-__device__ __forceinline__ void code_step(Sum (&u)[T + 1], int q, bool backward, Phase phase) {
-    if (backward) {
+/// One code's step over every level, the phases of that code given by `phase(l)` (l is
+/// the 0-based level index, level l + 1). Every level is updated whatever the item's
+/// start level q: below q the values are exactly 0 (and 1 at q), and adding a·0 leaves
+/// them so, which keeps the loop free of per-level branches.
+template <int T, bool BACKWARD, typename Phase>
+__device__ __forceinline__ void code_step(Sum (&u)[T + 1], Phase phase) {
+    if (BACKWARD) {
 #pragma unroll
         for (int l = 0; l < T; ++l) step(phase(l), u[l + 1], u[l]);
     } else {
 #pragma unroll
-        for (int p = T; p >= 1; --p)
-            if (p > q) step(phase(p - 1), u[p - 1], u[p]);
+        for (int p = T; p >= 1; --p) step(phase(p - 1), u[p - 1], u[p]);
     }
 }
+
+/// The phases of one thread: in registers (REG: codes 0..3, picked by a switch that is
+/// uniform over the item's lanes) or read from the table.
+template <int T, bool REG>
+struct Phases {
+    float2 reg[REG ? 4 : 1][T];
+    const float2* row0;  // table + k (shared or global)
+    int K;
+
+    template <bool BACKWARD>
+    __device__ __forceinline__ void apply(Sum (&u)[T + 1], int c) const {
+        if (REG) {
+            switch (c) {
+                case 0: code_step<T, BACKWARD>(u, [&](int l) { return reg[0][l]; }); break;
+                case 1: code_step<T, BACKWARD>(u, [&](int l) { return reg[REG ? 1 : 0][l]; }); break;
+                case 2: code_step<T, BACKWARD>(u, [&](int l) { return reg[REG ? 2 : 0][l]; }); break;
+                default: code_step<T, BACKWARD>(u, [&](int l) { return reg[REG ? 3 : 0][l]; }); break;
+            }
+        } else {
+            const float2* row = row0 + static_cast<long long>(c) * T * K;
+            code_step<T, BACKWARD>(u, [&](int l) { return row[l * K]; });
+        }
+    }
+};
+
+/// Flush every level; `carry` points at this thread's T + 1 carries, `stride` apart.
+template <int T>
+__device__ __forceinline__ void flush_all(Sum (&u)[T + 1], float2* carry, int stride) {
+#pragma unroll
+    for (int p = 0; p <= T; ++p) flush(u[p], carry[p * stride]);
+}
+
+/// Run the codes chunk[0 .. len) forward (BACKWARD: from the end), reading 16 codes per
+/// 16-byte load between a single-byte head and tail, flushing every 32 codes.
+template <int T, bool REG, bool BACKWARD>
+__device__ __forceinline__ void run_codes(Sum (&u)[T + 1], const Phases<T, REG>& ph, const uint8_t* chunk,
+                                          long long len, float2* carry, int stride) {
+    const long long misalign = static_cast<long long>(reinterpret_cast<unsigned long long>(chunk) & 15);
+    long long head = misalign == 0 ? 0 : 16 - misalign;
+    if (head > len) head = len;
+    const long long words = (len - head) / 16;
+    const long long body_end = head + words * 16;
+    const uint4* body = reinterpret_cast<const uint4*>(chunk + head);
+    if (!BACKWARD) {
+        for (long long i = 0; i < head; ++i) ph.template apply<false>(u, chunk[i]);
+        for (long long w = 0; w < words; ++w) {
+            const uint4 v = body[w];
+            unsigned long long lo = v.x | static_cast<unsigned long long>(v.y) << 32;
+            unsigned long long hi = v.z | static_cast<unsigned long long>(v.w) << 32;
+            // Rolled (4 codes per iteration): the 4-way code switch unrolled 16 times
+            // overflowed the instruction cache.
+#pragma unroll 4
+            for (int j = 0; j < 16; ++j) {
+                const int c = static_cast<int>(lo & 0xff);
+                lo = (lo >> 8) | (hi << 56);
+                hi >>= 8;
+                ph.template apply<false>(u, c);
+            }
+            if ((w + 1) % (FLUSH / 16) == 0) flush_all<T>(u, carry, stride);
+        }
+        for (long long i = body_end; i < len; ++i) ph.template apply<false>(u, chunk[i]);
+    } else {
+        for (long long i = len - 1; i >= body_end; --i) ph.template apply<true>(u, chunk[i]);
+        for (long long w = words - 1; w >= 0; --w) {
+            const uint4 v = body[w];
+            unsigned long long lo = v.x | static_cast<unsigned long long>(v.y) << 32;
+            unsigned long long hi = v.z | static_cast<unsigned long long>(v.w) << 32;
+#pragma unroll 4
+            for (int j = 0; j < 16; ++j) {
+                const int c = static_cast<int>(hi >> 56);
+                hi = (hi << 8) | (lo >> 56);
+                lo <<= 8;
+                ph.template apply<true>(u, c);
+            }
+            if ((w + 1) % (FLUSH / 16) == 0) flush_all<T>(u, carry, stride);
+        }
+        for (long long i = head - 1; i >= 0; --i) ph.template apply<true>(u, chunk[i]);
+    }
+    flush_all<T>(u, carry, stride);
+}
+
+/// Threads per block of the item kernel.
+constexpr int ITEM_BLOCK = 128;
 
 template <int T, bool REG>
 __device__ void sketch_items(const uint8_t* __restrict__ codes, const SketchItem* __restrict__ items,
                              long long n_items, const float2* __restrict__ table, int alphabet, int K,
-                             int lanes, int use_shared, float2* __restrict__ raw) {
-    extern __shared__ float2 shared_table[];
+                             int lanes, int slices, int use_shared, float2* __restrict__ raw) {
+    // Dynamic shared memory: ITEM_BLOCK × (T + 1) carries, then the table when copied.
+    extern __shared__ float2 shared[];
+    float2* carry = shared + threadIdx.x;
+    const int stride = blockDim.x;
+#pragma unroll
+    for (int p = 0; p <= T; ++p) carry[p * stride] = make_float2(0.f, 0.f);
     const int entries = alphabet * T * K;
     const float2* tab = table;
     if (!REG && use_shared) {
+        float2* shared_table = shared + (T + 1) * blockDim.x;
         for (int i = threadIdx.x; i < entries; i += blockDim.x) shared_table[i] = table[i];
         __syncthreads();
         tab = shared_table;
     }
+    // Work unit = (item, frequency slice of `lanes` frequencies).
     const int groups = blockDim.x / lanes;
-    const long long item_index = static_cast<long long>(blockIdx.x) * groups + threadIdx.x / lanes;
-    const int k = threadIdx.x % lanes;
+    const long long unit = static_cast<long long>(blockIdx.x) * groups + threadIdx.x / lanes;
+    const long long item_index = unit / slices;
+    const int k = static_cast<int>(unit % slices) * lanes + threadIdx.x % lanes;
     if (item_index >= n_items || k >= K) return;
     const SketchItem item = items[item_index];
     const bool backward = item.level < 0;
-    const int q = backward ? 0 : item.level;
 
-    // Register phases: reg[c][l] for the 4 codes a DNA-sized alphabet can have.
-    float2 reg[REG ? 4 : 1][T];
+    Phases<T, REG> ph;
+    ph.row0 = tab + k;
+    ph.K = K;
     if (REG) {
 #pragma unroll
         for (int c = 0; c < (REG ? 4 : 1); ++c)
 #pragma unroll
             for (int l = 0; l < T; ++l)
-                reg[c][l] = c < alphabet ? tab[(c * T + l) * K + k] : make_float2(0.f, 0.f);
+                ph.reg[c][l] = c < alphabet ? tab[(c * T + l) * K + k] : make_float2(0.f, 0.f);
     }
 
+    // 1 at the start level, 0 elsewhere (a select per level: a store at a run-time
+    // index would move the array to local memory).
+    const int start = backward ? T : item.level;
     Sum u[T + 1];
 #pragma unroll
-    for (int p = 0; p <= T; ++p) u[p] = Sum{make_float2(0.f, 0.f), make_float2(0.f, 0.f), make_float2(0.f, 0.f)};
-#pragma unroll
-    for (int p = 0; p <= T; ++p)
-        if (p == (backward ? T : q)) u[p].total = make_float2(1.f, 0.f);
-
+    for (int p = 0; p <= T; ++p) u[p] = Sum{make_float2(p == start ? 1.f : 0.f, 0.f), make_float2(0.f, 0.f)};
     const uint8_t* chunk = codes + item.start;
-    const long long len = item.len;
-    for (long long b0 = 0; b0 < len; b0 += FLUSH) {
-        const int count = static_cast<int>(len - b0 < FLUSH ? len - b0 : FLUSH);
-        for (int i = 0; i < count; ++i) {
-            const long long at = backward ? len - 1 - (b0 + i) : b0 + i;
-            const int c = chunk[at];
-            if (REG) {
-                // Uniform over the group: every lane reads the same code.
-                switch (c) {
-                    case 0: code_step<T>(u, q, backward, [&](int l) { return reg[0][l]; }); break;
-                    case 1: code_step<T>(u, q, backward, [&](int l) { return reg[REG ? 1 : 0][l]; }); break;
-                    case 2: code_step<T>(u, q, backward, [&](int l) { return reg[REG ? 2 : 0][l]; }); break;
-                    default: code_step<T>(u, q, backward, [&](int l) { return reg[REG ? 3 : 0][l]; }); break;
-                }
-            } else {
-                const float2* row = tab + static_cast<long long>(c) * T * K + k;
-                code_step<T>(u, q, backward, [&](int l) { return row[l * K]; });
-            }
-        }
-#pragma unroll
-        for (int p = 0; p <= T; ++p) flush(u[p]);
+    if (backward) {
+        run_codes<T, REG, true>(u, ph, chunk, item.len, carry, stride);
+    } else {
+        run_codes<T, REG, false>(u, ph, chunk, item.len, carry, stride);
     }
     float2* out = raw + static_cast<long long>(item.slot) * (T + 1) * K + k;
 #pragma unroll
-    for (int p = 0; p <= T; ++p)
-        out[p * K] = make_float2(u[p].total.x + u[p].carry.x, u[p].total.y + u[p].carry.y);
+    for (int p = 0; p <= T; ++p) {
+        const float2 c = carry[p * stride];
+        out[p * K] = make_float2(u[p].total.x + c.x, u[p].total.y + c.y);
+    }
 }
 
-#define RAGGED_SKETCH_ITEMS(T)                                                                          \
-    extern "C" __global__ void sketch_items_##T##_reg(const uint8_t* codes, const SketchItem* items,     \
-                                                      long long n_items, const float2* table, int alphabet, \
-                                                      int K, int lanes, int use_shared, float2* raw) {   \
-        sketch_items<T, true>(codes, items, n_items, table, alphabet, K, lanes, use_shared, raw);        \
-    }                                                                                                   \
-    extern "C" __global__ void sketch_items_##T##_shared(const uint8_t* codes, const SketchItem* items,  \
-                                                         long long n_items, const float2* table,         \
-                                                         int alphabet, int K, int lanes, int use_shared, \
-                                                         float2* raw) {                                  \
-        sketch_items<T, false>(codes, items, n_items, table, alphabet, K, lanes, use_shared, raw);       \
+// Launch bounds: at least BLOCKS blocks of ITEM_BLOCK threads per multiprocessor, so that
+// the registers (phases + T + 1 running sums) leave room for enough resident items; the
+// host sizes its chunks for that capacity (`min_blocks` in tensor_sketch.rs).
+#define RAGGED_SKETCH_ITEMS_VARIANT(T, NAME, REG, BLOCKS)                                                   \
+    extern "C" __global__ void __launch_bounds__(ITEM_BLOCK, BLOCKS)                                      \
+        sketch_items_##T##_##NAME(const uint8_t* codes, const SketchItem* items, long long n_items,     \
+                                  const float2* table, int alphabet, int K, int lanes, int slices,        \
+                                  int use_shared, float2* raw) {                                          \
+        sketch_items<T, REG>(codes, items, n_items, table, alphabet, K, lanes, slices, use_shared, raw);  \
     }
 
-RAGGED_SKETCH_ITEMS(1)
-RAGGED_SKETCH_ITEMS(2)
-RAGGED_SKETCH_ITEMS(3)
-RAGGED_SKETCH_ITEMS(4)
-RAGGED_SKETCH_ITEMS(5)
-RAGGED_SKETCH_ITEMS(6)
-RAGGED_SKETCH_ITEMS(7)
-RAGGED_SKETCH_ITEMS(8)
-RAGGED_SKETCH_ITEMS(9)
-RAGGED_SKETCH_ITEMS(10)
-RAGGED_SKETCH_ITEMS(11)
-RAGGED_SKETCH_ITEMS(12)
-RAGGED_SKETCH_ITEMS(13)
-RAGGED_SKETCH_ITEMS(14)
-RAGGED_SKETCH_ITEMS(15)
-RAGGED_SKETCH_ITEMS(16)
+// Register phases for alphabets of up to 4 codes and t up to 8 (4 x t float2 per thread).
+RAGGED_SKETCH_ITEMS_VARIANT(1, reg, true, 6)
+RAGGED_SKETCH_ITEMS_VARIANT(2, reg, true, 6)
+RAGGED_SKETCH_ITEMS_VARIANT(3, reg, true, 6)
+RAGGED_SKETCH_ITEMS_VARIANT(4, reg, true, 6)
+RAGGED_SKETCH_ITEMS_VARIANT(5, reg, true, 4)
+RAGGED_SKETCH_ITEMS_VARIANT(6, reg, true, 4)
+RAGGED_SKETCH_ITEMS_VARIANT(7, reg, true, 4)
+RAGGED_SKETCH_ITEMS_VARIANT(8, reg, true, 4)
+// Table phases, any alphabet.
+RAGGED_SKETCH_ITEMS_VARIANT(1, shared, false, 6)
+RAGGED_SKETCH_ITEMS_VARIANT(2, shared, false, 6)
+RAGGED_SKETCH_ITEMS_VARIANT(3, shared, false, 6)
+RAGGED_SKETCH_ITEMS_VARIANT(4, shared, false, 6)
+RAGGED_SKETCH_ITEMS_VARIANT(5, shared, false, 6)
+RAGGED_SKETCH_ITEMS_VARIANT(6, shared, false, 6)
+RAGGED_SKETCH_ITEMS_VARIANT(7, shared, false, 6)
+RAGGED_SKETCH_ITEMS_VARIANT(8, shared, false, 6)
+RAGGED_SKETCH_ITEMS_VARIANT(9, shared, false, 4)
+RAGGED_SKETCH_ITEMS_VARIANT(10, shared, false, 4)
+RAGGED_SKETCH_ITEMS_VARIANT(11, shared, false, 4)
+RAGGED_SKETCH_ITEMS_VARIANT(12, shared, false, 4)
+RAGGED_SKETCH_ITEMS_VARIANT(13, shared, false, 4)
+RAGGED_SKETCH_ITEMS_VARIANT(14, shared, false, 4)
+RAGGED_SKETCH_ITEMS_VARIANT(15, shared, false, 4)
+RAGGED_SKETCH_ITEMS_VARIANT(16, shared, false, 4)
 
 // ---- finish -------------------------------------------------------------------------
 

@@ -2,8 +2,8 @@
 //!
 //! The offsets come back to the host (`n + 1` values) to cut the sequences into chunk
 //! items with `ragged_core::ops::sketch_layout` — the same plan as the CPU backend —
-//! with about 16 items per multiprocessor (long sequences are split so that no single
-//! sequence sets the run time). The items, the phase table and the per-sequence item
+//! with as many items as the chip holds at once (long sequences are split so that no
+//! single sequence sets the run time). The items, the phase table and the per-sequence item
 //! runs are uploaded; `sketch_items_<t>_<reg|shared>` fills the raw chunk results and
 //! `sketch_finish` turns each sequence's results into its sketch.
 
@@ -17,12 +17,22 @@ use crate::launch::{launch, params};
 use crate::memory::Device;
 use crate::CudaBackend;
 
-/// Threads per block of the item kernel (whole groups of one item's lanes).
-const ITEM_BLOCK: usize = 256;
-/// Largest phase table copied to shared memory (the default dynamic limit).
-const SHARED_TABLE_BYTES: usize = 48 * 1024;
-/// Items the chunking aims for per multiprocessor.
-const ITEMS_PER_SM: usize = 16;
+/// Threads per block of the item kernel (`ITEM_BLOCK` in the kernel).
+const ITEM_BLOCK: usize = 128;
+/// Largest phase table copied to shared memory (with the carries, under the default
+/// dynamic limit of 48 KiB).
+const SHARED_TABLE_BYTES: usize = 40 * 1024;
+
+/// The blocks per multiprocessor the kernel's launch bounds guarantee
+/// (`RAGGED_SKETCH_ITEMS_VARIANT`).
+fn min_blocks(t: usize, register_table: bool) -> usize {
+    match (register_table, t) {
+        (true, 1..=4) => 6,
+        (true, _) => 4,
+        (false, 1..=8) => 6,
+        (false, _) => 4,
+    }
+}
 
 pub(super) fn tensor_sketch(
     backend: &CudaBackend,
@@ -43,8 +53,16 @@ pub(super) fn tensor_sketch(
     }
     let offsets = backend.download_vec(sequences.offsets())?;
     let total = (offsets[n] - offsets[0]) as usize;
+    // Register phases exist for A <= 4 and t <= 8 (`RAGGED_SKETCH_ITEMS_VARIANT`).
+    let register_table = a <= 4 && t <= 8;
+    // Work units: (item, slice of at most 128 frequencies), `lanes` threads each.
+    let slices = kc.div_ceil(ITEM_BLOCK);
+    let lanes = kc.div_ceil(slices).div_ceil(32) * 32;
+    let groups = ITEM_BLOCK / lanes;
+    // Chunks sized so that the items fill the resident capacity of the chip.
     let sms = backend.info().multiprocessors.max(1) as usize;
-    let chunk = plan.chunk_length_for(total, sms * ITEMS_PER_SM);
+    let resident_items = sms * min_blocks(t, register_table) * groups / slices;
+    let chunk = plan.chunk_length_for(total, resident_items.max(1));
     let layout = sketch_layout(&offsets, t, chunk);
     // SketchItem is #[repr(C)] {i64, i64, i32, i32, i64}: four 8-byte words on the
     // little-endian device, level in the low half of the third.
@@ -59,14 +77,11 @@ pub(super) fn tensor_sketch(
     let table = backend.upload_slice(&phases)?;
     let raw = backend.alloc::<f32>(layout.items.len() * (t + 1) * kc * 2)?;
 
-    let lanes = kc.div_ceil(32) * 32;
-    let groups = (ITEM_BLOCK / lanes).max(1);
-    let block = (groups * lanes) as u32;
     let n_items = layout.items.len() as i64;
     let table_bytes = phases.len() * 4;
-    let register_table = a <= 4;
     let use_shared = !register_table && table_bytes <= SHARED_TABLE_BYTES;
-    let shared = if use_shared { table_bytes as u32 } else { 0 };
+    let carry_bytes = ITEM_BLOCK * (t + 1) * 8;
+    let shared = (carry_bytes + if use_shared { table_bytes } else { 0 }) as u32;
     let name = format!(
         "sketch_items_{t}_{}",
         if register_table { "reg" } else { "shared" }
@@ -78,8 +93,13 @@ pub(super) fn tensor_sketch(
         table.device_ptr(),
         raw.device_ptr(),
     );
-    let (alphabet, k_count, lane_count, shared_flag) =
-        (a as i32, kc as i32, lanes as i32, i32::from(use_shared));
+    let (alphabet, k_count, lane_count, slice_count, shared_flag) = (
+        a as i32,
+        kc as i32,
+        lanes as i32,
+        slices as i32,
+        i32::from(use_shared),
+    );
     let mut args = params![
         codes_ptr,
         items_ptr,
@@ -88,15 +108,18 @@ pub(super) fn tensor_sketch(
         alphabet,
         k_count,
         lane_count,
+        slice_count,
         shared_flag,
         raw_ptr
     ];
-    let grid = (layout.items.len().div_ceil(groups)) as u32;
+    let grid = (layout.items.len() * slices).div_ceil(groups) as u32;
+    let block = ITEM_BLOCK as u32;
     // SAFETY: `sketch_items_<t>_<v>(const uint8_t*, const SketchItem*, long long, const
-    // float2*, int, int, int, int, float2*)`: each item's codes lie inside the column
-    // (the layout comes from its offsets), the table holds A × t × K entries (the
-    // plan's), `raw` holds items × (t + 1) × K float2 (allocated above), and the
-    // dynamic shared memory is the table's size when it is copied there.
+    // float2*, int, int, int, int, int, float2*)`: each item's codes lie inside the
+    // column (the layout comes from its offsets), the table holds A × t × K entries (the
+    // plan's), `raw` holds items × (t + 1) × K float2 (allocated above), the grid covers
+    // items × slices units of `lanes` threads, and the dynamic shared memory holds the
+    // block's carries plus the table when it is copied there.
     unsafe { launch(function, grid, block, shared, backend.stream(), &mut args)? };
 
     let finish = backend.function(&SEQUENCES_TENSOR_SKETCH, "sketch_finish")?;
