@@ -13,7 +13,7 @@ rm -rf "$dir" && mkdir -p "$dir/tests"
 cargo build --profile dist -p ragged-cli
 cp target/dist/ragged "$dir/ragged"
 # Every test binary of the CUDA backend crate (conformance, text_conformance,
-# lists_conformance, strings_conformance, runtime,
+# lists_conformance, strings_conformance, sequences_conformance, transform, runtime,
 # compile check), and the facade's GPU reader tests (lines_devices: chunks under a
 # memory limit, byte ranges across GPUs).
 { cargo test --profile dist -p ragged-cuda --no-run --message-format=json 2>/dev/null

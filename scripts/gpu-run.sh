@@ -33,7 +33,7 @@ run_sanitize() {
   local sanitizer
   sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
   for tool in memcheck racecheck; do
-    for t in "$here"/tests/conformance "$here"/tests/text_conformance "$here"/tests/lists_conformance "$here"/tests/strings_conformance "$here"/tests/runtime; do
+    for t in "$here"/tests/conformance "$here"/tests/text_conformance "$here"/tests/lists_conformance "$here"/tests/strings_conformance "$here"/tests/sequences_conformance "$here"/tests/runtime; do
       [ -x "$t" ] || continue
       echo "== $tool $(basename "$t")"
       RAGGED_POOL=off "$sanitizer" --tool "$tool" --error-exitcode 99 --target-processes all \

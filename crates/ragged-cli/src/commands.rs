@@ -27,7 +27,7 @@ pub use strings::{
 /// Arguments of `ragged bench`.
 #[derive(Args, Debug)]
 pub struct BenchArgs {
-    /// Run only this suite: runtime, primitives, strings, lists, lines.
+    /// Run only this suite: runtime, primitives, strings, lists, lines, sequences.
     #[arg(long)]
     suite: Option<String>,
     /// Write the records as a JSON array to this file.

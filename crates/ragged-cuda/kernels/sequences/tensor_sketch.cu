@@ -8,8 +8,9 @@
 // code at each step, so branches on the code are uniform. Per code c:
 //   forward:  for p = T .. q+1:  U_p += a_p(c)[k] * U_{p-1}        (U_q = 1)
 //   backward: codes from the end, for q = 0 .. T-1: R_q += a_{q+1}(c)[k] * R_{q+1}  (R_T = 1)
-// complex, float32, every level updated whatever q (the levels below q stay exactly 0,
-// which keeps the loop free of per-level branches). Codes are read 16 per 16-byte load.
+// complex, float32; an item from level q runs as a sketch of T - q levels on the
+// shifted phase table (its own loop, so no per-level branch). Codes are read 16 per
+// 16-byte load.
 // The phase a_p(c)[k] comes from registers (reg: A <= 4 and T <= 8, a switch on the code
 // that is uniform over the item's lanes picks the code's registers) or from the table
 // in shared memory (shared: any A; global memory, through L1, above 48 KiB).
@@ -84,8 +85,9 @@ __device__ __forceinline__ void code_step(Sum (&u)[T + 1], Phase phase) {
 template <int T, bool REG>
 struct Phases {
     float2 reg[REG ? 4 : 1][T];
-    const float2* row0;  // table + k (shared or global)
+    const float2* row0;  // table + offset * K + k (shared or global)
     int K;
+    int code_stride;  // levels * K: one code's phases in the table
 
     template <bool BACKWARD>
     __device__ __forceinline__ void apply(Sum (&u)[T + 1], int c) const {
@@ -97,7 +99,7 @@ struct Phases {
                 default: code_step<T, BACKWARD>(u, [&](int l) { return reg[REG ? 3 : 0][l]; }); break;
             }
         } else {
-            const float2* row = row0 + static_cast<long long>(c) * T * K;
+            const float2* row = row0 + static_cast<long long>(c) * code_stride;
             code_step<T, BACKWARD>(u, [&](int l) { return row[l * K]; });
         }
     }
@@ -110,11 +112,32 @@ __device__ __forceinline__ void flush_all(Sum (&u)[T + 1], float2* carry, int st
     for (int p = 0; p <= T; ++p) flush(u[p], carry[p * stride]);
 }
 
-/// Run the codes chunk[0 .. len) forward (BACKWARD: from the end), reading 16 codes per
-/// 16-byte load between a single-byte head and tail, flushing every 32 codes.
+/// Run one item over T levels of the phase table starting at level `offset` (of
+/// `levels`): its codes forward (BACKWARD: from the end), 16 codes per 16-byte load
+/// between a single-byte head and tail, flushing every 32 codes; then write its raw rows
+/// offset .. offset + T. Each instantiation owns its phases and sums (registers).
 template <int T, bool REG, bool BACKWARD>
-__device__ __forceinline__ void run_codes(Sum (&u)[T + 1], const Phases<T, REG>& ph, const uint8_t* chunk,
-                                          long long len, float2* carry, int stride) {
+__device__ __forceinline__ void run_item(const SketchItem& item, const float2* tab, int k, int K, int alphabet,
+                                         int levels, int offset, const uint8_t* codes, float2* carry,
+                                         int stride, float2* raw) {
+    Phases<T, REG> ph;
+    ph.row0 = tab + offset * K + k;
+    ph.K = K;
+    ph.code_stride = levels * K;
+    if (REG) {
+#pragma unroll
+        for (int c = 0; c < (REG ? 4 : 1); ++c)
+#pragma unroll
+            for (int l = 0; l < T; ++l)
+                ph.reg[c][l] = c < alphabet ? tab[(c * levels + offset + l) * K + k] : make_float2(0.f, 0.f);
+    }
+    // 1 at the start level (T backward, 0 forward), 0 elsewhere.
+    Sum u[T + 1];
+#pragma unroll
+    for (int p = 0; p <= T; ++p)
+        u[p] = Sum{make_float2(p == (BACKWARD ? T : 0) ? 1.f : 0.f, 0.f), make_float2(0.f, 0.f)};
+    const uint8_t* chunk = codes + item.start;
+    const long long len = item.len;
     const long long misalign = static_cast<long long>(reinterpret_cast<unsigned long long>(chunk) & 15);
     long long head = misalign == 0 ? 0 : 16 - misalign;
     if (head > len) head = len;
@@ -157,7 +180,29 @@ __device__ __forceinline__ void run_codes(Sum (&u)[T + 1], const Phases<T, REG>&
         for (long long i = head - 1; i >= 0; --i) ph.template apply<true>(u, chunk[i]);
     }
     flush_all<T>(u, carry, stride);
+    float2* out = raw + (static_cast<long long>(item.slot) * (levels + 1) + offset) * K + k;
+#pragma unroll
+    for (int p = 0; p <= T; ++p) {
+        const float2 c = carry[p * stride];
+        out[p * K] = make_float2(u[p].total.x + c.x, u[p].total.y + c.y);
+    }
 }
+
+/// A forward item from start level q = LEVELS - TL: the problem over levels q+1 ..
+/// LEVELS is a sketch of TL levels on the shifted table, so middle chunks cost
+/// LEVELS - q updates per code instead of LEVELS.
+template <int LEVELS, int TL, bool REG>
+__device__ __forceinline__ void forward_from(int q, const SketchItem& item, const float2* tab, int k, int K,
+                                             int alphabet, const uint8_t* codes, float2* carry, int stride,
+                                             float2* raw) {
+    if (q == LEVELS - TL) {
+        run_item<TL, REG, false>(item, tab, k, K, alphabet, LEVELS, q, codes, carry, stride, raw);
+    } else if constexpr (TL > 1) {
+        forward_from<LEVELS, TL - 1, REG>(q, item, tab, k, K, alphabet, codes, carry, stride, raw);
+    }
+}
+
+
 
 /// Threads per block of the item kernel.
 constexpr int ITEM_BLOCK = 128;
@@ -187,36 +232,10 @@ __device__ void sketch_items(const uint8_t* __restrict__ codes, const SketchItem
     const int k = static_cast<int>(unit % slices) * lanes + threadIdx.x % lanes;
     if (item_index >= n_items || k >= K) return;
     const SketchItem item = items[item_index];
-    const bool backward = item.level < 0;
-
-    Phases<T, REG> ph;
-    ph.row0 = tab + k;
-    ph.K = K;
-    if (REG) {
-#pragma unroll
-        for (int c = 0; c < (REG ? 4 : 1); ++c)
-#pragma unroll
-            for (int l = 0; l < T; ++l)
-                ph.reg[c][l] = c < alphabet ? tab[(c * T + l) * K + k] : make_float2(0.f, 0.f);
-    }
-
-    // 1 at the start level, 0 elsewhere (a select per level: a store at a run-time
-    // index would move the array to local memory).
-    const int start = backward ? T : item.level;
-    Sum u[T + 1];
-#pragma unroll
-    for (int p = 0; p <= T; ++p) u[p] = Sum{make_float2(p == start ? 1.f : 0.f, 0.f), make_float2(0.f, 0.f)};
-    const uint8_t* chunk = codes + item.start;
-    if (backward) {
-        run_codes<T, REG, true>(u, ph, chunk, item.len, carry, stride);
+    if (item.level < 0) {
+        run_item<T, REG, true>(item, tab, k, K, alphabet, T, 0, codes, carry, stride, raw);
     } else {
-        run_codes<T, REG, false>(u, ph, chunk, item.len, carry, stride);
-    }
-    float2* out = raw + static_cast<long long>(item.slot) * (T + 1) * K + k;
-#pragma unroll
-    for (int p = 0; p <= T; ++p) {
-        const float2 c = carry[p * stride];
-        out[p * K] = make_float2(u[p].total.x + c.x, u[p].total.y + c.y);
+        forward_from<T, T, REG>(item.level, item, tab, k, K, alphabet, codes, carry, stride, raw);
     }
 }
 

@@ -10,12 +10,15 @@
 //!   memory (upload, sketch, download), the end-to-end measure;
 //! - `sequences/sketch_device/<shape>`: sequences already in the backend's memory →
 //!   sketches there;
-//! - `sequences/distances/<n>`: all pairs of the homogeneous sketches.
+//! - `sequences/distances/<n>`: all pairs of the homogeneous sketches;
+//! - `sequences/fasta_parse/<label>` (CPU only: parsing is host work on every backend):
+//!   the homogeneous sequences as FASTA text in memory (a `>seq<i>` header, lines of 80
+//!   bases) → names + codes with `ragged::io::parse_sequences`; bytes = the text.
 //!
 //! Bytes count codes + offsets read and sketches written once (distances: sketches read,
 //! the matrix written), so GB/s and × copy are given, but the bars are in milliseconds.
 
-use ragged_core::ops::{SequenceColumn, SketchPlan, SketchTables};
+use ragged_core::ops::{Alphabet, SequenceColumn, SketchPlan, SketchTables};
 use ragged_core::{Result, ScalarBuffer};
 
 use super::lists::hash;
@@ -97,7 +100,32 @@ pub(super) fn sequences_suite<B: BenchBackend>(h: &mut Harness<'_, B>, quick: bo
         4 * 96 * n + 4 * n * n,
         || b.pairwise_distances(&sketches, None).map(drop),
     )?;
+    if b.kind() == "cpu" {
+        let text = fasta_text(&homogeneous);
+        h.case(
+            &format!("sequences/fasta_parse/{label}"),
+            total,
+            text.len() as u64,
+            || {
+                crate::io::parse_sequences(&text, &Alphabet::Dna, std::path::Path::new("bench.fa"))
+                    .map(drop)
+            },
+        )?;
+    }
     Ok(())
+}
+
+/// The column as FASTA text: `>seq<i>` and lines of 80 bases.
+fn fasta_text(col: &SequenceColumn) -> Vec<u8> {
+    let mut text = Vec::with_capacity(col.total_length() * 82 / 80 + 16 * col.len());
+    for i in 0..col.len() {
+        text.extend_from_slice(format!(">seq{i}\n").as_bytes());
+        for line in col.sequence(i).chunks(80) {
+            text.extend(line.iter().map(|&c| b"ACGT"[usize::from(c)]));
+            text.push(b'\n');
+        }
+    }
+    text
 }
 
 #[cfg(test)]
