@@ -41,8 +41,10 @@
 //! combines the chunks in order in f64, normalizing as it goes
 //! (`T_p(AB) = Σ_q C(a, q) / C(a + b, p) · T_q(A) · V_{q,p}(B)`), and takes the
 //! inverse transform of `T_t`. The chunk length bounds the unnormalized sums (at most
-//! `C(L, t)`, kept below 2^100 by [`SketchPlan::max_chunk_length`]) and the f32
-//! rounding accumulated inside a chunk.
+//! `C(L, t)`, kept below 2^100 by [`SketchPlan::max_chunk_length`]); backends choose
+//! it for parallelism (the GPU: as many chunks as the chip holds at once). Inside a
+//! chunk, increments are summed in blocks added to compensated (TwoSum) totals, so
+//! float32 rounding stays near 1e-6 whatever the chunk's length.
 //!
 //! Both backends follow this plan with the same phase table, so they agree within
 //! float32 rounding; the testkit checks both against a float64 evaluation of the
@@ -585,12 +587,13 @@ impl SketchPlan {
         self.chunk_length
     }
 
-    /// The longest chunk whose unnormalized sums stay below 2^100 (`C(L, t)`), and at
-    /// most 2^16 codes so that float32 rounding inside a chunk stays near 1e-5.
+    /// The longest chunk whose unnormalized sums stay below 2^100 (`C(L, t)`, far from
+    /// float32's 2^128), at most 2^26 codes. Rounding does not grow with the length:
+    /// the backends accumulate in blocks added to compensated totals.
     pub fn max_chunk_length(&self) -> usize {
         let t = self.t();
         let limit = 100.0 * std::f64::consts::LN_2;
-        let mut length = 1usize << 16;
+        let mut length = 1usize << 26;
         while length > t && ln_choose(length as u64, t as u64) > limit {
             length = length * 7 / 8;
         }

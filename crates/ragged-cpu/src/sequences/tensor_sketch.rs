@@ -68,7 +68,9 @@ impl LaneTable {
 pub(super) fn tensor_sketch(sequences: &SequenceColumn, plan: &SketchPlan) -> Result<SketchColumn> {
     check_sketch_args(sequences, plan)?;
     let (t, dim, kc) = (plan.t(), plan.dim(), plan.frequencies());
-    let chunk = plan.chunk_length_for(sequences.total_length(), rayon::current_num_threads() * 16);
+    // Four chunks per thread: enough to balance skewed lengths, few enough that long
+    // sequences are rarely cut (a middle chunk costs up to (t + 1) / 2 times a first).
+    let chunk = plan.chunk_length_for(sequences.total_length(), rayon::current_num_threads() * 4);
     let layout = sketch_layout(sequences.offsets(), t, chunk);
     let table = LaneTable::new(plan);
     let codes: &[u8] = sequences.codes();

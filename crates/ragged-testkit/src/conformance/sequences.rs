@@ -300,6 +300,15 @@ pub fn sketch_long<B: Backend>(backend: &B) {
         &column(&sequences, 4, 0),
         &plan,
     ));
+    // The same as one chunk per sequence (the longest chunk the plan allows).
+    let whole = plan.clone().with_chunk_length(usize::MAX);
+    failures.record(check_against_oracle(
+        backend,
+        "one long, unchunked",
+        &sequences,
+        &column(&sequences, 4, 0),
+        &whole,
+    ));
     let skewed: Vec<Vec<u8>> = (0..40)
         .map(|_| {
             let len = 10f64.powf(1.0 + 4.5 * (rng.index(1000) as f64 / 1000.0)) as usize;
