@@ -4,8 +4,8 @@
 // sketch_items_<T>_<reg|shared>: one work unit (a chunk of one sequence, forward from a
 // start level q or backward, and a slice of at most 128 of its frequencies) per group of
 // LANES threads, one thread per frequency k (LANES = the slice rounded up to a warp;
-// K = D/2 + 1 frequencies in all), in blocks of 128 threads. Every thread of a group reads the same
-// code at each step, so branches on the code are uniform. Per code c:
+// K = D/2 + 1 frequencies in all), in blocks of 128 threads. Every thread of a group
+// reads the same code at each step, so branches on the code are uniform. Per code c:
 //   forward:  for p = T .. q+1:  U_p += a_p(c)[k] * U_{p-1}        (U_q = 1)
 //   backward: codes from the end, for q = 0 .. T-1: R_q += a_{q+1}(c)[k] * R_{q+1}  (R_T = 1)
 // complex, float32; an item from level q runs as a sketch of T - q levels on the
@@ -13,10 +13,12 @@
 // 16-byte load.
 // The phase a_p(c)[k] comes from registers (reg: A <= 4 and T <= 8, a switch on the code
 // that is uniform over the item's lanes picks the code's registers) or from the table
-// in shared memory (shared: any A; global memory, through L1, above 48 KiB).
+// in shared memory (shared: any A; read from global memory through L1 when the table
+// exceeds the host's 40 KiB limit).
 // Accuracy: increments go to a block sum flushed every FLUSH codes into a compensated
 // total (TwoSum); summing straight into the total loses about eps*sqrt(chunk length).
-// Output: raw[(slot*(T+1) + p)*K + k] = total_p + carry_p (unnormalized).
+// Output: raw[(slot*(T+1) + p)*K + k] = total_p + carry_p (unnormalized), for the rows
+// p = q .. T an item from level q owns (rows below q are not written, and not read).
 //
 // sketch_finish: one block per sequence. Thread k combines the sequence's items in
 // order in float64 (normalizing by binomials through their logarithms), writes T_t[k]
