@@ -8,7 +8,7 @@
 //! `sketch_finish` turns each sequence's results into its sketch.
 
 use ragged_core::ops::{
-    check_sketch_args, sketch_layout, SequenceColumn, SketchColumn, SketchPlan,
+    check_sketch_args, sketch_layout, SequenceColumn, SketchColumn, SketchItem, SketchPlan,
 };
 use ragged_core::Result;
 
@@ -66,12 +66,21 @@ pub(super) fn tensor_sketch(
     let layout = sketch_layout(&offsets, t, chunk);
     // SketchItem is #[repr(C)] {i64, i64, i32, i32, i64}: four 8-byte words on the
     // little-endian device, level in the low half of the third.
-    let words: Vec<i64> = layout
-        .items
-        .iter()
-        .flat_map(|i| [i.start, i.len, i64::from(i.level as u32), i.slot])
-        .collect();
-    let items = backend.upload_slice(&words)?;
+    let words = |items: &mut dyn Iterator<Item = &SketchItem>| -> Vec<i64> {
+        items
+            .flat_map(|i| [i.start, i.len, i64::from(i.level as u32), i.slot])
+            .collect()
+    };
+    // The finish reads the items in layout order; the item kernel gets them longest
+    // first (blocks start in index order, so short items fill the tail of the last wave
+    // instead of a long one extending it).
+    let items = backend.upload_slice(&words(&mut layout.items.iter()))?;
+    let mut by_cost: Vec<&SketchItem> = layout.items.iter().collect();
+    by_cost.sort_by_key(|i| {
+        let levels = if i.level < 0 { t } else { t - i.level as usize };
+        std::cmp::Reverse(i.len as usize * levels)
+    });
+    let sorted = backend.upload_slice(&words(&mut by_cost.into_iter()))?;
     let first = backend.upload_slice(&layout.first)?;
     let phases: Vec<f32> = plan.phases().iter().flatten().copied().collect();
     let table = backend.upload_slice(&phases)?;
@@ -87,9 +96,9 @@ pub(super) fn tensor_sketch(
         if register_table { "reg" } else { "shared" }
     );
     let function = backend.function(&SEQUENCES_TENSOR_SKETCH, &name)?;
-    let (codes_ptr, items_ptr, table_ptr, raw_ptr) = (
+    let (codes_ptr, sorted_ptr, table_ptr, raw_ptr) = (
         sequences.codes().device_ptr(),
-        items.device_ptr(),
+        sorted.device_ptr(),
         table.device_ptr(),
         raw.device_ptr(),
     );
@@ -102,7 +111,7 @@ pub(super) fn tensor_sketch(
     );
     let mut args = params![
         codes_ptr,
-        items_ptr,
+        sorted_ptr,
         n_items,
         table_ptr,
         alphabet,
@@ -123,7 +132,8 @@ pub(super) fn tensor_sketch(
     unsafe { launch(function, grid, block, shared, backend.stream(), &mut args)? };
 
     let finish = backend.function(&SEQUENCES_TENSOR_SKETCH, "sketch_finish")?;
-    let (first_ptr, out_ptr) = (first.device_ptr(), out.device_ptr());
+    let (items_ptr, first_ptr, out_ptr) =
+        (items.device_ptr(), first.device_ptr(), out.device_ptr());
     let (levels, dimension) = (t as i32, dim as i32);
     let mut args = params![raw_ptr, items_ptr, first_ptr, levels, k_count, dimension, out_ptr];
     let threads = (kc.max(dim).div_ceil(32) * 32).min(1024) as u32;
@@ -142,6 +152,6 @@ pub(super) fn tensor_sketch(
         )?
     };
     // The uploads and the raw table are freed in stream order after the kernels.
-    drop((items, first, table, raw));
+    drop((items, sorted, first, table, raw));
     SketchColumn::try_new(out, dim)
 }
