@@ -230,6 +230,20 @@ fn run_lanes_body<const FMA: bool>(
     state: &mut State,
 ) {
     let t = table.t;
+    // Up to 8 levels: the levels q..=t as a sketch of t − q levels with a constant
+    // count, so that the loops unroll and the sums stay in registers.
+    let levels = if backward { t } else { t - q };
+    match levels {
+        1 => return run_levels::<FMA, 1>(table, g, chunk, q, backward, state),
+        2 => return run_levels::<FMA, 2>(table, g, chunk, q, backward, state),
+        3 => return run_levels::<FMA, 3>(table, g, chunk, q, backward, state),
+        4 => return run_levels::<FMA, 4>(table, g, chunk, q, backward, state),
+        5 => return run_levels::<FMA, 5>(table, g, chunk, q, backward, state),
+        6 => return run_levels::<FMA, 6>(table, g, chunk, q, backward, state),
+        7 => return run_levels::<FMA, 7>(table, g, chunk, q, backward, state),
+        8 => return run_levels::<FMA, 8>(table, g, chunk, q, backward, state),
+        _ => {}
+    }
     if backward {
         for block in chunk.rchunks(BLOCK) {
             for &c in block.iter().rev() {
@@ -247,6 +261,92 @@ fn run_lanes_body<const FMA: bool>(
                 }
             }
             flush(state, q + 1..=t);
+        }
+    }
+}
+
+/// Levels `q..=q + TL` of [`State`] as local arrays indexed by constants.
+type Local = [[f32; 2 * LANES]; 9];
+
+/// [`run_lanes_body`] for `TL` (at most 8) levels above `q` (backward: `q` is 0 and
+/// `TL` is `t`): the sums are copied into fixed arrays indexed by constants once the
+/// loops over levels unroll, so they live in registers, and copied back at the end.
+#[inline(always)]
+fn run_levels<const FMA: bool, const TL: usize>(
+    table: &LaneTable,
+    g: usize,
+    chunk: &[u8],
+    q: usize,
+    backward: bool,
+    state: &mut State,
+) {
+    let (mut total, mut block, mut carry): (Local, Local, Local) = Default::default();
+    let levels = q..=q + TL;
+    total[..=TL].copy_from_slice(&state.total[levels.clone()]);
+    block[..=TL].copy_from_slice(&state.block[levels.clone()]);
+    carry[..=TL].copy_from_slice(&state.carry[levels.clone()]);
+    if backward {
+        for codes in chunk.rchunks(BLOCK) {
+            for &c in codes.iter().rev() {
+                for l in 0..TL {
+                    local_step::<FMA>(table.entry(g, c, q + l + 1), &total, &mut block, l + 1, l);
+                }
+            }
+            local_flush::<TL>(&mut total, &mut block, &mut carry, 0);
+        }
+    } else {
+        for codes in chunk.chunks(BLOCK) {
+            for &c in codes {
+                for p in (1..=TL).rev() {
+                    local_step::<FMA>(table.entry(g, c, q + p), &total, &mut block, p - 1, p);
+                }
+            }
+            local_flush::<TL>(&mut total, &mut block, &mut carry, 1);
+        }
+    }
+    state.total[levels.clone()].copy_from_slice(&total[..=TL]);
+    state.block[levels.clone()].copy_from_slice(&block[..=TL]);
+    state.carry[levels].copy_from_slice(&carry[..=TL]);
+}
+
+/// [`step`] on the local arrays.
+#[inline(always)]
+fn local_step<const FMA: bool>(
+    a: &[f32],
+    total: &Local,
+    block: &mut Local,
+    from: usize,
+    to: usize,
+) {
+    let (ar, ai) = a.split_at(LANES);
+    let mut v = [0f32; 2 * LANES];
+    for (l, x) in v.iter_mut().enumerate() {
+        *x = total[from][l] + block[from][l];
+    }
+    let out = &mut block[to];
+    for l in 0..LANES {
+        let (fr, fi) = (v[l], v[LANES + l]);
+        out[l] = madd::<FMA>(-ai[l], fi, madd::<FMA>(ar[l], fr, out[l]));
+        out[LANES + l] = madd::<FMA>(ai[l], fr, madd::<FMA>(ar[l], fi, out[LANES + l]));
+    }
+}
+
+/// [`flush`] on the local arrays, levels `first..first + TL` (0 backward, 1 forward).
+#[inline(always)]
+fn local_flush<const TL: usize>(
+    total: &mut Local,
+    block: &mut Local,
+    carry: &mut Local,
+    first: usize,
+) {
+    for p in first..first + TL {
+        for l in 0..2 * LANES {
+            let (a, b) = (total[p][l], block[p][l]);
+            let s = a + b;
+            let bb = s - a;
+            carry[p][l] += (a - (s - bb)) + (b - bb);
+            total[p][l] = s;
+            block[p][l] = 0.0;
         }
     }
 }
