@@ -121,7 +121,17 @@ pub(super) fn tensor_sketch(
         shared_flag,
         raw_ptr
     ];
-    let grid = (layout.items.len() * slices).div_ceil(groups) as u32;
+    // One-dimensional grids: more than 2^32 - 1 blocks (items or sequences) is an error,
+    // never a silent truncation.
+    let too_many = |what: &str, count: usize| {
+        ragged_core::Error::invalid_argument(
+            "tensor_sketch",
+            format!("{count} {what} exceed the GPU's grid of 2^32 - 1 blocks"),
+        )
+    };
+    let blocks = (layout.items.len() * slices).div_ceil(groups);
+    let grid = u32::try_from(blocks).map_err(|_| too_many("chunk items", blocks))?;
+    let sequence_blocks = u32::try_from(n).map_err(|_| too_many("sequences", n))?;
     let block = ITEM_BLOCK as u32;
     // SAFETY: `sketch_items_<t>_<v>(const uint8_t*, const SketchItem*, long long, const
     // float2*, int, int, int, int, int, float2*)`: each item's codes lie inside the
@@ -144,7 +154,7 @@ pub(super) fn tensor_sketch(
     unsafe {
         launch(
             finish,
-            n as u32,
+            sequence_blocks,
             threads,
             (kc * 16) as u32,
             backend.stream(),
