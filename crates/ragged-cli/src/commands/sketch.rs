@@ -11,7 +11,7 @@ use ragged::io::{
     Format, SequenceRecords,
 };
 use ragged::ops::{Alphabet, SequenceColumn, SketchColumn, SketchPlan, SketchTables};
-use ragged::{Backend, ScalarBuffer};
+use ragged::Backend;
 
 use super::device;
 use crate::progress::{BytesBar, Step};
@@ -230,16 +230,7 @@ fn sketch_batches<B: Backend>(
         let batch = if first == 0 && last == rows {
             sequences.clone()
         } else {
-            let end = offsets[last];
-            let codes = sequences
-                .codes()
-                .slice(base as usize, (end - base) as usize);
-            let rebased: Vec<i64> = offsets[first..=last].iter().map(|o| o - base).collect();
-            SequenceColumn::try_new(
-                codes,
-                ScalarBuffer::from(rebased),
-                sequences.alphabet_size(),
-            )?
+            sequences.slice(first, last - first)?
         };
         let on_device = backend.to_device_sequences(&batch)?;
         let sketches = backend.tensor_sketch(&on_device, plan)?;

@@ -314,22 +314,54 @@ impl SequenceColumn<Host> {
         }
     }
 
-    /// As an Arrow `LargeList<UInt8>` array (the codes are copied only when the column
-    /// is a slice of a larger buffer).
+    /// Sequences `offset..offset + len` as a column of their own: the codes buffer is
+    /// shared (zero-copy), the offsets rebased to start at 0, nothing validated again.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] when the range is out of bounds.
+    ///
+    /// ```
+    /// use ragged_core::ops::SequenceColumn;
+    /// let col = SequenceColumn::from_codes(&[vec![0, 1], vec![2], vec![3, 3]], 4)?;
+    /// let tail = col.slice(1, 2)?;
+    /// assert_eq!(tail.offsets().as_ref(), &[0, 1, 3]);
+    /// assert_eq!(tail.sequence(1), &[3, 3]);
+    /// # Ok::<(), ragged_core::Error>(())
+    /// ```
+    pub fn slice(&self, offset: usize, len: usize) -> Result<Self> {
+        if offset.checked_add(len).is_none_or(|end| end > self.len()) {
+            return Err(Error::invalid_argument(
+                "SequenceColumn::slice",
+                format!(
+                    "range {offset}..{offset}+{len} is out of bounds for {} sequences",
+                    self.len()
+                ),
+            ));
+        }
+        let window = &self.offsets[offset..=offset + len];
+        let (first, last) = (window[0], window[len]);
+        let offsets: Vec<i64> = window.iter().map(|o| o - first).collect();
+        let codes = self.codes.slice(first as usize, (last - first) as usize);
+        // SAFETY: a window of valid offsets, rebased to the start of the codes it covers
+        // (sliced to exactly those codes): still valid offsets over codes below the
+        // alphabet size.
+        Ok(unsafe { Self::new_unchecked(codes, offsets.into(), self.alphabet_size) })
+    }
+
+    /// As an Arrow `LargeList<UInt8>` array (zero-copy codes, offsets rebased to 0).
     pub fn to_arrow(&self) -> ArrayRef {
-        let first = self.offsets.first().copied().unwrap_or(0);
-        let offsets: Vec<i64> = self.offsets.iter().map(|o| o - first).collect();
-        let codes = self
-            .codes
-            .slice(first as usize, self.total_length())
-            .clone();
+        let whole = match self.slice(0, self.len()) {
+            Ok(whole) => whole,
+            // 0..len is always in bounds.
+            Err(_) => self.clone(),
+        };
         let field = Arc::new(Field::new("item", DataType::UInt8, false));
         // SAFETY: the offsets were validated at construction and are rebased to 0.
-        let offsets = unsafe { OffsetBuffer::new_unchecked(offsets.into()) };
+        let offsets = unsafe { OffsetBuffer::new_unchecked(whole.offsets.clone()) };
         Arc::new(LargeListArray::new(
             field,
             offsets,
-            Arc::new(UInt8Array::new(codes, None)),
+            Arc::new(UInt8Array::new(whole.codes, None)),
             None,
         ))
     }

@@ -186,12 +186,7 @@ pub fn write_table(
     format: Option<Format>,
     columns: &[(String, Column<Host>)],
 ) -> Result<()> {
-    let path = path.as_ref();
-    if is_stdio(path) {
-        let format = format.unwrap_or(Format::ArrowStream);
-        return write::write_writer(std::io::stdout(), path, format, columns);
-    }
-    write::write_path(path, format, columns)
+    write_record_batch(path, format, &write::record_batch(columns)?)
 }
 
 /// Write `bytes` to the file at `path` atomically, as [`write_table`] writes tables:
@@ -269,5 +264,10 @@ pub fn write_table_to_writer<W: Write + Send>(
     format: Format,
     columns: &[(String, Column<Host>)],
 ) -> Result<()> {
-    write::write_writer(writer, Path::new(STDIO_PATH), format, columns)
+    write::write_batch_writer(
+        writer,
+        Path::new(STDIO_PATH),
+        format,
+        &write::record_batch(columns)?,
+    )
 }

@@ -16,22 +16,6 @@ use super::errors::{is_a_directory, panic_message, write_error};
 use super::temp::TempFile;
 use super::{Format, Table};
 
-/// Write `columns` to the file `path` (not `-`) through a temporary file and a rename.
-pub(crate) fn write_path(
-    path: &Path,
-    format: Option<Format>,
-    columns: &[(String, Column<Host>)],
-) -> Result<()> {
-    let format = match format {
-        Some(format) => format,
-        None => Format::for_output(path)?,
-    };
-    let batch = record_batch(columns)?;
-    write_atomically(path, "write_table", |writer| {
-        encode(writer, format, &batch, path)
-    })
-}
-
 /// Write one record batch to the file `path` (not `-`) through a temporary file and a
 /// rename.
 pub(crate) fn write_batch_path(
@@ -99,24 +83,11 @@ pub(crate) fn write_atomically(
     Ok(())
 }
 
-/// Write `columns` to any writer; errors name `label`.
-pub(crate) fn write_writer<W: Write + Send>(
-    writer: W,
-    label: &Path,
-    format: Format,
-    columns: &[(String, Column<Host>)],
-) -> Result<()> {
-    let batch = record_batch(columns)?;
-    encode(BufWriter::new(writer), format, &batch, label)?
-        .flush()
-        .map_err(|e| Error::io("write", label, e))
-}
-
 /// The columns as one record batch.
 ///
 /// # Errors
 /// [`Error::InvalidArgument`] when the lengths differ.
-fn record_batch(columns: &[(String, Column<Host>)]) -> Result<RecordBatch> {
+pub(crate) fn record_batch(columns: &[(String, Column<Host>)]) -> Result<RecordBatch> {
     Table::new(columns.to_vec())?.to_record_batch()
 }
 
