@@ -90,20 +90,19 @@ pub(super) fn tensor_sketch(sequences: &SequenceColumn, plan: &SketchPlan) -> Re
     SketchColumn::try_new(ScalarBuffer::from(values), dim)
 }
 
-/// One item's raw rows (`(t + 1) × K` complex values) into `out`.
+/// One item's raw rows (`(t + 1) × K` complex values) into `out`: rows `q..=t` (an
+/// item from level `q`; backward items all rows), the others left at 0.
 fn run_item(table: &LaneTable, codes: &[u8], item: &SketchItem, kc: usize, out: &mut [[f32; 2]]) {
     let chunk = &codes[item.start as usize..(item.start + item.len) as usize];
-    let t = table.t;
+    let backward = item.level == SketchItem::BACKWARD;
+    let q = if backward { 0 } else { item.level as usize };
+    let levels = if backward { table.t } else { table.t - q };
     for g in 0..table.groups {
-        let mut state = State::default();
-        let backward = item.level == SketchItem::BACKWARD;
-        let q = if backward { 0 } else { item.level as usize };
-        state.total[if backward { t } else { q }][..LANES].fill(1.0);
-        run_lanes(table, g, chunk, q, backward, &mut state);
-        for p in 0..=t {
+        let (total, carry) = run_lanes(table, g, chunk, q, levels, backward);
+        for i in 0..=levels {
             for l in 0..LANES.min(kc - g * LANES) {
-                let (total, carry) = (&state.total[p], &state.carry[p]);
-                out[p * kc + g * LANES + l] =
+                let (total, carry) = (&total[i], &carry[i]);
+                out[(q + i) * kc + g * LANES + l] =
                     [total[l] + carry[l], total[LANES + l] + carry[LANES + l]];
             }
         }
@@ -113,41 +112,26 @@ fn run_item(table: &LaneTable, codes: &[u8], item: &SketchItem, kc: usize, out: 
 /// Codes between two flushes of the block sums into the compensated totals.
 const BLOCK: usize = 32;
 
-/// The running sums of one lane group: per level, the compensated total
-/// (`total + carry`) of the flushed blocks, and the current block's sum.
-struct State {
-    total: [[f32; 2 * LANES]; MAX_SKETCH_LENGTH + 1],
-    carry: [[f32; 2 * LANES]; MAX_SKETCH_LENGTH + 1],
-    block: [[f32; 2 * LANES]; MAX_SKETCH_LENGTH + 1],
-}
+/// The sums of an item's levels `q..=q + levels` (index 0 is level `q`), as local
+/// arrays that the unrolled loops index by constants, so they live in registers.
+type Local = [[f32; 2 * LANES]; MAX_SKETCH_LENGTH + 1];
 
-impl Default for State {
-    fn default() -> Self {
-        let zero = [[0f32; 2 * LANES]; MAX_SKETCH_LENGTH + 1];
-        Self {
-            total: zero,
-            carry: zero,
-            block: zero,
-        }
-    }
-}
-
-/// Run one lane group of one item, picking the vector instructions at run time.
+/// Run one lane group of one item, picking the vector instructions at run time;
+/// returns the totals and carries of its levels.
 fn run_lanes(
     table: &LaneTable,
     g: usize,
     chunk: &[u8],
     q: usize,
+    levels: usize,
     backward: bool,
-    state: &mut State,
-) {
+) -> (Local, Local) {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
         // SAFETY: the processor supports AVX2 and FMA (checked just above).
-        unsafe { run_lanes_avx2(table, g, chunk, q, backward, state) };
-        return;
+        return unsafe { run_lanes_avx2(table, g, chunk, q, levels, backward) };
     }
-    run_lanes_body::<false>(table, g, chunk, q, backward, state);
+    run_lanes_body::<false>(table, g, chunk, q, levels, backward)
 }
 
 /// [`run_lanes_body`] compiled for AVX2 with fused multiply-adds.
@@ -161,10 +145,10 @@ unsafe fn run_lanes_avx2(
     g: usize,
     chunk: &[u8],
     q: usize,
+    levels: usize,
     backward: bool,
-    state: &mut State,
-) {
-    run_lanes_body::<true>(table, g, chunk, q, backward, state);
+) -> (Local, Local) {
+    run_lanes_body::<true>(table, g, chunk, q, levels, backward)
 }
 
 /// `x·y + z`, fused when `FMA` (then compiled only under the `fma` feature).
@@ -174,39 +158,6 @@ fn madd<const FMA: bool>(x: f32, y: f32, z: f32) -> f32 {
         x.mul_add(y, z)
     } else {
         x * y + z
-    }
-}
-
-/// One step of one level: `block[to] += a · (total[from] + block[from])` on [`LANES`]
-/// complex lanes (`a`: real lanes then imaginary lanes).
-#[inline(always)]
-fn step<const FMA: bool>(a: &[f32], state: &mut State, from: usize, to: usize) {
-    let (ar, ai) = a.split_at(LANES);
-    let mut v = [0f32; 2 * LANES];
-    for (l, x) in v.iter_mut().enumerate() {
-        *x = state.total[from][l] + state.block[from][l];
-    }
-    let out = &mut state.block[to];
-    for l in 0..LANES {
-        let (fr, fi) = (v[l], v[LANES + l]);
-        out[l] = madd::<FMA>(-ai[l], fi, madd::<FMA>(ar[l], fr, out[l]));
-        out[LANES + l] = madd::<FMA>(ai[l], fr, madd::<FMA>(ar[l], fi, out[LANES + l]));
-    }
-}
-
-/// Add each level's block sum into its total with TwoSum, keeping the rounding error
-/// in the carry, and clear the block sums.
-#[inline(always)]
-fn flush(state: &mut State, levels: std::ops::RangeInclusive<usize>) {
-    for p in levels {
-        for l in 0..2 * LANES {
-            let (a, b) = (state.total[p][l], state.block[p][l]);
-            let s = a + b;
-            let bb = s - a;
-            state.carry[p][l] += (a - (s - bb)) + (b - bb);
-            state.total[p][l] = s;
-            state.block[p][l] = 0.0;
-        }
     }
 }
 
@@ -226,51 +177,24 @@ fn run_lanes_body<const FMA: bool>(
     g: usize,
     chunk: &[u8],
     q: usize,
+    levels: usize,
     backward: bool,
-    state: &mut State,
-) {
-    let t = table.t;
-    // Up to 8 levels: the levels q..=t as a sketch of t − q levels with a constant
-    // count, so that the loops unroll and the sums stay in registers.
-    let levels = if backward { t } else { t - q };
-    match levels {
-        1 => return run_levels::<FMA, 1>(table, g, chunk, q, backward, state),
-        2 => return run_levels::<FMA, 2>(table, g, chunk, q, backward, state),
-        3 => return run_levels::<FMA, 3>(table, g, chunk, q, backward, state),
-        4 => return run_levels::<FMA, 4>(table, g, chunk, q, backward, state),
-        5 => return run_levels::<FMA, 5>(table, g, chunk, q, backward, state),
-        6 => return run_levels::<FMA, 6>(table, g, chunk, q, backward, state),
-        7 => return run_levels::<FMA, 7>(table, g, chunk, q, backward, state),
-        8 => return run_levels::<FMA, 8>(table, g, chunk, q, backward, state),
-        _ => {}
-    }
-    if backward {
-        for block in chunk.rchunks(BLOCK) {
-            for &c in block.iter().rev() {
-                for level in 0..t {
-                    step::<FMA>(table.entry(g, c, level + 1), state, level + 1, level);
-                }
+) -> (Local, Local) {
+    // A constant level count (an item from level q is a sketch of t − q levels on the
+    // shifted table), so that the loops over levels unroll.
+    macro_rules! by_levels {
+        ($($n:literal)*) => {
+            match levels {
+                $($n => run_levels::<FMA, $n>(table, g, chunk, q, backward),)*
+                // levels <= t <= MAX_SKETCH_LENGTH (16), checked by SketchTables.
+                _ => run_levels::<FMA, MAX_SKETCH_LENGTH>(table, g, chunk, q, backward),
             }
-            flush(state, 0..=t - 1);
-        }
-    } else {
-        for block in chunk.chunks(BLOCK) {
-            for &c in block {
-                for p in (q + 1..=t).rev() {
-                    step::<FMA>(table.entry(g, c, p), state, p - 1, p);
-                }
-            }
-            flush(state, q + 1..=t);
-        }
+        };
     }
+    by_levels!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15)
 }
 
-/// Levels `q..=q + TL` of [`State`] as local arrays indexed by constants.
-type Local = [[f32; 2 * LANES]; 9];
-
-/// [`run_lanes_body`] for `TL` (at most 8) levels above `q` (backward: `q` is 0 and
-/// `TL` is `t`): the sums are copied into fixed arrays indexed by constants once the
-/// loops over levels unroll, so they live in registers, and copied back at the end.
+/// [`run_lanes_body`] for `TL` levels above `q` (backward: `q` is 0 and `TL` is `t`).
 #[inline(always)]
 fn run_levels<const FMA: bool, const TL: usize>(
     table: &LaneTable,
@@ -278,14 +202,10 @@ fn run_levels<const FMA: bool, const TL: usize>(
     chunk: &[u8],
     q: usize,
     backward: bool,
-    state: &mut State,
-) {
+) -> (Local, Local) {
     let (mut total, mut block, mut carry): (Local, Local, Local) = Default::default();
-    let levels = q..=q + TL;
-    total[..=TL].copy_from_slice(&state.total[levels.clone()]);
-    block[..=TL].copy_from_slice(&state.block[levels.clone()]);
-    carry[..=TL].copy_from_slice(&state.carry[levels.clone()]);
     if backward {
+        total[TL][..LANES].fill(1.0);
         for codes in chunk.rchunks(BLOCK) {
             for &c in codes.iter().rev() {
                 for l in 0..TL {
@@ -295,6 +215,7 @@ fn run_levels<const FMA: bool, const TL: usize>(
             local_flush::<TL>(&mut total, &mut block, &mut carry, 0);
         }
     } else {
+        total[0][..LANES].fill(1.0);
         for codes in chunk.chunks(BLOCK) {
             for &c in codes {
                 for p in (1..=TL).rev() {
@@ -304,12 +225,11 @@ fn run_levels<const FMA: bool, const TL: usize>(
             local_flush::<TL>(&mut total, &mut block, &mut carry, 1);
         }
     }
-    state.total[levels.clone()].copy_from_slice(&total[..=TL]);
-    state.block[levels.clone()].copy_from_slice(&block[..=TL]);
-    state.carry[levels].copy_from_slice(&carry[..=TL]);
+    (total, carry)
 }
 
-/// [`step`] on the local arrays.
+/// One step of one level: `block[to] += a · (total[from] + block[from])` on [`LANES`]
+/// complex lanes (`a`: real lanes then imaginary lanes).
 #[inline(always)]
 fn local_step<const FMA: bool>(
     a: &[f32],
@@ -331,7 +251,8 @@ fn local_step<const FMA: bool>(
     }
 }
 
-/// [`flush`] on the local arrays, levels `first..first + TL` (0 backward, 1 forward).
+/// Add the block sums of levels `first..first + TL` (0 backward, 1 forward) into their
+/// totals with TwoSum, keeping the rounding error in the carries, and clear them.
 #[inline(always)]
 fn local_flush<const TL: usize>(
     total: &mut Local,
