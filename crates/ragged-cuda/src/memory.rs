@@ -349,6 +349,22 @@ impl<T> DeviceBuffer<T> {
         }
     }
 
+    /// The same memory viewed as elements of `U` (sharing the allocation); a trailing
+    /// part smaller than one `U` is left out. Only for plain integer types, of which
+    /// every bit pattern is a value.
+    pub(crate) fn into_typed<U: Copy>(self) -> DeviceBuffer<U>
+    where
+        T: Copy,
+    {
+        let (from, to) = (std::mem::size_of::<T>(), std::mem::size_of::<U>().max(1));
+        DeviceBuffer {
+            alloc: self.alloc,
+            offset: self.offset * from / to,
+            len: self.len * from / to,
+            _type: PhantomData,
+        }
+    }
+
     /// Elements `offset..offset + len`, sharing the allocation.
     ///
     /// # Errors

@@ -163,6 +163,8 @@ macro_rules! strings_conformance_suite {
             strings_concatenate_large_utf8 => |b| $crate::conformance::strings_transform::concatenate::<_, i64>(b);
             strings_split_utf8 => |b| $crate::conformance::strings_transform::split::<_, i32>(b);
             strings_split_large_utf8 => |b| $crate::conformance::strings_transform::split::<_, i64>(b);
+            strings_split_record_utf8 => |b| $crate::conformance::strings_transform::split_record::<_, i32>(b);
+            strings_split_record_large_utf8 => |b| $crate::conformance::strings_transform::split_record::<_, i64>(b);
             strings_redact_utf8 => |b| $crate::conformance::strings_transform::redact::<_, i32>(b);
             strings_redact_large_utf8 => |b| $crate::conformance::strings_transform::redact::<_, i64>(b);
             strings_transform_errors => |b| $crate::conformance::strings_transform::transform_errors(b);

@@ -15,7 +15,7 @@
 
 use super::lists::python_slice;
 use super::{Memory, OffsetWidth};
-use crate::column::{BooleanColumn, Column, PrimitiveColumn, StringColumn};
+use crate::column::{BooleanColumn, Column, ListColumn, PrimitiveColumn, StringColumn};
 use crate::location::{Host, Location};
 use crate::types::OffsetSize;
 use crate::Result;
@@ -908,6 +908,37 @@ pub trait StringOps: Memory {
         on: SplitOn<'_>,
         max_splits: Option<usize>,
     ) -> Result<Vec<StringColumn<O, Self::Loc>>>;
+
+    /// Split each row at `on` into parts, at most `max_splits` cuts from the left
+    /// ([`split_ranges`]), as one list of strings per row (libcudf's `split_record`,
+    /// Polars' `str.split`): list `i` holds row `i`'s parts in order. A null row is a
+    /// null (empty) list; a valid row has at least one part (with a literal delimiter;
+    /// whitespace splitting gives an empty list for a row of only whitespace). The
+    /// list offsets and the parts' offsets have the column's width, and the parts'
+    /// column is [`crate::Column::Utf8`] or [`crate::Column::LargeUtf8`] to match.
+    ///
+    /// # Errors
+    /// [`crate::Error::InvalidArgument`] for an empty literal delimiter;
+    /// [`crate::Error::Overflow`] when the number of parts does not fit the offsets
+    /// (i32 offsets and more than `i32::MAX` parts); device errors.
+    fn split_record<O: OffsetSize>(
+        &self,
+        col: &StringColumn<O, Self::Loc>,
+        on: SplitOn<'_>,
+        max_splits: Option<usize>,
+    ) -> Result<ListColumn<O, Self::Loc>>;
+
+    /// [`StringOps::split_record`] with the cuts counted from the right (Python's
+    /// `rsplit`); each list still holds its parts left to right.
+    ///
+    /// # Errors
+    /// As [`StringOps::split_record`].
+    fn rsplit_record<O: OffsetSize>(
+        &self,
+        col: &StringColumn<O, Self::Loc>,
+        on: SplitOn<'_>,
+        max_splits: Option<usize>,
+    ) -> Result<ListColumn<O, Self::Loc>>;
 
     /// The redaction of a names column ("First Last") by a visibility column, fused in
     /// one two-pass transform: "L First" (the first character of the second

@@ -12,7 +12,9 @@ use ragged_core::ops::{
     AnyStringColumn, ConcatNulls, OffsetWidth, Pattern, Search, Side, SliceBounds, SplitOn,
     StringArg,
 };
-use ragged_core::{BooleanColumn, OffsetSize, PrimitiveColumn, Result, StringColumn, StringOps};
+use ragged_core::{
+    BooleanColumn, ListColumn, OffsetSize, PrimitiveColumn, Result, StringColumn, StringOps,
+};
 use rayon::prelude::*;
 
 use crate::{output_vec, CpuBackend, CHUNK};
@@ -163,6 +165,24 @@ impl StringOps for CpuBackend {
         max_splits: Option<usize>,
     ) -> Result<Vec<StringColumn<O>>> {
         split::split(col, on, max_splits, true)
+    }
+
+    fn split_record<O: OffsetSize>(
+        &self,
+        col: &StringColumn<O>,
+        on: SplitOn<'_>,
+        max_splits: Option<usize>,
+    ) -> Result<ListColumn<O>> {
+        split::split_record(col, on, max_splits, false)
+    }
+
+    fn rsplit_record<O: OffsetSize>(
+        &self,
+        col: &StringColumn<O>,
+        on: SplitOn<'_>,
+        max_splits: Option<usize>,
+    ) -> Result<ListColumn<O>> {
+        split::split_record(col, on, max_splits, true)
     }
 
     fn redact<O: OffsetSize>(

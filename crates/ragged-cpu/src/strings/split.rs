@@ -1,16 +1,22 @@
 //! `split` and `rsplit` into a fixed set of columns (see
-//! [`ragged_core::StringOps::split`]).
+//! [`ragged_core::StringOps::split`]), and `split_record` and `rsplit_record` into a
+//! list of strings per row ([`ragged_core::StringOps::split_record`]).
 //!
 //! One pass over rows in chunks across rayon tasks records every valid row's parts as
-//! byte ranges (one buffer per task, [`split_ranges_into`]); the column count is the
-//! most parts of a row. Each output column is then built in two passes over the tasks:
-//! sizes, then the copies into place.
+//! byte ranges (one buffer per task, [`split_ranges_into`]). For `split`, the column
+//! count is the most parts of a row, and each output column is then built in two
+//! passes over the tasks: sizes, then the copies into place. For `split_record`, each
+//! task's parts and bytes are counted, a prefix over the tasks gives where each task
+//! writes, and the tasks fill the list offsets, the parts' offsets and their bytes in
+//! parallel.
 
 use arrow_buffer::{BooleanBuffer, NullBuffer};
 use rayon::prelude::*;
 
+use std::sync::Arc;
+
 use ragged_core::ops::{split_ranges_into, SplitOn};
-use ragged_core::{Error, OffsetSize, Result, ScalarBuffer, StringColumn};
+use ragged_core::{Error, ListColumn, OffsetSize, Result, ScalarBuffer, StringColumn};
 
 use crate::{output_vec, CHUNK};
 
@@ -29,19 +35,20 @@ impl Parts {
     }
 }
 
-pub(crate) fn split<O: OffsetSize>(
+/// Every valid row's parts, in tasks of [`CHUNK`] rows, after checking the delimiter.
+fn parts_of<O: OffsetSize>(
     col: &StringColumn<O>,
     on: SplitOn<'_>,
     max_splits: Option<usize>,
+    op: &'static str,
     from_right: bool,
-) -> Result<Vec<StringColumn<O>>> {
-    let op = if from_right { "rsplit" } else { "split" };
+) -> Result<Vec<Parts>> {
     if on == SplitOn::Literal("") {
         return Err(Error::invalid_argument(op, "the delimiter is empty"));
     }
     let n = col.len();
     let offsets = col.offsets();
-    let tasks: Vec<Parts> = (0..n.div_ceil(CHUNK))
+    Ok((0..n.div_ceil(CHUNK))
         .into_par_iter()
         .map(|task| {
             let rows = task * CHUNK..((task + 1) * CHUNK).min(n);
@@ -63,7 +70,18 @@ pub(crate) fn split<O: OffsetSize>(
             out.firsts.push(out.parts.len());
             out
         })
-        .collect();
+        .collect())
+}
+
+pub(crate) fn split<O: OffsetSize>(
+    col: &StringColumn<O>,
+    on: SplitOn<'_>,
+    max_splits: Option<usize>,
+    from_right: bool,
+) -> Result<Vec<StringColumn<O>>> {
+    let op = if from_right { "rsplit" } else { "split" };
+    let tasks = parts_of(col, on, max_splits, op, from_right)?;
+    let n = col.len();
     let columns = tasks
         .iter()
         .flat_map(|t| t.firsts.windows(2).map(|w| w[1] - w[0]))
@@ -71,6 +89,86 @@ pub(crate) fn split<O: OffsetSize>(
         .unwrap_or(0)
         .max(1);
     Ok((0..columns).map(|k| column(col, &tasks, n, k)).collect())
+}
+
+pub(crate) fn split_record<O: OffsetSize>(
+    col: &StringColumn<O>,
+    on: SplitOn<'_>,
+    max_splits: Option<usize>,
+    from_right: bool,
+) -> Result<ListColumn<O>> {
+    let op = if from_right {
+        "rsplit_record"
+    } else {
+        "split_record"
+    };
+    let tasks = parts_of(col, on, max_splits, op, from_right)?;
+    let n = col.len();
+    // Where each task's parts and bytes begin in the output.
+    let sizes: Vec<(usize, usize)> = tasks
+        .par_iter()
+        .map(|t| (t.parts.len(), t.parts.iter().map(|(a, b)| b - a).sum()))
+        .collect();
+    let (parts_total, bytes_total) = sizes
+        .iter()
+        .fold((0, 0), |(p, b), &(tp, tb)| (p + tp, b + tb));
+    if O::from_i64(parts_total as i64).is_none() {
+        return Err(Error::Overflow {
+            op,
+            message: format!("{parts_total} parts do not fit i32 list offsets"),
+        });
+    }
+    let mut list_offsets: Vec<O> = output_vec(n + 1);
+    let mut part_offsets: Vec<O> = output_vec(parts_total + 1);
+    let mut values: Vec<u8> = output_vec(bytes_total);
+    list_offsets[0] = O::usize_as(0);
+    part_offsets[0] = O::usize_as(0);
+    let mut jobs = Vec::with_capacity(tasks.len());
+    let (mut lists_rest, mut parts_rest, mut bytes_rest) = (
+        &mut list_offsets[1..],
+        &mut part_offsets[1..],
+        values.as_mut_slice(),
+    );
+    let (mut part_base, mut byte_base) = (0usize, 0usize);
+    for (t, &(tp, tb)) in tasks.iter().zip(&sizes) {
+        let (lists, l) = lists_rest.split_at_mut(t.firsts.len() - 1);
+        let (parts, p) = parts_rest.split_at_mut(tp);
+        let (bytes, b) = bytes_rest.split_at_mut(tb);
+        jobs.push((t, part_base, byte_base, lists, parts, bytes));
+        (lists_rest, parts_rest, bytes_rest) = (l, p, b);
+        part_base += tp;
+        byte_base += tb;
+    }
+    let src = col.values();
+    jobs.into_par_iter()
+        .for_each(|(t, part_base, byte_base, lists, parts, bytes)| {
+            for (end, &first) in lists.iter_mut().zip(&t.firsts[1..]) {
+                *end = O::usize_as(part_base + first);
+            }
+            let mut at = 0;
+            for (end, &(a, b)) in parts.iter_mut().zip(&t.parts) {
+                bytes[at..at + b - a].copy_from_slice(&src[a..b]);
+                at += b - a;
+                *end = O::usize_as(byte_base + at);
+            }
+        });
+    // SAFETY: the parts' offsets start at 0, do not decrease and end at the values'
+    // length (at most the input's bytes, so they fit O); every part is a range of a
+    // valid UTF-8 row cut next to an ASCII whitespace byte or next to a literal UTF-8
+    // delimiter, so on character boundaries: valid UTF-8.
+    let child = unsafe {
+        StringColumn::new_unchecked(ScalarBuffer::from(part_offsets), values.into(), None)
+    };
+    // SAFETY: the list offsets start at 0, do not decrease and end at the number of
+    // parts, the child's length (checked above to fit O); the validity is the input's,
+    // of `n` slots.
+    Ok(unsafe {
+        ListColumn::new_unchecked(
+            ScalarBuffer::from(list_offsets),
+            Arc::new(O::into_strings_column(child)),
+            col.validity().cloned(),
+        )
+    })
 }
 
 /// Column `k`: part `k` of every row, null where a row lacks it.

@@ -11,6 +11,10 @@
 //   packed by warp ballots into words[k * words_per_column ..], its unset bits counted
 //   into nulls[k].
 // The host then builds each column as slice does: compact offsets and the byte gather.
+// split_record_parts_<dir>_<O>: for split_record, every part of valid row i as a byte
+//   range out_starts[j], out_stops[j] at j = list_offsets[i] + k (part k, numbered from
+//   the left), where list_offsets is the scan of split_count's counts; the host then
+//   builds the parts' column the same way.
 // Mapping: one thread per row, grid-stride over rows rounded up to whole warps.
 // Complexity: O(bytes × delimiter length) worst case, O(bytes) typically, per kernel.
 #include "common/strings.cuh"
@@ -139,6 +143,23 @@ __device__ void split_parts(StringInput col, uint64_t rows, const uint8_t* d, lo
     }
 }
 
+template <typename O, bool RIGHT>
+__device__ void split_record_parts(StringInput col, uint64_t rows, const uint8_t* d, long long m,
+                                   unsigned long long cuts, const int32_t* counts, const O* list_offsets,
+                                   O* out_starts, O* out_stops) {
+    for (uint64_t row = global_thread(); row < rows; row += grid_threads()) {
+        const long long parts = counts[row];
+        if (parts == 0) continue;
+        const long long begin = col.offset(row);
+        const long long first = static_cast<long long>(list_offsets[row]);
+        for_each_part<RIGHT>(col.get(row), d, m, cuts, [&](long long j, long long a, long long b) {
+            const long long k = RIGHT ? parts - 1 - j : j;
+            out_starts[first + k] = static_cast<O>(begin + a);
+            out_stops[first + k] = static_cast<O>(begin + b);
+        });
+    }
+}
+
 #define RAGGED_SPLIT(O, ONAME, DIR, RIGHT)                                                  \
     extern "C" __global__ void __launch_bounds__(256) split_count_##DIR##_##ONAME(          \
         StringInput col, uint64_t rows, const uint8_t* d, long long m, unsigned long long cuts, \
@@ -150,6 +171,11 @@ __device__ void split_parts(StringInput col, uint64_t rows, const uint8_t* d, lo
         const int32_t* counts, uint32_t columns, O* out_starts, O* out_stops, uint32_t* words, \
         unsigned long long* nulls) {                                                        \
         split_parts<O, RIGHT>(col, rows, d, m, cuts, counts, columns, out_starts, out_stops, words, nulls); \
+    }                                                                                       \
+    extern "C" __global__ void __launch_bounds__(256) split_record_parts_##DIR##_##ONAME(   \
+        StringInput col, uint64_t rows, const uint8_t* d, long long m, unsigned long long cuts, \
+        const int32_t* counts, const O* list_offsets, O* out_starts, O* out_stops) {        \
+        split_record_parts<O, RIGHT>(col, rows, d, m, cuts, counts, list_offsets, out_starts, out_stops); \
     }
 RAGGED_SPLIT(int32_t, i32, left, false)
 RAGGED_SPLIT(int64_t, i64, left, false)

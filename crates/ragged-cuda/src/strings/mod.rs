@@ -12,7 +12,9 @@ use ragged_core::ops::{
     AnyStringColumn, ConcatNulls, OffsetWidth, Pattern, Search, Side, SliceBounds, SplitOn,
     StringArg,
 };
-use ragged_core::{BooleanColumn, OffsetSize, PrimitiveColumn, Result, StringColumn, StringOps};
+use ragged_core::{
+    BooleanColumn, ListColumn, OffsetSize, PrimitiveColumn, Result, StringColumn, StringOps,
+};
 
 use crate::memory::Device;
 use crate::CudaBackend;
@@ -141,6 +143,24 @@ impl StringOps for CudaBackend {
         max_splits: Option<usize>,
     ) -> Result<Vec<StringColumn<O, Device>>> {
         split::split(self, col, on, max_splits, true)
+    }
+
+    fn split_record<O: OffsetSize>(
+        &self,
+        col: &StringColumn<O, Device>,
+        on: SplitOn<'_>,
+        max_splits: Option<usize>,
+    ) -> Result<ListColumn<O, Device>> {
+        split::split_record(self, col, on, max_splits, false)
+    }
+
+    fn rsplit_record<O: OffsetSize>(
+        &self,
+        col: &StringColumn<O, Device>,
+        on: SplitOn<'_>,
+        max_splits: Option<usize>,
+    ) -> Result<ListColumn<O, Device>> {
+        split::split_record(self, col, on, max_splits, true)
     }
 
     fn redact<O: OffsetSize>(

@@ -19,7 +19,7 @@
 use ragged_core::ops::{
     AnyStringColumn, ConcatNulls, OffsetWidth, Pattern, Side, SliceBounds, SplitOn, StringArg,
 };
-use ragged_core::{Backend, BooleanColumn, Error, Host, OffsetSize, StringColumn};
+use ragged_core::{Backend, BooleanColumn, Column, Error, Host, OffsetSize, StringColumn};
 
 use super::backend_error;
 use crate::check::{compare_validity, Failures, Mismatch};
@@ -452,6 +452,137 @@ pub fn split<B: Backend, O: OffsetSize + TestNative>(backend: &B) {
         }
     }
     failures.finish(&format!("split<{}>", O::OFFSET_NAME));
+}
+
+/// Check one `split_record` of a case against the oracle: list `i` holds row `i`'s
+/// parts, a null row is a null, empty list, and the parts' column has the input's
+/// offset width.
+fn check_split_record<B: Backend, O: OffsetSize + TestNative>(
+    backend: &B,
+    case: &StringCase<O>,
+    col: &StringColumn<O, B::Loc>,
+    on: SplitOn<'_>,
+    max_splits: Option<usize>,
+    from_right: bool,
+) -> Result<(), Mismatch> {
+    let op = if from_right {
+        "rsplit_record"
+    } else {
+        "split_record"
+    };
+    let label = format!("{} {op}({on:?}, {max_splits:?})", case.label);
+    let out = if from_right {
+        backend.rsplit_record(col, on, max_splits)
+    } else {
+        backend.split_record(col, on, max_splits)
+    }
+    .map_err(|e| Mismatch::new(&label, None, format!("failed: {e}")))?;
+    let host = backend
+        .to_host_list(&out)
+        .map_err(|e| Mismatch::new(&label, None, format!("to_host_list: {e}")))?;
+    if host.len() != case.rows.len() {
+        return Err(Mismatch::new(
+            &label,
+            None,
+            format!("expected {} lists, got {}", case.rows.len(), host.len()),
+        ));
+    }
+    let parts: Vec<Option<String>> = match (host.child(), O::OFFSET_NAME) {
+        (Column::Utf8(c), "i32") => c.iter().map(|p| p.map(str::to_string)).collect(),
+        (Column::LargeUtf8(c), "i64") => c.iter().map(|p| p.map(str::to_string)).collect(),
+        (other, _) => {
+            return Err(Mismatch::new(
+                &label,
+                None,
+                format!("the parts' column is {}", other.type_name()),
+            ))
+        }
+    };
+    for (i, row) in case.rows.iter().enumerate() {
+        let got: Option<Vec<Option<String>>> =
+            host.is_valid(i).then(|| parts[host.range(i)].to_vec());
+        let want: Option<Vec<Option<String>>> = row.as_deref().map(|r| {
+            split_oracle(r, on, max_splits, from_right)
+                .into_iter()
+                .map(Some)
+                .collect()
+        });
+        if got != want {
+            return Err(Mismatch::new(
+                &label,
+                Some(i),
+                format!("expected {want:?}, got {got:?}"),
+            ));
+        }
+        if row.is_none() && !host.range(i).is_empty() {
+            return Err(Mismatch::new(
+                &label,
+                Some(i),
+                "a null row's list is not empty",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Suite test: `split_record` and `rsplit_record` over every strings case of width
+/// `O`, with the delimiters of [`split`] and limits none, 0 and 2.
+///
+/// # Panics
+/// When any output differs from the oracle.
+pub fn split_record<B: Backend, O: OffsetSize + TestNative>(backend: &B) {
+    let mut failures = Failures::new();
+    for case in string_cases::<O>() {
+        let col = match backend.to_device_strings(&case.column) {
+            Ok(c) => c,
+            Err(e) => {
+                failures.record(Err(backend_error(&case, "to_device_strings", e)));
+                continue;
+            }
+        };
+        let mut rng = Rng::from_label(&format!("split_record/{}", case.label));
+        let from_data: String = case
+            .rows
+            .iter()
+            .flatten()
+            .find(|r| !r.is_empty())
+            .and_then(|r| r.chars().nth(rng.index(r.chars().count())))
+            .map_or_else(|| "a".to_string(), String::from);
+        let delimiters = [
+            SplitOn::Literal(from_data.as_str()),
+            SplitOn::Literal(" "),
+            SplitOn::Literal("é\u{7f}"),
+            SplitOn::Whitespace,
+        ];
+        for on in delimiters {
+            for max_splits in [None, Some(0), Some(2)] {
+                for from_right in [false, true] {
+                    failures.record(check_split_record(
+                        backend, &case, &col, on, max_splits, from_right,
+                    ));
+                }
+            }
+        }
+        for from_right in [false, true] {
+            let label = format!("{} split_record(\"\") from_right={from_right}", case.label);
+            let result = if from_right {
+                backend.rsplit_record(&col, SplitOn::Literal(""), None)
+            } else {
+                backend.split_record(&col, SplitOn::Literal(""), None)
+            };
+            if !matches!(result, Err(Error::InvalidArgument { .. })) {
+                failures.record(Err(Mismatch::new(
+                    &label,
+                    None,
+                    format!(
+                        "expected InvalidArgument, got {:?}",
+                        result.map(|l| l.len())
+                    ),
+                )));
+            }
+        }
+    }
+    failures.finish(&format!("split_record<{}>", O::OFFSET_NAME));
 }
 
 /// Names for `redact`: 0–3 words of mixed characters separated by runs of 1–2 spaces,
