@@ -20,8 +20,8 @@ use crate::GlobalArgs;
 pub use lists::{lists, ListsCommand};
 pub use sketch::{sketch, SketchArgs};
 pub use strings::{
-    redact, CaseArgs, LikeArgs, PadArgs, RedactArgs, RepeatArgs, ReplaceArgs, Rewrite, SearchArgs,
-    SliceArgs, StripArgs,
+    redact, AppendArgs, CaseArgs, ConcatenateArgs, CopyIfElseArgs, JoinArgs, LikeArgs, PadArgs,
+    RedactArgs, RepeatArgs, ReplaceArgs, Rewrite, SearchArgs, SliceArgs, SplitArgs, StripArgs,
 };
 
 /// Arguments of `ragged bench`.
@@ -75,6 +75,21 @@ pub enum StringsCommand {
     Replace(ReplaceArgs),
     /// Each string repeated --times times.
     Repeat(RepeatArgs),
+    /// Each string cut at --delimiter (or whitespace) into parts, written as columns
+    /// `<C>_0`, `<C>_1`, … (null where a row has fewer parts).
+    Split(SplitArgs),
+    /// Each string cut at --delimiter (or whitespace) into one list of parts per row,
+    /// written as the list column `<C>_split` (not to CSV).
+    SplitRecord(SplitArgs),
+    /// The --column strings of each row joined with --separator, as one column.
+    Concatenate(ConcatenateArgs),
+    /// Each row from --then (or --then-value) where the boolean --mask is true, else
+    /// from --else (or --else-value).
+    CopyIfElse(CopyIfElseArgs),
+    /// All valid strings of the column joined with --separator into one row.
+    Join(JoinArgs),
+    /// The rows of the --column inputs one after another, as one column.
+    Append(AppendArgs),
 }
 
 /// Arguments of `ragged strings length`.
@@ -216,10 +231,28 @@ fn in_file<T>(result: ragged::Result<T>, path: &std::path::Path) -> anyhow::Resu
 }
 
 fn input_format(args: &InputArgs) -> anyhow::Result<Option<Format>> {
-    Ok(match &args.format {
+    parse_format(args.format.as_deref())
+}
+
+/// The `--format` option of an input, when given.
+fn parse_format(format: Option<&str>) -> anyhow::Result<Option<Format>> {
+    Ok(match format {
         Some(f) => Some(f.parse::<Format>()?),
         None => None,
     })
+}
+
+/// Read the columns `wanted` of `input` under the "reading" step; column errors name
+/// the file.
+fn read_columns(
+    global: &GlobalArgs,
+    input: &std::path::Path,
+    format: Option<&str>,
+    wanted: &[&str],
+) -> anyhow::Result<ragged::io::Table> {
+    let _step = Step::start("reading", global.quiet);
+    let read = read_table(input, parse_format(format)?, Some(wanted));
+    in_file(read, input)
 }
 
 /// `ragged strings length`
@@ -255,6 +288,12 @@ pub fn strings(global: &GlobalArgs, command: StringsCommand) -> anyhow::Result<(
         StringsCommand::Repeat(args) => {
             return strings::rewrite(global, &args.input, Rewrite::Repeat(args.times))
         }
+        StringsCommand::Split(args) => return strings::split(global, args),
+        StringsCommand::SplitRecord(args) => return strings::split_record(global, args),
+        StringsCommand::Concatenate(args) => return strings::concatenate(global, args),
+        StringsCommand::CopyIfElse(args) => return strings::copy_if_else(global, args),
+        StringsCommand::Join(args) => return strings::join(global, args),
+        StringsCommand::Append(args) => return strings::append(global, args),
     };
     strings::search(global, op, args)
 }
@@ -391,12 +430,32 @@ fn finish(
     seconds: f64,
     summary: impl Fn(&Column) -> String,
 ) -> anyhow::Result<()> {
-    if let Some(output) = &args.output {
+    let columns = [(args.column.clone(), input), (result_name, result)];
+    finish_columns(
+        global,
+        args.output.as_deref(),
+        selected,
+        &columns,
+        seconds,
+        || summary(&columns[1].1),
+    )
+}
+
+/// [`finish`] for any columns: write `columns` to `output` when given (atomically:
+/// a failed write leaves no file), print `summary`, then the closing device line.
+fn finish_columns(
+    global: &GlobalArgs,
+    output: Option<&std::path::Path>,
+    selected: &Selected,
+    columns: &[(String, Column)],
+    seconds: f64,
+    summary: impl FnOnce() -> String,
+) -> anyhow::Result<()> {
+    if let Some(output) = output {
         let _step = Step::start("writing", global.quiet);
-        let columns = vec![(args.column.clone(), input), (result_name, result.clone())];
-        write_table(output, None, &columns).with_context(|| "no output was written".to_string())?;
+        write_table(output, None, columns).with_context(|| "no output was written".to_string())?;
     }
-    println!("{}", summary(&result));
+    println!("{}", summary());
     if !global.quiet {
         eprintln!(
             "device {}, {:.3} ms",

@@ -2,7 +2,10 @@
 //! literal searches over one strings column of a file, with one pattern for every row
 //! (`--pattern`) or one per row from another column (`--pattern-column`); and
 //! `ragged strings slice` and `ragged strings like`; the per-row rewrites `upper`,
-//! `lower`, `strip`, `pad`, `replace` and `repeat`; and `ragged redact`.
+//! `lower`, `strip`, `pad`, `replace` and `repeat`; and `ragged redact`. The splits
+//! (`split`, `split-record`) are in `strings/split.rs`, the commands over several
+//! columns or rows (`concatenate`, `copy-if-else`, `join`, `append`) in
+//! `strings/combine.rs`.
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -19,6 +22,13 @@ use ragged::{Backend, Column, Host, OffsetSize, StringColumn};
 use super::{device, finish, in_file, input_format, InputArgs};
 use crate::progress::Step;
 use crate::GlobalArgs;
+
+mod combine;
+mod split;
+pub use combine::{
+    append, concatenate, copy_if_else, join, AppendArgs, ConcatenateArgs, CopyIfElseArgs, JoinArgs,
+};
+pub use split::{split, split_record, SplitArgs};
 
 const MISSING_PATTERN: &str = "give the pattern: --pattern TEXT, or --pattern-column NAME";
 
