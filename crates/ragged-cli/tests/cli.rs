@@ -1671,3 +1671,508 @@ fn strings_rewrites_write_their_columns_and_check_their_arguments() {
     assert_error(&bad, &["pattern is empty"]);
     assert_entries(dir.path(), &["in.parquet"]);
 }
+
+// ---------------------------------------------------------------------------------
+// Strings: split, split-record, concatenate, copy-if-else, join, append
+// ---------------------------------------------------------------------------------
+
+/// `rows` as owned options, for comparing with [`string_options`].
+fn owned(rows: &[Option<&str>]) -> Vec<Option<String>> {
+    rows.iter().map(|s| s.map(str::to_owned)).collect()
+}
+
+/// The rows of a list-of-strings column: `None` for a null list.
+fn string_lists(column: &Column) -> Vec<Option<Vec<String>>> {
+    let Column::List(lists) = column else {
+        panic!("expected list<utf8>, got {}", column.type_name());
+    };
+    let parts = string_options(lists.child());
+    (0..lists.len())
+        .map(|i| {
+            lists.is_valid(i).then(|| {
+                parts[lists.range(i)]
+                    .iter()
+                    .map(|p| p.clone().expect("a null part"))
+                    .collect()
+            })
+        })
+        .collect()
+}
+
+/// `ragged --device cpu strings ARGS… INPUT [-o OUTPUT]`.
+fn run_strings(args: &[&str], input: &Path, output: Option<&Path>) -> Run {
+    let mut cmd = ragged();
+    cmd.args(["--device", "cpu", "strings"])
+        .args(args)
+        .arg(input);
+    if let Some(output) = output {
+        cmd.arg("-o").arg(output);
+    }
+    capture(&mut cmd)
+}
+
+/// Five rows of two strings columns with nulls and multi-byte characters, and a
+/// boolean mask with a null.
+fn pair_file(file_name: &str) -> (TempDir, PathBuf) {
+    let dir = tempdir();
+    let path = dir.path().join(file_name);
+    let columns = vec![
+        (
+            "first".to_string(),
+            Column::Utf8(StringColumn::from_options([
+                Some("Ada"),
+                Some("Zoë"),
+                None,
+                Some(""),
+                Some("美咲"),
+            ])),
+        ),
+        (
+            "last".to_string(),
+            Column::Utf8(StringColumn::from_options([
+                Some("Lovelace"),
+                None,
+                Some("Turing"),
+                Some("Cher"),
+                Some("😀"),
+            ])),
+        ),
+        (
+            "flag".to_string(),
+            Column::Boolean(ragged::BooleanColumn::from_options([
+                Some(true),
+                Some(false),
+                None,
+                Some(true),
+                Some(false),
+            ])),
+        ),
+    ];
+    write_table(&path, None, &columns).unwrap();
+    (dir, path)
+}
+
+#[test]
+fn strings_split_writes_the_input_and_the_part_columns() {
+    let (dir, input) = sample_file("in.parquet");
+    let out = dir.path().join("out.parquet");
+    // Whitespace: "" has no part, so it is null in every part column.
+    let result = run_strings(&["split", "-c", "name"], &input, Some(&out));
+    assert_eq!(
+        assert_ok(&result),
+        "6 rows (2 null): 2 part columns, 6 parts in all\n"
+    );
+    let table = read_table(&out, None, None).unwrap();
+    assert_eq!(
+        table.names().collect::<Vec<_>>(),
+        ["name", "name_0", "name_1"]
+    );
+    assert_eq!(
+        string_options(table.column("name_0").unwrap()),
+        owned(&[Some("Ada"), None, Some("Zoë"), None, Some("美咲"), None])
+    );
+    assert_eq!(
+        string_options(table.column("name_1").unwrap()),
+        owned(&[
+            Some("Lovelace"),
+            None,
+            Some("Brontë"),
+            None,
+            Some("😀"),
+            None
+        ])
+    );
+    // A literal delimiter, one cut from the right: parts numbered from the left.
+    let result = run_strings(
+        &[
+            "split",
+            "-c",
+            "name",
+            "-d",
+            "e",
+            "--max-splits",
+            "1",
+            "--right",
+        ],
+        &input,
+        Some(&out),
+    );
+    assert_ok(&result);
+    let table = read_table(&out, None, None).unwrap();
+    assert_eq!(
+        string_options(table.column("name_0").unwrap()),
+        owned(&[
+            Some("Ada Lovelac"),
+            None,
+            Some("Zoë Brontë"),
+            Some(""),
+            Some("美咲 😀"),
+            None
+        ])
+    );
+    assert_eq!(
+        string_options(table.column("name_1").unwrap()),
+        owned(&[Some(""), None, None, None, None, None])
+    );
+    // A multi-byte delimiter, every cut: adjacent or trailing delimiters give empty parts.
+    let result = run_strings(&["split", "-c", "name", "-d", "ë"], &input, None);
+    assert_eq!(
+        assert_ok(&result),
+        "6 rows (2 null): 3 part columns, 6 parts in all\n"
+    );
+}
+
+#[test]
+fn strings_split_record_writes_one_list_per_row() {
+    let (dir, input) = sample_file("in.parquet");
+    let out = dir.path().join("out.arrow");
+    let result = run_strings(
+        &["split-record", "-c", "name", "-d", " "],
+        &input,
+        Some(&out),
+    );
+    assert_eq!(
+        assert_ok(&result),
+        "6 rows (2 null): 7 parts in all, at most 2 in a row\n"
+    );
+    let table = read_table(&out, None, None).unwrap();
+    assert_eq!(table.names().collect::<Vec<_>>(), ["name", "name_split"]);
+    let lists = |rows: &[Option<&[&str]>]| -> Vec<Option<Vec<String>>> {
+        rows.iter()
+            .map(|r| r.map(|parts| parts.iter().map(|p| (*p).to_owned()).collect()))
+            .collect()
+    };
+    assert_eq!(
+        string_lists(table.column("name_split").unwrap()),
+        lists(&[
+            Some(&["Ada", "Lovelace"]),
+            None,
+            Some(&["Zoë", "Brontë"]),
+            Some(&[""]),
+            Some(&["美咲", "😀"]),
+            None,
+        ])
+    );
+    // From the right with one cut, on whitespace: an empty row is an empty list.
+    let result = run_strings(
+        &["split-record", "-c", "name", "--max-splits", "1", "--right"],
+        &input,
+        Some(&out),
+    );
+    assert_ok(&result);
+    let table = read_table(&out, None, None).unwrap();
+    assert_eq!(
+        string_lists(table.column("name_split").unwrap()),
+        lists(&[
+            Some(&["Ada", "Lovelace"]),
+            None,
+            Some(&["Zoë", "Brontë"]),
+            Some(&[]),
+            Some(&["美咲", "😀"]),
+            None,
+        ])
+    );
+}
+
+#[test]
+fn strings_split_record_refuses_csv_and_writes_nothing() {
+    let (dir, input) = sample_file("in.parquet");
+    let out = dir.path().join("out.csv");
+    let result = run_strings(&["split-record", "-c", "name"], &input, Some(&out));
+    assert_error(&result, &["CSV", &display(&out)]);
+    assert_entries(dir.path(), &["in.parquet"]);
+    // An existing output is left untouched.
+    std::fs::write(&out, b"keep me\n").unwrap();
+    let result = run_strings(&["split-record", "-c", "name"], &input, Some(&out));
+    assert_error(&result, &["CSV"]);
+    assert_eq!(std::fs::read(&out).unwrap(), b"keep me\n");
+    // Split into columns, the same rows go to CSV.
+    std::fs::remove_file(&out).unwrap();
+    assert_ok(&run_strings(&["split", "-c", "name"], &input, Some(&out)));
+    assert_entries(dir.path(), &["in.parquet", "out.csv"]);
+}
+
+#[test]
+fn strings_split_checks_its_arguments_and_writes_nothing() {
+    let (dir, input) = sample_file("in.parquet");
+    let out = dir.path().join("out.parquet");
+    for command in ["split", "split-record"] {
+        let empty = run_strings(&[command, "-c", "name", "-d", ""], &input, Some(&out));
+        assert_error(&empty, &["delimiter is empty"]);
+        let missing = run_strings(&[command, "-c", "nope", "-d", ","], &input, Some(&out));
+        assert_error(&missing, &["nope", "in.parquet"]);
+        let wrong = run_strings(&[command, "-c", "age", "-d", ","], &input, Some(&out));
+        assert_error(&wrong, &["age", "int64"]);
+    }
+    assert_entries(dir.path(), &["in.parquet"]);
+}
+
+#[test]
+fn strings_concatenate_treats_nulls_as_asked() {
+    let (dir, input) = pair_file("in.parquet");
+    let out = dir.path().join("out.parquet");
+    let both = [
+        "concatenate",
+        "-c",
+        "first",
+        "-c",
+        "last",
+        "--separator",
+        " ",
+    ];
+    let cases: [(&[&str], [Option<&str>; 5]); 3] = [
+        (
+            &[],
+            [
+                Some("Ada Lovelace"),
+                None,
+                None,
+                Some(" Cher"),
+                Some("美咲 😀"),
+            ],
+        ),
+        (
+            &["--skip-nulls"],
+            [
+                Some("Ada Lovelace"),
+                Some("Zoë"),
+                Some("Turing"),
+                Some(" Cher"),
+                Some("美咲 😀"),
+            ],
+        ),
+        (
+            &["--null-replacement", "?"],
+            [
+                Some("Ada Lovelace"),
+                Some("Zoë ?"),
+                Some("? Turing"),
+                Some(" Cher"),
+                Some("美咲 😀"),
+            ],
+        ),
+    ];
+    for (extra, want) in cases {
+        let args: Vec<&str> = both.iter().chain(extra).copied().collect();
+        assert_ok(&run_strings(&args, &input, Some(&out)));
+        let table = read_table(&out, None, None).unwrap();
+        assert_eq!(
+            table.names().collect::<Vec<_>>(),
+            ["first", "last", "first_last_concatenated"]
+        );
+        assert_eq!(
+            string_options(table.column("first_last_concatenated").unwrap()),
+            owned(&want),
+            "{extra:?}"
+        );
+    }
+    // --name, and a summary without an output.
+    let result = run_strings(
+        &["concatenate", "-c", "last", "-c", "first", "--name", "both"],
+        &input,
+        Some(&out),
+    );
+    assert_eq!(
+        assert_ok(&result),
+        "5 rows (2 null) from 2 columns, 25 bytes\n"
+    );
+    let table = read_table(&out, None, None).unwrap();
+    assert_eq!(
+        string_options(table.column("both").unwrap()),
+        owned(&[
+            Some("LovelaceAda"),
+            None,
+            None,
+            Some("Cher"),
+            Some("😀美咲")
+        ])
+    );
+    let conflicting = run_strings(
+        &[
+            "concatenate",
+            "-c",
+            "first",
+            "--skip-nulls",
+            "--null-replacement",
+            "x",
+        ],
+        &input,
+        None,
+    );
+    assert_eq!(conflicting.code, Some(2), "{conflicting:?}");
+    let missing = run_strings(
+        &["concatenate", "-c", "first", "-c", "nope"],
+        &input,
+        Some(&dir.path().join("bad.parquet")),
+    );
+    assert_error(&missing, &["nope", "in.parquet"]);
+    let wrong = run_strings(
+        &["concatenate", "-c", "first", "-c", "flag"],
+        &input,
+        Some(&dir.path().join("bad.parquet")),
+    );
+    assert_error(&wrong, &["flag", "bool"]);
+    assert_entries(dir.path(), &["in.parquet", "out.parquet"]);
+}
+
+#[test]
+fn strings_copy_if_else_takes_columns_or_values_by_a_boolean_mask() {
+    let (dir, input) = pair_file("in.parquet");
+    let out = dir.path().join("out.arrow");
+    // A null mask row takes the else side; a chosen null is null.
+    let result = run_strings(
+        &[
+            "copy-if-else",
+            "--mask",
+            "flag",
+            "--then",
+            "first",
+            "--else",
+            "last",
+        ],
+        &input,
+        Some(&out),
+    );
+    assert_eq!(
+        assert_ok(&result),
+        "5 rows (1 null): 2 from then, 3 from else\n"
+    );
+    let table = read_table(&out, None, None).unwrap();
+    assert_eq!(
+        table.names().collect::<Vec<_>>(),
+        ["flag", "first", "last", "flag_copy_if_else"]
+    );
+    assert_eq!(
+        string_options(table.column("flag_copy_if_else").unwrap()),
+        owned(&[Some("Ada"), None, Some("Turing"), Some(""), Some("😀")])
+    );
+    let result = run_strings(
+        &[
+            "copy-if-else",
+            "--mask",
+            "flag",
+            "--then-value",
+            "yes",
+            "--else",
+            "first",
+            "--name",
+            "chosen",
+        ],
+        &input,
+        Some(&out),
+    );
+    assert_ok(&result);
+    let table = read_table(&out, None, None).unwrap();
+    assert_eq!(
+        table.names().collect::<Vec<_>>(),
+        ["flag", "first", "chosen"]
+    );
+    assert_eq!(
+        string_options(table.column("chosen").unwrap()),
+        owned(&[Some("yes"), Some("Zoë"), None, Some("yes"), Some("美咲")])
+    );
+    std::fs::remove_file(&out).unwrap();
+    // The mask must be a boolean column of the input; each side is required.
+    let bad = dir.path().join("bad.arrow");
+    let wrong = run_strings(
+        &[
+            "copy-if-else",
+            "--mask",
+            "first",
+            "--then-value",
+            "a",
+            "--else-value",
+            "b",
+        ],
+        &input,
+        Some(&bad),
+    );
+    assert_error(&wrong, &["first", "bool", "in.parquet"]);
+    let missing = run_strings(
+        &[
+            "copy-if-else",
+            "--mask",
+            "nope",
+            "--then-value",
+            "a",
+            "--else-value",
+            "b",
+        ],
+        &input,
+        Some(&bad),
+    );
+    assert_error(&missing, &["nope"]);
+    let wrong_side = run_strings(
+        &[
+            "copy-if-else",
+            "--mask",
+            "flag",
+            "--then",
+            "flag",
+            "--else-value",
+            "b",
+        ],
+        &input,
+        Some(&bad),
+    );
+    assert_error(&wrong_side, &["flag", "utf8"]);
+    let no_else = run_strings(
+        &["copy-if-else", "--mask", "flag", "--then-value", "a"],
+        &input,
+        Some(&bad),
+    );
+    assert_eq!(no_else.code, Some(2), "{no_else:?}");
+    assert_entries(dir.path(), &["in.parquet"]);
+}
+
+#[test]
+fn strings_join_writes_one_row_and_prints_its_length() {
+    let (dir, input) = sample_file("in.parquet");
+    let out = dir.path().join("out.parquet");
+    let result = run_strings(
+        &["join", "-c", "name", "--separator", "|"],
+        &input,
+        Some(&out),
+    );
+    // 12 + 10 + 0 + 4 characters and three separators; 12 + 12 + 0 + 11 bytes + 3.
+    assert_eq!(
+        assert_ok(&result),
+        "4 of 6 rows joined (2 null left out): 29 characters, 38 bytes\n"
+    );
+    let table = read_table(&out, None, None).unwrap();
+    assert_eq!(table.names().collect::<Vec<_>>(), ["name_joined"]);
+    assert_eq!(
+        string_options(table.column("name_joined").unwrap()),
+        owned(&[Some("Ada Lovelace|Zoë Brontë||美咲 😀")])
+    );
+    let wrong = run_strings(&["join", "-c", "visits"], &input, None);
+    assert_error(&wrong, &["visits"]);
+    assert_entries(dir.path(), &["in.parquet", "out.parquet"]);
+}
+
+#[test]
+fn strings_append_writes_the_rows_of_every_column_in_order() {
+    let (dir, input) = pair_file("in.csv");
+    let out = dir.path().join("out.parquet");
+    let result = run_strings(&["append", "-c", "last", "-c", "first"], &input, Some(&out));
+    assert_eq!(
+        assert_ok(&result),
+        "10 rows (3 null) from 2 columns, 35 bytes\n"
+    );
+    let table = read_table(&out, None, None).unwrap();
+    assert_eq!(table.names().collect::<Vec<_>>(), ["last_first_appended"]);
+    let got = string_options(table.column("last_first_appended").unwrap());
+    // CSV reads the empty string of `first` back as a null: 3 nulls, 7 valid rows.
+    assert_eq!(
+        got.iter().flatten().map(String::as_str).collect::<Vec<_>>(),
+        ["Lovelace", "Turing", "Cher", "😀", "Ada", "Zoë", "美咲"]
+    );
+    assert_eq!(got.len(), 10);
+    let missing = run_strings(
+        &["append", "-c", "first", "-c", "nope"],
+        &input,
+        Some(&dir.path().join("bad.parquet")),
+    );
+    assert_error(&missing, &["nope", "in.csv"]);
+    assert_entries(dir.path(), &["in.csv", "out.parquet"]);
+}

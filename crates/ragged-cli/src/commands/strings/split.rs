@@ -64,7 +64,8 @@ fn check_delimiter(args: &SplitArgs, record: bool) -> anyhow::Result<()> {
 }
 
 /// Read the input's strings column and run `compute` on it under the "computing" step;
-/// the columns to write start with the input column.
+/// the columns to write start with the input column, and `summary` is given the
+/// input's rows and null rows and the result columns.
 fn run_split(
     global: &GlobalArgs,
     args: &SplitArgs,
@@ -72,7 +73,7 @@ fn run_split(
         &ragged::device::Selected,
         StringsColumn<'_>,
     ) -> anyhow::Result<Vec<(String, Column)>>,
-    summary: impl FnOnce(usize, &[(String, Column)]) -> String,
+    summary: impl FnOnce(usize, usize, &[(String, Column)]) -> String,
 ) -> anyhow::Result<()> {
     let input = &args.input;
     let selected = device(global)?;
@@ -83,7 +84,7 @@ fn run_split(
         &[input.column.as_str()],
     )?;
     let strings = in_file(table.strings(&input.column), &input.input)?;
-    let rows = strings.len();
+    let (rows, nulls) = (strings.len(), strings.null_count());
     let started = Instant::now();
     let step = Step::start("computing", global.quiet);
     let results = compute(&selected, strings)?;
@@ -97,7 +98,7 @@ fn run_split(
         &selected,
         &columns,
         seconds,
-        || summary(rows, &columns[1..]),
+        || summary(rows, nulls, &columns[1..]),
     )
 }
 
@@ -140,8 +141,7 @@ pub fn split(global: &GlobalArgs, args: SplitArgs) -> anyhow::Result<()> {
                 .map(|(k, part)| (format!("{column}_{k}"), part))
                 .collect())
         },
-        |rows, parts| {
-            let nulls = parts.first().map_or(0, |(_, c)| c.null_count());
+        |rows, nulls, parts| {
             let total: usize = parts.iter().map(|(_, c)| c.len() - c.null_count()).sum();
             format!(
                 "{rows} rows ({nulls} null): {} part columns, {total} parts in all",
@@ -212,11 +212,11 @@ pub fn split_record(global: &GlobalArgs, args: SplitArgs) -> anyhow::Result<()> 
             })?;
             Ok(vec![(name, lists)])
         },
-        |rows, lists| {
-            let (nulls, (parts, most)) = match lists.first().map(|(_, c)| c) {
-                Some(Column::List(c)) => (c.null_count(), count_parts(c)),
-                Some(Column::LargeList(c)) => (c.null_count(), count_parts(c)),
-                _ => (0, (0, 0)),
+        |rows, nulls, lists| {
+            let (parts, most) = match lists.first().map(|(_, c)| c) {
+                Some(Column::List(c)) => count_parts(c),
+                Some(Column::LargeList(c)) => count_parts(c),
+                _ => (0, 0),
             };
             format!("{rows} rows ({nulls} null): {parts} parts in all, at most {most} in a row")
         },
