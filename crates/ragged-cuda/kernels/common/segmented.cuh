@@ -21,6 +21,10 @@
 // With a LongWork (lists/reduce.cu), segments much longer than the mode serves are
 // queued by the main pass and reduced by two more passes over chunks of LONG_CHUNK
 // elements, a block per chunk (see LongWork below).
+// The tile path (reduce_tiles and its phases, below; lists/reduce.cu's *_tiles_* entry
+// points) does not depend on the lengths at all: a block takes a fixed tile of the
+// merged sequence of segment ends and elements, and segments that span tiles are
+// finished by a small fix-up pass.
 // Null elements (validity bitmap) contribute nothing. A null segment (optional segment
 // validity bitmap; null pointer = every segment valid) is treated as empty: its
 // elements are never read, and `finish` receives the identity.
@@ -29,6 +33,7 @@
 #pragma once
 #include "common/primitives.cuh"
 #include <cub/block/block_reduce.cuh>
+#include <cub/block/block_scan.cuh>
 #include <cub/warp/warp_reduce.cuh>
 
 namespace ragged {
@@ -328,6 +333,7 @@ __device__ __forceinline__ void segmented(Load load, const uint8_t* validity, ui
                     finish, no_long_work());
 }
 
+
 /// A load functor over a plain array.
 template <typename T> struct ArrayLoad {
     const T* values;
@@ -343,5 +349,324 @@ struct BitLoad {
         return (bits[b >> 3] >> (b & 7)) & 1;
     }
 };
+
+// ---- the tile path ----------------------------------------------------------------
+//
+// The elements and the segment ends form one merged sequence (segment end s comes
+// after the elements of segments 0 .. s and before those of s + 1; ties go to the
+// end, so empty segments are ends with no element between them). The sequence is cut
+// into tiles of TILE = SEGMENT_BLOCK x ITEMS items, so that every block does the same
+// work whatever the lengths — many empty segments or one segment of a billion elements.
+//   phase 0 (tile_partitions): a thread per tile boundary finds, by a merge-path binary
+//     search of the offsets, how many segment ends lie before it (partitions[t]);
+//   phase 1 (reduce_tiles): a block per tile stages the tile's segment ends (int,
+//     relative to the tile's first element), its elements (coalesced loads, ITEMS in
+//     flight per thread) and their validity bits (warp ballots) in shared memory; each
+//     thread walks ITEMS consecutive merged items (its start found by a merge-path search
+//     in shared memory), folding elements and closing segments at their ends; a
+//     segmented exclusive scan (cub::BlockScan over (state, ended) pairs) carries the
+//     states of segments that cross threads. A segment wholly in the tile is finished
+//     there; the tile's first segment, when it began in an earlier tile, leaves its
+//     in-tile part in heads[t]; the state after the tile's last end (the part of the
+//     segment that goes on) is tails[t];
+//   phase 2 (finish_tiles): a warp per tile whose first segment began earlier combines
+//     tails[first tile of the segment .. t - 1] and heads[t] and finishes it.
+// Every combination happens in a fixed order and grouping (thread walk, block scan, the
+// fix-up's warp reduction over tiles in order), so float results do not depend on
+// timing; ExtremumReducer's positions count from the segment's first element in every
+// tile, and better() keeps the lower position on ties wherever states meet.
+// Result validity bits (min, max, mean) are collected per tile in shared memory and
+// set with one atomicOr per non-zero word; the fix-up sets its own bit.
+// Scratch (64-bit words, `tiles` from the host): partitions[tiles + 1], from the next
+// even word heads[tiles] and then tails[tiles], 32 bytes each.
+// Null segments: their elements are part of the sequence (they are read) but their
+// state is dropped; `finish` receives the identity, as in the modes.
+
+/// Merged items per thread and per tile of the tile path for elements of type V: 8 per
+/// thread for 8-byte values, 16 otherwise (the host mirrors it: lists/reduce.rs).
+/// Elements are staged in shared memory with PAD elements of padding after every
+/// 128 bytes (one 4-byte word, or one 8-byte element): a thread walks ITEMS consecutive
+/// elements, so without it the lanes of a warp, 64 bytes apart, would read the same
+/// banks (16-way conflicts); with it their reads and the staging writes are
+/// conflict-free.
+template <typename V> struct TileShape {
+    static constexpr int ITEMS = sizeof(V) >= 8 ? 8 : 16;
+    static constexpr int TILE = SEGMENT_BLOCK * ITEMS;
+    static constexpr int PER = 128 / static_cast<int>(sizeof(V));
+    static constexpr int PAD = sizeof(V) >= 4 ? 1 : 4 / static_cast<int>(sizeof(V));
+    static constexpr int SLOTS = TILE + (TILE / PER) * PAD;
+    /// The shared-memory slot of element j of the tile.
+    static __device__ __forceinline__ int slot(int j) { return j + (j / PER) * PAD; }
+};
+
+/// Blocks per SM the tile kernels are compiled for (__launch_bounds__): at most 64
+/// registers a thread, so that four tiles (64 KB of loads) are in flight per SM.
+constexpr int TILE_MIN_BLOCKS = 4;
+
+/// The tile path's launch parameters: the tile length and tile count the host sized the
+/// scratch for (checked against the kernel's own), the phase, and the scratch.
+struct TileWork {
+    uint64_t tile_len;
+    uint64_t tiles;
+    uint32_t phase;
+    unsigned long long* scratch;
+    __device__ __forceinline__ unsigned long long* partitions() const { return scratch; }
+    /// The in-tile parts of segments begun in an earlier tile (phase 1 writes, 2 reads).
+    template <typename S> __device__ __forceinline__ S* heads() const {
+        return reinterpret_cast<S*>(scratch + ((tiles + 2) & ~1ull));
+    }
+    /// The state after each tile's last segment end.
+    template <typename S> __device__ __forceinline__ S* tails() const {
+        return reinterpret_cast<S*>(scratch + ((tiles + 2) & ~1ull) + 4 * tiles);
+    }
+};
+
+/// A partial state and whether a segment ended in it: the items of a segmented scan.
+template <typename S> struct TileCarry {
+    S state;
+    int ended;
+};
+
+/// The segmented scan's operator: a later part that holds an end restarts the state.
+template <typename R> struct TileCarryOp {
+    R reducer;
+    __device__ __forceinline__ TileCarry<typename R::State> operator()(const TileCarry<typename R::State>& a,
+                                                                       const TileCarry<typename R::State>& b) const {
+        return b.ended ? b : TileCarry<typename R::State>{reducer(a.state, b.state), a.ended};
+    }
+};
+
+/// The number of tiles of TILE merged items over `segments` segments (n + m items).
+template <typename O>
+__device__ __forceinline__ unsigned long long tile_count(const O* offsets, uint64_t segments, long long tile) {
+    const long long items =
+        static_cast<long long>(segments) + static_cast<long long>(offsets[segments]) - static_cast<long long>(offsets[0]);
+    return static_cast<unsigned long long>((items + tile - 1) / tile);
+}
+
+/// Stop the kernel when the host sized the scratch for other tiles than the kernel's
+/// (an internal inconsistency, never an input error): a launch failure, not a wrong result.
+template <typename O>
+__device__ __forceinline__ void check_tiles(const O* offsets, uint64_t segments, long long tile, const TileWork& work) {
+    if (work.tile_len != static_cast<uint64_t>(tile) || tile_count(offsets, segments, tile) != work.tiles) __trap();
+}
+
+/// Phase 0: partitions[t] = the segment ends before merged item t x TILE (t = 0 ..
+/// tiles; the last is `segments`), by a merge-path binary search of the offsets.
+template <typename O, int TILE>
+__device__ __forceinline__ void tile_partitions(const O* offsets, uint64_t segments, const TileWork& work) {
+    check_tiles(offsets, segments, TILE, work);
+    const long long base = static_cast<long long>(offsets[0]);
+    const long long n = static_cast<long long>(segments);
+    const long long m = static_cast<long long>(offsets[segments]) - base;
+    unsigned long long* partitions = work.partitions();
+    for (uint64_t t = global_thread(); t <= work.tiles; t += grid_threads()) {
+        const long long d = static_cast<long long>(t) * TILE < n + m ? static_cast<long long>(t) * TILE : n + m;
+        long long lo = d - m > 0 ? d - m : 0, hi = d < n ? d : n;
+        while (lo < hi) {
+            const long long mid = (lo + hi) >> 1;
+            // End `mid` (at element offsets[mid + 1]) comes before element d - 1 - mid.
+            if (static_cast<long long>(offsets[mid + 1]) - base <= d - 1 - mid) lo = mid + 1;
+            else hi = mid;
+        }
+        partitions[t] = static_cast<unsigned long long>(lo);
+    }
+}
+
+/// Phase 1: a block per tile (see the section comment). `finish(segment, state)` writes
+/// a result and returns whether its validity bit is to be set in `words` (null: no
+/// bits).
+template <typename O, typename R, typename Load, typename Finish>
+__device__ __forceinline__ void reduce_tiles(Load load, const uint8_t* validity, uint64_t bit_offset, const O* offsets,
+                                             const uint8_t* segment_validity, uint64_t segment_bit_offset,
+                                             uint64_t segments, R reducer, Finish finish, uint32_t* words,
+                                             const TileWork& work) {
+    typedef typename R::State State;
+    typedef typename R::Value V;
+    typedef TileCarry<State> Carry;
+    constexpr int ITEMS = TileShape<V>::ITEMS;
+    constexpr int TILE = TileShape<V>::TILE;
+    constexpr int WARPS = SEGMENT_BLOCK / 32;
+    static_assert(sizeof(State) <= 32, "a head or tail state takes at most 32 bytes of scratch");
+    typedef cub::BlockScan<Carry, SEGMENT_BLOCK> BlockScan;
+    __shared__ typename BlockScan::TempStorage scan_temp;
+    __shared__ int ends[TILE];
+    __shared__ V values[R::NEEDS_VALUES ? TileShape<V>::SLOTS : 1];
+    __shared__ uint32_t valid_words[TILE / 32];
+    __shared__ uint32_t out_bits[TILE / 32 + 1];
+    __shared__ long long first_begin;
+
+    check_tiles(offsets, segments, TILE, work);
+    const long long base = static_cast<long long>(offsets[0]);
+    const long long total = static_cast<long long>(segments) + static_cast<long long>(offsets[segments]) - base;
+    const unsigned long long* partitions = work.partitions();
+    State* heads = work.heads<State>();
+    State* tails = work.tails<State>();
+    const int tid = static_cast<int>(threadIdx.x), lane = tid & 31, warp = tid >> 5;
+
+    for (unsigned long long t = blockIdx.x; t < work.tiles; t += gridDim.x) {
+        const long long d0 = static_cast<long long>(t) * TILE;
+        const long long d1 = d0 + TILE < total ? d0 + TILE : total;
+        // Segments l0 .. l1 - 1 end in the tile; its elements are e0 .. e0 + ne - 1 and
+        // belong to segments l0 .. l1 (l0 < segments: the sequence ends with an end).
+        const long long l0 = static_cast<long long>(partitions[t]);
+        const long long l1 = static_cast<long long>(partitions[t + 1]);
+        const long long e0 = d0 - l0;
+        const int nl = static_cast<int>(l1 - l0);
+        const int ne = static_cast<int>(d1 - l1 - e0);
+        const int items = nl + ne;
+
+        // Stage the ends (relative to e0, in 0 ..= ne), the elements and their bits.
+        for (int i = tid; i < nl; i += SEGMENT_BLOCK)
+            ends[i] = static_cast<int>(static_cast<long long>(offsets[l0 + i + 1]) - base - e0);
+        if (tid == 0) first_begin = static_cast<long long>(offsets[l0]) - base - e0;
+        if (words != nullptr)
+            for (int i = tid; i <= TILE / 32; i += SEGMENT_BLOCK) out_bits[i] = 0u;
+        {
+            V v[ITEMS];
+            bool ok[ITEMS];
+#pragma unroll
+            for (int k = 0; k < ITEMS; ++k) {
+                const int j = k * SEGMENT_BLOCK + tid;
+                const long long g = base + e0 + j;
+                ok[k] = j < ne && is_valid(validity, bit_offset, static_cast<uint64_t>(g));
+                if constexpr (R::NEEDS_VALUES) v[k] = j < ne ? load(g) : V(0);
+            }
+#pragma unroll
+            for (int k = 0; k < ITEMS; ++k) {
+                const int j = k * SEGMENT_BLOCK + tid;
+                if constexpr (R::NEEDS_VALUES) {
+                    if (j < ne) values[TileShape<V>::slot(j)] = v[k];
+                }
+                const unsigned bits = __ballot_sync(0xffffffffu, ok[k]);
+                if (lane == 0) valid_words[k * WARPS + warp] = bits;
+            }
+        }
+        __syncthreads();
+
+        // Close segment l (global index) with state s: null segments get the identity.
+        auto close = [&](long long l, const State& s) {
+            const bool listed = is_valid(segment_validity, segment_bit_offset, static_cast<uint64_t>(l));
+            const bool set = finish(static_cast<uint64_t>(l), listed ? s : reducer.init());
+            if (words != nullptr && set) atomicOr(&out_bits[(l >> 5) - (l0 >> 5)], 1u << (l & 31));
+        };
+
+        // This thread's items: d .. d_end of the tile's merged sequence.
+        const int d = tid * ITEMS < items ? tid * ITEMS : items;
+        const int d_end = d + ITEMS < items ? d + ITEMS : items;
+        int lo = d - ne > 0 ? d - ne : 0, hi = d < nl ? d : nl;
+        while (lo < hi) {
+            const int mid = (lo + hi) >> 1;
+            if (ends[mid] <= d - 1 - mid) lo = mid + 1;
+            else hi = mid;
+        }
+        int li = lo, j = d - lo;
+        // The current segment's first element, relative to e0 (negative: an earlier tile).
+        long long begin = li == 0 ? first_begin : static_cast<long long>(ends[li - 1]);
+        State state = reducer.init();
+        State head = reducer.init();  // the first closed segment's part in this thread
+        int head_end = -1;            // its end (relative to l0), -1: none closed here
+#pragma unroll
+        for (int k = 0; k < ITEMS; ++k) {
+            if (d + k < d_end) {
+                if (li < nl && (j >= ne || ends[li] <= j)) {
+                    if (head_end < 0) {
+                        head_end = li;
+                        head = state;
+                    } else {
+                        close(l0 + li, state);
+                    }
+                    state = reducer.init();
+                    begin = ends[li];
+                    ++li;
+                } else {
+                    if ((valid_words[j >> 5] >> (j & 31)) & 1u) {
+                        V x = V(0);
+                        if constexpr (R::NEEDS_VALUES) x = values[TileShape<V>::slot(j)];
+                        state = reducer.add(state, j - begin, x);
+                    }
+                    ++j;
+                }
+            }
+        }
+
+        // Carry the open parts across threads: prefix = the state since the last end
+        // before this thread; total = the state after the tile's last end.
+        Carry prefix, total_carry;
+        BlockScan(scan_temp).ExclusiveScan(Carry{state, head_end >= 0 ? 1 : 0}, prefix, Carry{reducer.init(), 0},
+                                           TileCarryOp<R>{reducer}, total_carry);
+        if (head_end >= 0) {
+            const State full = reducer(prefix.state, head);
+            const long long l = l0 + head_end;
+            if (head_end == 0 && first_begin < 0 &&
+                is_valid(segment_validity, segment_bit_offset, static_cast<uint64_t>(l))) {
+                heads[t] = full;  // began in an earlier tile: finished by phase 2
+            } else {
+                close(l, full);
+            }
+        }
+        if (tid == 0) tails[t] = total_carry.state;
+        __syncthreads();
+        if (words != nullptr && nl > 0) {
+            const long long w0 = l0 >> 5, count = ((l1 - 1) >> 5) - w0 + 1;
+            for (int i = tid; i < count; i += SEGMENT_BLOCK)
+                if (out_bits[i] != 0u) atomicOr(&words[w0 + i], out_bits[i]);
+        }
+        __syncthreads();
+    }
+}
+
+/// Phase 2: a warp per tile whose first closed segment began in an earlier tile
+/// combines the tails of the tiles it spans (in order: lanes fold tiles strided, then a
+/// fixed warp reduction), then the tile's head, and finishes it.
+template <typename O, typename R, typename Finish>
+__device__ __forceinline__ void finish_tiles(const O* offsets, const uint8_t* segment_validity,
+                                             uint64_t segment_bit_offset, uint64_t segments, R reducer, Finish finish,
+                                             uint32_t* words, const TileWork& work) {
+    typedef typename R::State State;
+    constexpr int TILE = TileShape<typename R::Value>::TILE;
+    typedef cub::WarpReduce<State> WarpReduce;
+    __shared__ typename WarpReduce::TempStorage temp[SEGMENT_BLOCK / 32];
+    check_tiles(offsets, segments, TILE, work);
+    const long long base = static_cast<long long>(offsets[0]);
+    const unsigned long long* partitions = work.partitions();
+    const State* heads = work.heads<State>();
+    const State* tails = work.tails<State>();
+    const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
+    const uint64_t warps = grid_threads() >> 5;
+    for (uint64_t t = global_thread() >> 5; t < work.tiles; t += warps) {
+        // The whole warp reads the same values: the branches are uniform.
+        const long long l0 = static_cast<long long>(partitions[t]);
+        if (static_cast<long long>(partitions[t + 1]) == l0) continue;  // no end in the tile
+        const long long begin = static_cast<long long>(offsets[l0]) - base;
+        const long long e0 = static_cast<long long>(t) * TILE - l0;
+        if (begin >= e0 || !is_valid(segment_validity, segment_bit_offset, static_cast<uint64_t>(l0))) continue;
+        // The segment's first element is merged item l0 + begin.
+        const uint64_t first = static_cast<uint64_t>((l0 + begin) / TILE);
+        State state = reducer.init();
+        for (uint64_t u = first + lane; u < t; u += 32) state = reducer(state, tails[u]);
+        const State spanned = WarpReduce(temp[warp]).Reduce(state, reducer);
+        if (lane == 0) {
+            const bool set = finish(static_cast<uint64_t>(l0), reducer(spanned, heads[t]));
+            if (words != nullptr && set) atomicOr(&words[l0 >> 5], 1u << (l0 & 31));
+        }
+    }
+}
+
+/// The tile path: phase 0, 1 or 2 of `work` (the host launches all three, in order).
+template <typename O, typename R, typename Load, typename Finish>
+__device__ __forceinline__ void segmented_tiles(Load load, const uint8_t* validity, uint64_t bit_offset,
+                                                const O* offsets, const uint8_t* segment_validity,
+                                                uint64_t segment_bit_offset, uint64_t segments, R reducer,
+                                                Finish finish, uint32_t* words, const TileWork& work) {
+    if (work.phase == 0) {
+        tile_partitions<O, TileShape<typename R::Value>::TILE>(offsets, segments, work);
+    } else if (work.phase == 1) {
+        reduce_tiles(load, validity, bit_offset, offsets, segment_validity, segment_bit_offset, segments, reducer,
+                     finish, words, work);
+    } else {
+        finish_tiles(offsets, segment_validity, segment_bit_offset, segments, reducer, finish, words, work);
+    }
+}
 
 }  // namespace ragged

@@ -3,14 +3,22 @@
 // child), list_count_nonzero, list_any / list_all (boolean children, bit-packed) and
 // list_mean (f64).
 //
-// Mapping: the segmented engine of common/segmented.cuh over the list offsets (thread,
-// eight lanes, warp or block per list, chosen by the host from a sample of the list
-// lengths; lists far longer than that mode serves are split over the grid by the
-// engine's long path: three launches, phase 0, 1, 2), with the list validity as segment validity: a null list is never read and
-// reduces to the identity; the host gives the output the list validity (sum, prod,
-// count, count_nonzero, any, all) or the validity bits set here (min, max, arg forms,
-// mean: set = the list has a valid element, which a null list has not; the host counts
-// the unset bits).
+// Mapping: the segmented engine of common/segmented.cuh over the list offsets, with
+// the list validity as segment validity (a null list reduces to the identity). Every
+// reduction has two entry points with the same reducer and the same finish:
+//   list_<op>_<O>_<T> — the modes: thread, eight lanes, warp or block per list, chosen
+//     by the host from a sample of the list lengths; lists far longer than that mode
+//     serves are split over the grid by the engine's long path (three launches, phase
+//     0, 1, 2); a null list is never read;
+//   list_<op>_tiles_<O>_<T> — the tile path: fixed tiles of the merged sequence of list
+//     ends and elements, whatever the lengths (three launches: partitions, tiles,
+//     fix-up of lists that span tiles; the elements under null lists are read and
+//     dropped). The host takes it unless the lists are short (lists/reduce.rs).
+// The host gives the output the list validity (sum, prod, count, count_nonzero, any,
+// all) or the validity bits set by the kernels (min, max, arg forms, mean: set = the
+// list has a valid element, which a null list has not; the host counts the unset
+// bits). A finish functor writes one list's result and returns whether its validity
+// bit is set (ignored when the kernel has no validity words).
 // Null elements are skipped. Extremes skip NaN unless every valid element is NaN
 // (common/primitives.cuh, better()).
 // Overflow (code 1 at the list's index, lowest wins): an integer sum is accumulated in
@@ -74,6 +82,14 @@ template <typename T> struct FloatProdReducer {
 /// The product's output type: i64 for signed integers, u64 for unsigned, the float.
 template <typename T> struct IsFloat { static constexpr bool value = T(0.5) != T(0); };
 
+/// A if C, else B.
+template <bool C, typename A, typename B> struct Pick { typedef A type; };
+template <typename A, typename B> struct Pick<false, A, B> { typedef B type; };
+
+/// The product reducer of T: floats multiply in their own type; integers through ProdState.
+template <typename T>
+using ProdReducer = typename Pick<IsFloat<T>::value, FloatProdReducer<T>, IntProdReducer<T>>::type;
+
 /// The exact product as i64 (signed) or u64; reports overflow for list s.
 template <bool SIGNED>
 __device__ __forceinline__ unsigned long long finish_product(uint64_t s, ProdState p, uint64_t* error_word) {
@@ -128,6 +144,73 @@ struct AnyAllReducer {
     __device__ __forceinline__ State operator()(const State& a, const State& b) const { return a | b; }
 };
 
+// ---- finishes: write list s's result, return whether its validity bit is set ----
+
+/// list_sum: the sum narrowed to its output type (overflow reported for list s).
+template <typename T> struct SumFinish {
+    void* out;
+    uint64_t* error_word;
+    __device__ __forceinline__ bool operator()(uint64_t s, const typename SumReducer<T>::State& v) const {
+        auto r = narrow_sum(s, v, error_word);
+        static_cast<decltype(r)*>(out)[s] = r;
+        return true;
+    }
+};
+
+/// list_prod: the float product, or the exact integer product (overflow reported).
+template <typename T> struct ProdFinish {
+    void* out;
+    uint64_t* error_word;
+    __device__ __forceinline__ bool operator()(uint64_t s, const typename ProdReducer<T>::State& p) const {
+        if constexpr (IsFloat<T>::value) {
+            static_cast<T*>(out)[s] = p;
+        } else {
+            static_cast<unsigned long long*>(out)[s] = finish_product<(T(-1) < T(0))>(s, p, error_word);
+        }
+        return true;
+    }
+};
+
+/// list_min / list_max: the value and / or the position (null pointers skipped); the
+/// result is valid when the list has a valid element.
+template <typename T> struct ExtremumFinish {
+    T* out_values;
+    long long* out_positions;
+    __device__ __forceinline__ bool operator()(uint64_t s, const Arg<T>& a) const {
+        if (out_values) out_values[s] = a.index < 0 ? T(0) : a.value;
+        if (out_positions) out_positions[s] = a.index < 0 ? 0 : a.index;
+        return a.index >= 0;
+    }
+};
+
+/// list_count_nonzero and list_count: the count.
+struct CountFinish {
+    long long* out;
+    __device__ __forceinline__ bool operator()(uint64_t s, long long c) const {
+        out[s] = c;
+        return true;
+    }
+};
+
+/// list_mean: the mean in f64, valid when the list has a valid element.
+struct MeanFinish {
+    double* out;
+    __device__ __forceinline__ bool operator()(uint64_t s, const MeanState& m) const {
+        out[s] = m.count > 0 ? m.sum / static_cast<double>(m.count) : 0.0;
+        return m.count > 0;
+    }
+};
+
+/// list_any_all: flag = any (want_all = 0) or all (want_all = 1) valid element true.
+struct AnyAllFinish {
+    uint32_t want_all;
+    uint8_t* out_flags;
+    __device__ __forceinline__ bool operator()(uint64_t s, uint32_t seen) const {
+        out_flags[s] = want_all != 0 ? (seen & 2u) == 0 : (seen & 1u) != 0;
+        return true;
+    }
+};
+
 /// Set bit s of the validity `words` (zeroed by the host) when `valid`. The lanes of a
 /// warp that arrive together with bits of one word (thread per list: 32 neighbouring
 /// lists) combine them into one atomicOr; others set their bit alone.
@@ -145,71 +228,65 @@ __device__ __forceinline__ void set_valid_bit(uint32_t* words, uint64_t s, bool 
     }
 }
 
-/// list_prod: floats multiply in their own type; integers through ProdState.
-template <typename O, typename T>
-__device__ void list_prod(const T* values, const uint8_t* validity, uint64_t bit_offset, const O* offsets,
-                          const uint8_t* list_bits, uint64_t list_bit_offset, uint64_t lists, uint32_t mode,
-                          void* out, uint64_t* error_word, const LongWork& work) {
-    if constexpr (IsFloat<T>::value) {
-        segmented(ArrayLoad<T>{values}, validity, bit_offset, offsets, list_bits, list_bit_offset, lists, mode,
-                  FloatProdReducer<T>(), [=](uint64_t s, T v) { static_cast<T*>(out)[s] = v; }, work);
-    } else {
-        segmented(ArrayLoad<T>{values}, validity, bit_offset, offsets, list_bits, list_bit_offset, lists, mode,
-                  IntProdReducer<T>(), [=](uint64_t s, ProdState p) {
-                      static_cast<unsigned long long*>(out)[s] = finish_product<(T(-1) < T(0))>(s, p, error_word);
-                  }, work);
+/// A finish for the modes: the result, then its validity bit when there are words (a
+/// uniform condition: every thread sees the same pointer).
+template <typename F> struct WithBits {
+    F finish;
+    uint32_t* words;
+    template <typename S> __device__ __forceinline__ void operator()(uint64_t s, const S& v) const {
+        const bool set = finish(s, v);
+        if (words != nullptr) set_valid_bit(words, s, set);
     }
+};
+
+/// The body of a modes entry point (long path included).
+template <typename O, typename R, typename Load, typename F>
+__device__ __forceinline__ void list_modes(Load load, const uint8_t* validity, uint64_t bit_offset, const O* offsets,
+                                           const uint8_t* list_bits, uint64_t list_bit_offset, uint64_t lists,
+                                           uint32_t mode, R reducer, F finish, uint32_t* words,
+                                           const LongWork& work) {
+    segmented(load, validity, bit_offset, offsets, list_bits, list_bit_offset, lists, mode, reducer,
+              WithBits<F>{finish, words}, work);
 }
 
 #define RAGGED_LIST_ARGS(O, T)                                                              \
     const T *values, const uint8_t *validity, uint64_t bit_offset, const O *offsets,       \
-        const uint8_t *list_bits, uint64_t list_bit_offset, uint64_t lists, uint32_t mode
-#define RAGGED_LIST_PASS(T) ArrayLoad<T>{values}, validity, bit_offset, offsets, list_bits, list_bit_offset, lists, mode
-// The long path's parameters (common/segmented.cuh, LongWork), last in every kernel below.
+        const uint8_t *list_bits, uint64_t list_bit_offset, uint64_t lists
+#define RAGGED_LIST_PASS(T) ArrayLoad<T>{values}, validity, bit_offset, offsets, list_bits, list_bit_offset, lists
+// The long path's parameters (common/segmented.cuh, LongWork), last in every modes entry.
 #define RAGGED_LONG_ARGS uint64_t long_threshold, uint64_t long_capacity, uint32_t phase, unsigned long long *scratch
 #define RAGGED_LONG_WORK LongWork{long_threshold, long_capacity, phase, scratch}
+// The tile path's parameters (common/segmented.cuh, TileWork), last in every tiles entry.
+#define RAGGED_TILE_ARGS uint64_t tile_len, uint64_t tiles, uint32_t phase, unsigned long long *scratch
+#define RAGGED_TILE_WORK TileWork{tile_len, tiles, phase, scratch}
 
-#define RAGGED_LIST_REDUCE(O, ONAME, T, NAME)                                               \
-    extern "C" __global__ void __launch_bounds__(SEGMENT_BLOCK) list_sum_##ONAME##_##NAME(  \
-        RAGGED_LIST_ARGS(O, T), void* out, uint64_t* error_word, RAGGED_LONG_ARGS) {                        \
-        segmented(RAGGED_LIST_PASS(T), SumReducer<T>(), [=](uint64_t s, SumReducer<T>::State v) { \
-            auto r = narrow_sum(s, v, error_word);                                          \
-            static_cast<decltype(r)*>(out)[s] = r;                                          \
-        }, RAGGED_LONG_WORK);                                                               \
-    }                                                                                       \
-    extern "C" __global__ void __launch_bounds__(SEGMENT_BLOCK) list_prod_##ONAME##_##NAME( \
-        RAGGED_LIST_ARGS(O, T), void* out, uint64_t* error_word, RAGGED_LONG_ARGS) {                        \
-        list_prod<O, T>(values, validity, bit_offset, offsets, list_bits, list_bit_offset, lists, mode, out, \
-                        error_word, RAGGED_LONG_WORK);                                                        \
-    }                                                                                       \
-    extern "C" __global__ void __launch_bounds__(SEGMENT_BLOCK) list_min_##ONAME##_##NAME(  \
-        RAGGED_LIST_ARGS(O, T), T* out_values, long long* out_positions, uint32_t* out_words, RAGGED_LONG_ARGS) { \
-        segmented(RAGGED_LIST_PASS(T), ExtremumReducer<T, false>(), [=](uint64_t s, Arg<T> a) { \
-            if (out_values) out_values[s] = a.index < 0 ? T(0) : a.value;                   \
-            if (out_positions) out_positions[s] = a.index < 0 ? 0 : a.index;                \
-            set_valid_bit(out_words, s, a.index >= 0);                                      \
-        }, RAGGED_LONG_WORK);                                                               \
-    }                                                                                       \
-    extern "C" __global__ void __launch_bounds__(SEGMENT_BLOCK) list_max_##ONAME##_##NAME(  \
-        RAGGED_LIST_ARGS(O, T), T* out_values, long long* out_positions, uint32_t* out_words, RAGGED_LONG_ARGS) { \
-        segmented(RAGGED_LIST_PASS(T), ExtremumReducer<T, true>(), [=](uint64_t s, Arg<T> a) { \
-            if (out_values) out_values[s] = a.index < 0 ? T(0) : a.value;                   \
-            if (out_positions) out_positions[s] = a.index < 0 ? 0 : a.index;                \
-            set_valid_bit(out_words, s, a.index >= 0);                                      \
-        }, RAGGED_LONG_WORK);                                                               \
-    }                                                                                       \
-    extern "C" __global__ void __launch_bounds__(SEGMENT_BLOCK) list_count_nonzero_##ONAME##_##NAME( \
-        RAGGED_LIST_ARGS(O, T), long long* out, RAGGED_LONG_ARGS) {                                           \
-        segmented(RAGGED_LIST_PASS(T), NonzeroReducer<T>(), [=](uint64_t s, long long c) { out[s] = c; }, \
-                  RAGGED_LONG_WORK);                                                        \
-    }                                                                                       \
-    extern "C" __global__ void __launch_bounds__(SEGMENT_BLOCK) list_mean_##ONAME##_##NAME( \
-        RAGGED_LIST_ARGS(O, T), double* out, uint32_t* out_words, RAGGED_LONG_ARGS) {                          \
-        segmented(RAGGED_LIST_PASS(T), MeanReducer<T>(), [=](uint64_t s, MeanState m) {     \
-            out[s] = m.count > 0 ? m.sum / static_cast<double>(m.count) : 0.0;              \
-            set_valid_bit(out_words, s, m.count > 0);                                       \
-        }, RAGGED_LONG_WORK);                                                               \
+/// Both entry points of one typed reduction: list_<OP>_<O>_<T>(list args, uint32_t mode,
+/// extra..., long args) and list_<OP>_tiles_<O>_<T>(list args, extra..., tile args).
+#define RAGGED_LIST_ENTRIES(OP, ONAME, NAME, O, T, REDUCER, FINISH, WORDS, ...)              \
+    extern "C" __global__ void __launch_bounds__(SEGMENT_BLOCK) list_##OP##_##ONAME##_##NAME( \
+        RAGGED_LIST_ARGS(O, T), uint32_t mode, __VA_ARGS__, RAGGED_LONG_ARGS) {              \
+        list_modes(RAGGED_LIST_PASS(T), mode, REDUCER, FINISH, WORDS, RAGGED_LONG_WORK);     \
+    }                                                                                        \
+    extern "C" __global__ void __launch_bounds__(SEGMENT_BLOCK, TILE_MIN_BLOCKS) list_##OP##_tiles_##ONAME##_##NAME( \
+        RAGGED_LIST_ARGS(O, T), __VA_ARGS__, RAGGED_TILE_ARGS) {                             \
+        segmented_tiles(RAGGED_LIST_PASS(T), REDUCER, FINISH, WORDS, RAGGED_TILE_WORK);      \
     }
+
+#define RAGGED_LIST_REDUCE(O, ONAME, T, NAME)                                                \
+    RAGGED_LIST_ENTRIES(sum, ONAME, NAME, O, T, SumReducer<T>(), (SumFinish<T>{out, error_word}), \
+                        static_cast<uint32_t*>(nullptr), void* out, uint64_t* error_word)    \
+    RAGGED_LIST_ENTRIES(prod, ONAME, NAME, O, T, ProdReducer<T>(), (ProdFinish<T>{out, error_word}), \
+                        static_cast<uint32_t*>(nullptr), void* out, uint64_t* error_word)    \
+    RAGGED_LIST_ENTRIES(min, ONAME, NAME, O, T, (ExtremumReducer<T, false>()),               \
+                        (ExtremumFinish<T>{out_values, out_positions}), out_words, T* out_values, \
+                        long long* out_positions, uint32_t* out_words)                       \
+    RAGGED_LIST_ENTRIES(max, ONAME, NAME, O, T, (ExtremumReducer<T, true>()),                \
+                        (ExtremumFinish<T>{out_values, out_positions}), out_words, T* out_values, \
+                        long long* out_positions, uint32_t* out_words)                       \
+    RAGGED_LIST_ENTRIES(count_nonzero, ONAME, NAME, O, T, NonzeroReducer<T>(), CountFinish{out}, \
+                        static_cast<uint32_t*>(nullptr), long long* out)                     \
+    RAGGED_LIST_ENTRIES(mean, ONAME, NAME, O, T, MeanReducer<T>(), MeanFinish{out}, out_words, \
+                        double* out, uint32_t* out_words)
 
 #if defined(RAGGED_LISTS_REDUCE_OFFSET)
 #if RAGGED_LISTS_REDUCE_OFFSET == 32
@@ -238,6 +315,8 @@ RAGGED_LIST_REDUCE_TYPED(double, f64)
 /// list_count: valid elements of each list (child validity only). Without a child
 /// validity bitmap the count is the list length (thread per list, mode ignored).
 /// list_any_all: flag = any (want_all = 0) or all (want_all = 1) valid element true.
+/// Each has a tiles entry (list_count_tiles_<O>, list_any_all_tiles_<O>: the same
+/// parameters without `mode`, then the tile path's four).
 #define RAGGED_LIST_COUNT(O, ONAME)                                                         \
     extern "C" __global__ void __launch_bounds__(SEGMENT_BLOCK) list_count_##ONAME(        \
         const uint8_t* validity, uint64_t bit_offset, const O* offsets, const uint8_t* list_bits, \
@@ -254,14 +333,30 @@ RAGGED_LIST_REDUCE_TYPED(double, f64)
         segmented(ArrayLoad<uint8_t>{none}, validity, bit_offset, offsets, list_bits, list_bit_offset, lists, \
                   mode, CountReducer<uint8_t>(), [=](uint64_t s, long long c) { out[s] = c; }); \
     }                                                                                       \
+    extern "C" __global__ void __launch_bounds__(SEGMENT_BLOCK, TILE_MIN_BLOCKS) list_count_tiles_##ONAME(  \
+        const uint8_t* validity, uint64_t bit_offset, const O* offsets, const uint8_t* list_bits, \
+        uint64_t list_bit_offset, uint64_t lists, long long* out, RAGGED_TILE_ARGS) {      \
+        const uint8_t* none = nullptr;                                                      \
+        segmented_tiles(ArrayLoad<uint8_t>{none}, validity, bit_offset, offsets, list_bits, list_bit_offset, \
+                        lists, CountReducer<uint8_t>(), CountFinish{out}, static_cast<uint32_t*>(nullptr), \
+                        RAGGED_TILE_WORK);                                                  \
+    }                                                                                       \
     extern "C" __global__ void __launch_bounds__(SEGMENT_BLOCK) list_any_all_##ONAME(      \
         const uint8_t* bits, uint64_t bits_offset, const uint8_t* validity, uint64_t bit_offset, \
         const O* offsets, const uint8_t* list_bits, uint64_t list_bit_offset, uint64_t lists, \
         uint32_t mode, uint32_t want_all, uint8_t* out_flags) {                            \
         segmented(BitLoad{bits, bits_offset}, validity, bit_offset, offsets, list_bits, list_bit_offset, lists, \
                   mode, AnyAllReducer(), [=](uint64_t s, uint32_t seen) {                   \
-                      out_flags[s] = want_all != 0 ? (seen & 2u) == 0 : (seen & 1u) != 0;   \
+                      AnyAllFinish{want_all, out_flags}(s, seen);                           \
                   });                                                                       \
+    }                                                                                       \
+    extern "C" __global__ void __launch_bounds__(SEGMENT_BLOCK, TILE_MIN_BLOCKS) list_any_all_tiles_##ONAME( \
+        const uint8_t* bits, uint64_t bits_offset, const uint8_t* validity, uint64_t bit_offset, \
+        const O* offsets, const uint8_t* list_bits, uint64_t list_bit_offset, uint64_t lists, \
+        uint32_t want_all, uint8_t* out_flags, RAGGED_TILE_ARGS) {                         \
+        segmented_tiles(BitLoad{bits, bits_offset}, validity, bit_offset, offsets, list_bits, list_bit_offset, \
+                        lists, AnyAllReducer(), AnyAllFinish{want_all, out_flags},          \
+                        static_cast<uint32_t*>(nullptr), RAGGED_TILE_WORK);                 \
     }
 RAGGED_LIST_COUNT(int32_t, i32)
 RAGGED_LIST_COUNT(int64_t, i64)

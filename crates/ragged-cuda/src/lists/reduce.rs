@@ -1,15 +1,37 @@
 //! Per-list reductions on the GPU: host dispatch for `kernels/lists/reduce.cu`.
 //!
-//! The list offsets are valid for the child by construction (no validation pass). The
-//! mapping — thread, eight lanes, warp or block per list — is chosen from a sample of
-//! the list lengths (its median), and lists much longer than that mapping serves go to
-//! the engine's long path, split over the whole grid (`LongWork` in
-//! `kernels/common/segmented.cuh`). Null lists are never read. Results that
-//! always exist (sum, prod, counts, any, all) take the list validity; the others (min,
-//! max, arg forms, mean) get a validity bit per list (the list has a valid element),
-//! set by the reducing kernel itself (no flag bytes, no packing pass).
+//! The list offsets are valid for the child by construction (no validation pass). One
+//! small launch (`list_plan`) samples 256 list lengths and reads the child range; from
+//! it each call takes one of two paths (`common/segmented.cuh` describes both):
+//!
+//! - **Tiles** (the default): the merged sequence of list ends and elements is cut into
+//!   fixed tiles (4 096 items, 2 048 for 8-byte elements), a block per tile; lists are
+//!   found in a tile by a merge-path search of the offsets, reduced by key in the block
+//!   (a segmented `cub::BlockScan`), and lists that span tiles are finished by a small
+//!   fix-up pass from per-tile partial states, combined in a fixed order (float results
+//!   are deterministic; argmin / argmax keep the lowest position on ties). Three
+//!   launches (partitions, tiles, fix-up); the work of a block does not depend on the
+//!   length distribution — many empty lists, lists of 64 or one list of a billion
+//!   elements run at one rate.
+//! - **Modes**, for short lists only: when both the sampled median length is below 8
+//!   and the mean below 16, a thread reduces each list (mode 0, eight loads in flight;
+//!   0.86 x copy for sums at an average of 4 on an H100, PERFORMANCE.md v0.4.1), and the
+//!   rare lists longer than 256 go to the long path (`LongWork`), split over the grid.
+//!   There a tile would spend more on locating a few elements per list than it saves.
+//!   (The 8-lane, warp and block modes are reached only through `RAGGED_LISTS_REDUCE`.)
+//!
+//! `RAGGED_LISTS_REDUCE=tiles` or `=modes` forces one path for every call (read once
+//! per process): it lets the conformance suite, whose small cases mostly have short
+//! lists, run the tile path on every case, and lets the bench compare the two.
+//!
+//! Null lists reduce to the identity (the modes never read them; the tiles read their
+//! elements and drop them). Results that always exist (sum, prod, counts, any, all)
+//! take the list validity; the others (min, max, arg forms, mean) get a validity bit
+//! per list (the list has a valid element), set by the kernels themselves (no flag
+//! bytes, no packing pass).
 
 use std::ffi::c_void;
+use std::sync::OnceLock;
 
 use ragged_core::{
     BooleanColumn, Error, ListColumn, Native, OffsetSize, PrimitiveColumn, Result, ValidityBitmap,
@@ -17,12 +39,36 @@ use ragged_core::{
 
 use super::gather::count_unset;
 use crate::common::bits::{bitmap, pack_flags};
-use crate::compile::{lists_reduce_module, LISTS_REDUCE};
+use crate::compile::{lists_reduce_module, ModuleSource, LISTS_REDUCE};
 use crate::error_word::ErrorWord;
 use crate::launch::{grid_for, launch, params, BLOCK};
 use crate::memory::{Device, DeviceBitmap, DeviceBuffer};
 use crate::primitives::validity_args;
 use crate::CudaBackend;
+
+/// Which kernels reduce the lists of one call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Path {
+    /// Thread / 8 lanes / warp / block per list, plus the long path.
+    Modes,
+    /// Fixed tiles of the merged list ends and elements, plus the fix-up of spanning lists.
+    Tiles,
+}
+
+/// The path forced by `RAGGED_LISTS_REDUCE` (`tiles` or `modes`, any case), read once.
+fn forced_path() -> Option<Path> {
+    static FORCED: OnceLock<Option<Path>> = OnceLock::new();
+    *FORCED.get_or_init(|| {
+        let value = std::env::var("RAGGED_LISTS_REDUCE").unwrap_or_default();
+        if value.eq_ignore_ascii_case("tiles") {
+            Some(Path::Tiles)
+        } else if value.eq_ignore_ascii_case("modes") {
+            Some(Path::Modes)
+        } else {
+            None
+        }
+    })
+}
 
 /// How a reduction over the lists is launched.
 struct Plan {
@@ -30,6 +76,9 @@ struct Plan {
     list_bits: u64,
     list_bit_offset: u64,
     n: u64,
+    /// Items of the merged sequence of the tile path: n list ends + the child range.
+    items: u64,
+    path: Path,
     mode: u32,
     grid: u32,
     /// Lists longer than this go to the long path (see [`LongScratch`]).
@@ -63,14 +112,22 @@ impl LongScratch {
     }
 }
 
-/// Pick the mapping from a sample of the list lengths (`list_plan`, one launch whose
-/// result lands in the backend's mapped slot; it also zeroes the long path's counters
-/// when `counters` is not 0): thread per list when the median length is below 8, eight
-/// lanes below 128, a warp below 2048, else a block (kernels/common/segmented.cuh).
+/// Merged items per tile of the tile path for elements of `element_bytes` bytes:
+/// 256 threads x 8 items for 8-byte elements, x 16 otherwise (`TileShape` of
+/// `kernels/common/segmented.cuh`, which checks that the two agree).
+fn tile_len(element_bytes: usize) -> u64 {
+    u64::from(BLOCK) * if element_bytes >= 8 { 8 } else { 16 }
+}
+
+/// Sample the list lengths (`list_plan`, one launch whose result lands in the backend's
+/// mapped slot; it also zeroes the long path's counters when `counters` is not 0) and
+/// pick the path: the modes when the median length is below 8 and the mean below 16
+/// (short lists: thread per list), else the tiles, unless `RAGGED_LISTS_REDUCE` forces
+/// one. For the modes, the mapping: thread per list when the median length is below 8,
+/// eight lanes below 128, a warp below 2048, else a block (kernels/common/segmented.cuh).
 /// Lists much longer than what the mode serves well (256, 1024, 8192 and 65 536
 /// elements: at most 32 rounds of loads per thread in modes 0 and 3, 64 in modes 1 and
-/// 2) go to the long path, which splits them over the whole grid: the median,
-/// not the average, picks the mode, and the longest list no longer sets the runtime.
+/// 2) go to the long path, which splits them over the whole grid.
 fn plan<O: OffsetSize>(
     backend: &CudaBackend,
     col: &ListColumn<O, Device>,
@@ -95,6 +152,9 @@ fn plan<O: OffsetSize>(
             .map_or(0, i64::from_le_bytes)
     };
     let half = PLAN_SAMPLES / 2;
+    let child_range = u64::try_from(word(1) - word(0)).unwrap_or(0);
+    let short = word(2) > half && child_range < 16 * lists;
+    let path = forced_path().unwrap_or(if short { Path::Modes } else { Path::Tiles });
     let sms = backend.info().multiprocessors;
     let (mode, grid, long_threshold) = if word(2) > half {
         (0, grid_for(lists, sms), 256)
@@ -115,20 +175,67 @@ fn plan<O: OffsetSize>(
         list_bits,
         list_bit_offset,
         n: lists,
+        items: lists + child_range,
+        path,
         mode,
         grid,
         long_threshold,
     })
 }
 
-/// Launch `list_<name>_<O>_<T>` over the values of `child`: the main pass, then the
-/// long path's chunk and finishing passes (which find nothing to do when no list was
-/// long).
+/// Launch the three phases of a tile-path kernel `name` of `module` (partitions,
+/// tiles, fix-up) with a scratch for the tiles of `tile` items over `plan.items`.
 ///
 /// # Safety
-/// `extra` points to the kernel's parameters after `mode` and before the long path's
-/// four, each of its exact type and alive for the call; every output behind them holds
-/// `col.len()` entries.
+/// `function`'s parameters are `args`, each of its exact type and alive for the call,
+/// then `(uint64_t tile_len, uint64_t tiles, uint32_t phase, unsigned long long*
+/// scratch)`; the kernel reads `plan`'s offsets and list validity and writes outputs
+/// (behind `args`) of `plan.n` entries; `tile` is the kernel's `TileShape<V>::TILE`.
+unsafe fn launch_tiles(
+    backend: &CudaBackend,
+    module: &'static ModuleSource,
+    name: &str,
+    plan: &Plan,
+    tile: u64,
+    args: &[*mut c_void],
+) -> Result<()> {
+    let function = backend.function(module, name)?;
+    let tiles = plan.items.div_ceil(tile).max(1);
+    // Partitions (tiles + 1 words, padded to an even count), then heads and tails of
+    // 4 words each (`TileWork` of kernels/common/segmented.cuh).
+    let words = ((tiles + 2) & !1) + 8 * tiles;
+    let scratch = backend.alloc::<u64>(usize::try_from(words).map_err(|_| {
+        Error::invalid_argument("list reduction", "the tile scratch does not fit memory")
+    })?)?;
+    let scratch_ptr = scratch.device_ptr();
+    let sms = backend.info().multiprocessors;
+    for phase in 0u32..3 {
+        let grid = match phase {
+            0 => grid_for(tiles + 1, sms),
+            1 => tiles.min(i32::MAX as u64) as u32,
+            _ => grid_for(tiles * 32, sms),
+        };
+        let mut all = args.to_vec();
+        all.extend_from_slice(&params![tile, tiles, phase, scratch_ptr]);
+        // SAFETY: the caller's parameters, then the tile path's four: the tile length
+        // the kernel checks, the tile count the scratch is sized for (partitions,
+        // heads and tails of `tiles` tiles), the phase and the scratch. Phase 0 writes
+        // the partitions that phases 1 and 2 read, phase 1 the states phase 2 reads
+        // (stream-ordered). The scratch's stream-ordered free comes after the launches.
+        unsafe { launch(function, grid, BLOCK, 0, backend.stream(), &mut all)? };
+    }
+    drop(scratch);
+    Ok(())
+}
+
+/// Launch `list_<name>_<O>_<T>` (modes: the main pass, then the long path's chunk and
+/// finishing passes, which find nothing to do when no list was long) or
+/// `list_<name>_tiles_<O>_<T>` over the values of `child`, as `plan` chooses.
+///
+/// # Safety
+/// `extra` points to the kernel's parameters after the list arguments (and `mode`) and
+/// before the long path's or the tile path's four, each of its exact type and alive for
+/// the call; every output behind them holds `col.len()` entries.
 unsafe fn launch_values<O: OffsetSize, T: Native>(
     backend: &CudaBackend,
     name: &str,
@@ -138,12 +245,42 @@ unsafe fn launch_values<O: OffsetSize, T: Native>(
     let child = child_of::<O, T>(col)?;
     let scratch = LongScratch::new(backend, col.child().len())?;
     let plan = plan(backend, col, scratch.buffer.device_ptr())?;
-    let function = backend.function(
-        lists_reduce_module(O::OFFSET_NAME, T::NAME),
-        &format!("list_{name}_{}_{}", O::OFFSET_NAME, T::NAME),
-    )?;
+    let module = lists_reduce_module(O::OFFSET_NAME, T::NAME);
     let (values, (bits, bit_offset)) =
         (child.values().device_ptr(), validity_args(child.validity()));
+    if plan.path == Path::Tiles {
+        drop(scratch);
+        let mut args = params![
+            values,
+            bits,
+            bit_offset,
+            plan.offsets,
+            plan.list_bits,
+            plan.list_bit_offset,
+            plan.n
+        ]
+        .to_vec();
+        args.extend_from_slice(extra);
+        let kernel = format!("list_{name}_tiles_{}_{}", O::OFFSET_NAME, T::NAME);
+        // SAFETY: every `list_<name>_tiles_<O>_<T>` takes `(const T*, const uint8_t*,
+        // uint64_t, const O*, const uint8_t*, uint64_t, uint64_t)`: the child's values
+        // and validity, the lists' n + 1 offsets (valid for the child) and validity;
+        // then the caller's `extra` and the tile path's four; T's tile length.
+        return unsafe {
+            launch_tiles(
+                backend,
+                module,
+                &kernel,
+                &plan,
+                tile_len(std::mem::size_of::<T>()),
+                &args,
+            )
+        };
+    }
+    let function = backend.function(
+        module,
+        &format!("list_{name}_{}_{}", O::OFFSET_NAME, T::NAME),
+    )?;
     let (capacity, scratch_ptr) = (scratch.capacity, scratch.buffer.device_ptr());
     let fill = grid_for(u64::MAX, backend.info().multiprocessors);
     for phase in 0u32..3 {
@@ -367,14 +504,35 @@ pub(crate) fn list_count<O: OffsetSize>(
     let out = backend.alloc::<i64>(col.len())?;
     if !col.is_empty() {
         let mut plan = plan(backend, col, 0)?;
+        let (bits, bit_offset) = validity_args(child_validity);
+        let out_ptr = out.device_ptr();
+        if child_validity.is_some() && plan.path == Path::Tiles {
+            let args = params![
+                bits,
+                bit_offset,
+                plan.offsets,
+                plan.list_bits,
+                plan.list_bit_offset,
+                plan.n,
+                out_ptr
+            ];
+            let kernel = format!("list_count_tiles_{}", O::OFFSET_NAME);
+            // SAFETY: `list_count_tiles_<O>(const uint8_t*, uint64_t, const O*, const
+            // uint8_t*, uint64_t, uint64_t, long long*, <tile args>)`: reads the child's
+            // validity bits inside the child range, n + 1 offsets and n list validity
+            // bits, writes n counts (allocated above); counts read no values (1-byte
+            // tile shape).
+            return unsafe {
+                launch_tiles(backend, &LISTS_REDUCE, &kernel, &plan, tile_len(1), &args)
+            }
+            .and_then(|()| PrimitiveColumn::try_new(out, col.validity().cloned()));
+        }
         if child_validity.is_none() {
             // Without nulls the count is the length: one thread per list.
             plan.grid = grid_for(plan.n, backend.info().multiprocessors);
         }
         let function =
             backend.function(&LISTS_REDUCE, &format!("list_count_{}", O::OFFSET_NAME))?;
-        let (bits, bit_offset) = validity_args(child_validity);
-        let out_ptr = out.device_ptr();
         let mut args = params![
             bits,
             bit_offset,
@@ -404,29 +562,51 @@ pub(crate) fn list_any_all<O: OffsetSize>(
     let flags = backend.alloc::<u8>(n)?;
     if n > 0 {
         let plan = plan(backend, col, 0)?;
-        let function =
-            backend.function(&LISTS_REDUCE, &format!("list_any_all_{}", O::OFFSET_NAME))?;
         let (bits, bits_offset) = validity_args(Some(child.values()));
         let (validity, bit_offset) = validity_args(child.validity());
         let (all, flags_ptr) = (u32::from(want_all), flags.device_ptr());
-        let mut args = params![
-            bits,
-            bits_offset,
-            validity,
-            bit_offset,
-            plan.offsets,
-            plan.list_bits,
-            plan.list_bit_offset,
-            plan.n,
-            plan.mode,
-            all,
-            flags_ptr
-        ];
-        // SAFETY: `list_any_all_<O>(const uint8_t*, uint64_t, const uint8_t*, uint64_t,
-        // const O*, const uint8_t*, uint64_t, uint64_t, uint32_t, uint32_t, uint8_t*)`:
-        // reads value and validity bits inside the lists, n + 1 offsets and n list
-        // validity bits, writes n flags (allocated above).
-        unsafe { launch(function, plan.grid, BLOCK, 0, backend.stream(), &mut args)? };
+        if plan.path == Path::Tiles {
+            let args = params![
+                bits,
+                bits_offset,
+                validity,
+                bit_offset,
+                plan.offsets,
+                plan.list_bits,
+                plan.list_bit_offset,
+                plan.n,
+                all,
+                flags_ptr
+            ];
+            let kernel = format!("list_any_all_tiles_{}", O::OFFSET_NAME);
+            // SAFETY: `list_any_all_tiles_<O>(const uint8_t*, uint64_t, const uint8_t*,
+            // uint64_t, const O*, const uint8_t*, uint64_t, uint64_t, uint32_t,
+            // uint8_t*, <tile args>)`: reads value and validity bits inside the child
+            // range, n + 1 offsets and n list validity bits, writes n flags (allocated
+            // above); booleans take the 1-byte tile shape.
+            unsafe { launch_tiles(backend, &LISTS_REDUCE, &kernel, &plan, tile_len(1), &args)? };
+        } else {
+            let function =
+                backend.function(&LISTS_REDUCE, &format!("list_any_all_{}", O::OFFSET_NAME))?;
+            let mut args = params![
+                bits,
+                bits_offset,
+                validity,
+                bit_offset,
+                plan.offsets,
+                plan.list_bits,
+                plan.list_bit_offset,
+                plan.n,
+                plan.mode,
+                all,
+                flags_ptr
+            ];
+            // SAFETY: `list_any_all_<O>(const uint8_t*, uint64_t, const uint8_t*,
+            // uint64_t, const O*, const uint8_t*, uint64_t, uint64_t, uint32_t, uint32_t,
+            // uint8_t*)`: reads value and validity bits inside the lists, n + 1 offsets
+            // and n list validity bits, writes n flags (allocated above).
+            unsafe { launch(function, plan.grid, BLOCK, 0, backend.stream(), &mut args)? };
+        }
     }
     let (words, falses) = pack_flags(backend, &flags, n as u64)?;
     BooleanColumn::try_new(bitmap(words, n, falses), col.validity().cloned())
