@@ -7,8 +7,10 @@
 //      reported through the error word, code 1), the validity packed by warp ballots
 //      with its unset bits counted;
 //   2. the host scans the sizes into offsets (i32 or i64, primitives/scan);
-//   3. two_pass_fill: every row written at its offset.
-// Mapping: one thread per row, grid-stride over rows rounded up to whole warps.
+//   3. two_pass_fill: every row written at its offset, staged per block in shared
+//      memory and stored with coalesced 16-byte stores when the tile's bytes fit.
+// Mapping: one thread per row; the sizes pass grid-strides over rows rounded up to
+// whole warps, the fill pass over tiles of blockDim.x rows.
 // RAGGED_TWO_PASS(F, NAME) instantiates the entry points
 //   NAME_sizes(F, uint64_t rows, int32_t* sizes, uint32_t* validity, unsigned long long* nulls, uint64_t* error_word)
 //   NAME_fill_i32(F, uint64_t rows, const int32_t* offsets, uint8_t* chars)
@@ -39,13 +41,58 @@ __device__ void two_pass_sizes(const F& f, uint64_t rows, int32_t* sizes, uint32
     flush_count(nulls, null_count);
 }
 
+/// Bytes of shared memory a block stages its tile's output in (see two_pass_fill).
+constexpr long long TWO_PASS_STAGE = 16 * 1024;
+
+/// Write a staged tile: bytes [0, n) of `stage` go to dst[0, n), where stage[k] sits at
+/// the same offset from a 16-byte boundary as dst[k] (stage[shift] holds dst[0], with
+/// shift = dst mod 16), so whole 16-byte chunks move with one aligned load and store
+/// and only the two partial end chunks go byte by byte.
+__device__ __forceinline__ void flush_stage(const uint8_t* stage, uint8_t* dst, long long n, int shift) {
+    const long long span = n + shift;
+    const long long chunks = (span + 15) / 16;
+    uint8_t* aligned = dst - shift;
+    for (long long c = threadIdx.x; c < chunks; c += blockDim.x) {
+        const long long a = c * 16;
+        if (a >= shift && a + 16 <= span) {
+            *reinterpret_cast<uint4*>(aligned + a) = *reinterpret_cast<const uint4*>(stage + a);
+        } else {
+            const long long lo = a > shift ? a : shift;
+            const long long hi = a + 16 < span ? a + 16 : span;
+            for (long long k = lo; k < hi; ++k) aligned[k] = stage[k];
+        }
+    }
+}
+
+/// The fill pass, a tile of blockDim.x rows per block and round. When the tile's output
+/// fits TWO_PASS_STAGE bytes (the usual case: rows of up to 64 bytes on average), each
+/// thread writes its row into shared memory and the block then stores the tile's bytes
+/// with coalesced 16-byte stores; one thread per row writing straight to global memory
+/// would scatter single bytes over 32 rows per warp store. Larger tiles are written
+/// directly.
 template <typename F, typename O>
 __device__ void two_pass_fill(const F& f, uint64_t rows, const O* offsets, uint8_t* chars) {
-    for (uint64_t row = global_thread(); row < rows; row += grid_threads()) {
-        const O begin = offsets[row];
-        if (offsets[row + 1] == begin) continue;
-        Writer w{chars + begin, 0};
-        f(row, w);
+    __shared__ __align__(16) uint8_t stage[TWO_PASS_STAGE];
+    const uint64_t step = static_cast<uint64_t>(gridDim.x) * blockDim.x;
+    for (uint64_t tile = static_cast<uint64_t>(blockIdx.x) * blockDim.x; tile < rows; tile += step) {
+        const uint64_t last = tile + blockDim.x < rows ? tile + blockDim.x : rows;
+        const long long base = static_cast<long long>(offsets[tile]);
+        const long long n = static_cast<long long>(offsets[last]) - base;
+        const int shift = static_cast<int>(reinterpret_cast<unsigned long long>(chars + base) & 15u);
+        const bool staged = n + shift <= TWO_PASS_STAGE;  // uniform over the block
+        const uint64_t row = tile + threadIdx.x;
+        if (row < rows) {
+            const long long begin = static_cast<long long>(offsets[row]);
+            if (static_cast<long long>(offsets[row + 1]) != begin) {
+                Writer w{staged ? stage + shift + (begin - base) : chars + begin, 0};
+                f(row, w);
+            }
+        }
+        if (staged) {
+            __syncthreads();
+            flush_stage(stage, chars + base, n, shift);
+            __syncthreads();
+        }
     }
 }
 
