@@ -5,14 +5,16 @@
 // bytes of a null row must be none). The helper runs it twice:
 //   1. two_pass_sizes: every row's size as an int32 (a row of 2^31 bytes or more is
 //      reported through the error word, code 1), the validity packed by warp ballots
-//      with its unset bits counted;
-//   2. the host scans the sizes into offsets (i32 or i64, primitives/scan);
+//      with its unset bits counted into counts[0], and the sizes' total into counts[1];
+//   2. the host reads the error word and both counts in one round trip, picks the
+//      offset width from the total and queues the scan of the sizes into offsets
+//      (primitives/scan), with nothing more to read back;
 //   3. two_pass_fill: every row written at its offset, staged per block in shared
 //      memory and stored with coalesced 16-byte stores when the tile's bytes fit.
 // Mapping: one thread per row; the sizes pass grid-strides over rows rounded up to
 // whole warps, the fill pass over tiles of blockDim.x rows.
 // RAGGED_TWO_PASS(F, NAME) instantiates the entry points
-//   NAME_sizes(F, uint64_t rows, int32_t* sizes, uint32_t* validity, unsigned long long* nulls, uint64_t* error_word)
+//   NAME_sizes(F, uint64_t rows, int32_t* sizes, uint32_t* validity, unsigned long long* counts, uint64_t* error_word)
 //   NAME_fill_i32(F, uint64_t rows, const int32_t* offsets, uint8_t* chars)
 //   NAME_fill_i64(F, uint64_t rows, const long long* offsets, uint8_t* chars)
 #pragma once
@@ -22,9 +24,10 @@ namespace ragged {
 
 template <typename F>
 __device__ void two_pass_sizes(const F& f, uint64_t rows, int32_t* sizes, uint32_t* validity,
-                               unsigned long long* nulls, uint64_t* error_word) {
+                               unsigned long long* counts, uint64_t* error_word) {
     const uint64_t rounded = (rows + 31) / 32 * 32;
     unsigned long long null_count = 0;
+    unsigned long long bytes = 0;
     for (uint64_t row = global_thread(); row < rounded; row += grid_threads()) {
         bool valid = false;
         if (row < rows) {
@@ -34,11 +37,17 @@ __device__ void two_pass_sizes(const F& f, uint64_t rows, int32_t* sizes, uint32
                 report_error(error_word, row, 1);
                 w.pos = 0;
             }
-            sizes[row] = valid ? static_cast<int32_t>(w.pos) : 0;
+            const int32_t size = valid ? static_cast<int32_t>(w.pos) : 0;
+            sizes[row] = size;
+            bytes += static_cast<unsigned long long>(size);
         }
         ballot_word(row, rows, valid, validity, null_count);
     }
-    flush_count(nulls, null_count);
+    flush_count(counts, null_count);
+    // The output's bytes: one atomic per warp.
+#pragma unroll
+    for (int s = 16; s > 0; s >>= 1) bytes += __shfl_xor_sync(0xffffffffu, bytes, s);
+    if ((threadIdx.x & 31u) == 0 && bytes > 0) atomicAdd(counts + 1, bytes);
 }
 
 /// Bytes of shared memory a block stages its tile's output in (see two_pass_fill).
@@ -100,9 +109,9 @@ __device__ void two_pass_fill(const F& f, uint64_t rows, const O* offsets, uint8
 
 #define RAGGED_TWO_PASS(F, NAME)                                                            \
     extern "C" __global__ void __launch_bounds__(256)                                       \
-        NAME##_sizes(F f, uint64_t rows, int32_t* sizes, uint32_t* validity, unsigned long long* nulls, \
+        NAME##_sizes(F f, uint64_t rows, int32_t* sizes, uint32_t* validity, unsigned long long* counts, \
                      uint64_t* error_word) {                                                \
-        ragged::two_pass_sizes(f, rows, sizes, validity, nulls, error_word);               \
+        ragged::two_pass_sizes(f, rows, sizes, validity, counts, error_word);              \
     }                                                                                       \
     extern "C" __global__ void __launch_bounds__(256)                                       \
         NAME##_fill_i32(F f, uint64_t rows, const int32_t* offsets, uint8_t* chars) {       \

@@ -354,13 +354,20 @@ fn offsets_overflow(row: u64) -> Error {
     }
 }
 
-/// One pass of `sizes_to_offsets_<i32|i64>`: `Ok(Err(row))` when an i32 offset overflows
-/// (the caller may retry with i64), `Err` for negative sizes and device errors.
-fn offsets_pass(
+/// The launched scan of [`launch_offsets`]: the offsets, and the error word and total
+/// it writes.
+struct OffsetsLaunch {
+    out: Offsets<Device>,
+    word: ErrorWord,
+    total: DeviceBuffer<i64>,
+}
+
+/// Queue `sizes_to_offsets_<i32|i64>` over `n > 0` sizes (nothing is read back).
+fn launch_offsets(
     backend: &CudaBackend,
     sizes: &PrimitiveColumn<i32, Device>,
     wide: bool,
-) -> Result<std::result::Result<(Offsets<Device>, i64), u64>> {
+) -> Result<OffsetsLaunch> {
     let n = sizes.len() as u64;
     let state = TileState::new(backend, &PRIMITIVES_SCAN, "acc_i64", n, SIZES_TILE)?;
     let word = ErrorWord::new(backend)?;
@@ -409,6 +416,28 @@ fn offsets_pass(
             &mut args,
         )?
     };
+    Ok(OffsetsLaunch { out, word, total })
+}
+
+/// Offsets from `n > 0` sizes that the caller knows are non-negative and whose total
+/// fits the width (`wide`: i64), queued without reading anything back: the two-pass
+/// strings helper, which counted the total itself, saves the scan's round trip.
+pub(crate) fn sizes_to_offsets_queued(
+    backend: &CudaBackend,
+    sizes: &PrimitiveColumn<i32, Device>,
+    wide: bool,
+) -> Result<Offsets<Device>> {
+    Ok(launch_offsets(backend, sizes, wide)?.out)
+}
+
+/// One pass of `sizes_to_offsets_<i32|i64>`: `Ok(Err(row))` when an i32 offset overflows
+/// (the caller may retry with i64), `Err` for negative sizes and device errors.
+fn offsets_pass(
+    backend: &CudaBackend,
+    sizes: &PrimitiveColumn<i32, Device>,
+    wide: bool,
+) -> Result<std::result::Result<(Offsets<Device>, i64), u64>> {
+    let OffsetsLaunch { out, word, total } = launch_offsets(backend, sizes, wide)?;
     if let Some((row, code)) = word.read(backend)? {
         // Overflow rows come offset by 2^54 (negative sizes win; scan.cu).
         let row = if code == 2 {

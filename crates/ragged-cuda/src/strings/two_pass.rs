@@ -2,20 +2,19 @@
 //! and the device-side argument structs its functors read.
 //!
 //! An op passes a functor struct by value (its `#[repr(C)]` mirror here), and the
-//! helper runs `<name>_sizes` (sizes and validity), scans the sizes into offsets with
-//! `sizes_to_offsets` (the width chosen from the total, or as asked) and runs
-//! `<name>_fill_<O>`.
+//! helper runs `<name>_sizes` (sizes, validity, the null count and the sizes' total),
+//! reads the error word and both counts back in one round trip, queues the scan of the
+//! sizes into offsets (the width chosen from the total, or as asked) and runs
+//! `<name>_fill_<O>`; nothing else waits for the device, so an op costs one round trip.
 
 use ragged_core::ops::{AnyStringColumn, OffsetWidth, Offsets, StringArg};
-use ragged_core::{
-    BooleanColumn, Error, OffsetSize, PrimitiveColumn, Primitives, Result, StringColumn,
-};
+use ragged_core::{BooleanColumn, Error, OffsetSize, PrimitiveColumn, Result, StringColumn};
 
-use crate::common::bits::{ballot_grid, counter, read_counter, validity_or_none};
+use crate::common::bits::{ballot_grid, validity_or_none};
 use crate::compile::ModuleSource;
-use crate::error_word::ErrorWord;
 use crate::launch::{launch, params, BLOCK};
 use crate::memory::{Device, DeviceBuffer};
+use crate::primitives::scan::sizes_to_offsets_queued;
 use crate::primitives::validity_args;
 use crate::CudaBackend;
 
@@ -127,24 +126,22 @@ pub(crate) fn two_pass<F: Copy>(
     let n = rows as u64;
     let sizes = backend.alloc::<i32>(rows)?;
     let words = backend.alloc::<u32>(rows.div_ceil(32))?;
-    let mut nulls = 0;
+    let (mut nulls, mut total) = (0usize, 0u64);
     if rows > 0 {
-        let null_counter = counter(backend)?;
-        let word = ErrorWord::new(backend)?;
+        // The error word, the null count and the output's bytes: one upload to set them,
+        // one read after the sizes pass (the only round trip of the op).
+        let state = backend.upload_slice(&[u64::MAX, 0, 0])?;
         let function = backend.function(module, &format!("{name}_sizes"))?;
-        let (sizes_ptr, words_ptr, nulls_ptr, word_ptr) = (
-            sizes.device_ptr(),
-            words.device_ptr(),
-            null_counter.device_ptr(),
-            word.device_ptr(),
-        );
+        let (sizes_ptr, words_ptr, word_ptr) =
+            (sizes.device_ptr(), words.device_ptr(), state.device_ptr());
+        let counts_ptr = word_ptr + 8;
         let f = functor;
-        let mut args = params![f, n, sizes_ptr, words_ptr, nulls_ptr, word_ptr];
+        let mut args = params![f, n, sizes_ptr, words_ptr, counts_ptr, word_ptr];
         // SAFETY: `<name>_sizes(F, uint64_t, int32_t*, uint32_t*, unsigned long long*,
         // uint64_t*)` with F passed by value (its layout mirrored by the caller's
         // repr(C) struct, whose device pointers are alive); writes `rows` sizes and
-        // ceil(rows / 32) words (allocated above), adds to a zeroed counter, reports
-        // through the word.
+        // ceil(rows / 32) words (allocated above), adds to the two zeroed counters after
+        // the error word (three words uploaded above), reports through the word.
         unsafe {
             launch(
                 function,
@@ -155,15 +152,39 @@ pub(crate) fn two_pass<F: Copy>(
                 &mut args,
             )?
         };
-        if let Some((row, _)) = word.read(backend)? {
-            return Err(Error::row_too_long(op, row as usize));
+        let read = backend.read_bytes(&state, 0, 24)?;
+        let word =
+            |i: usize| u64::from_le_bytes(read[i * 8..i * 8 + 8].try_into().unwrap_or([0xff; 8]));
+        if word(0) != u64::MAX {
+            return Err(Error::row_too_long(op, (word(0) >> 8) as usize));
         }
-        nulls = read_counter(backend, &null_counter)?;
+        (nulls, total) = (word(1) as usize, word(2));
     }
     let validity = validity_or_none(words, rows, nulls);
-    let sizes = PrimitiveColumn::try_new(sizes, None)?;
-    let (offsets, total) = backend.sizes_to_offsets(&sizes, width)?;
-    drop(sizes);
+    let wide = match width {
+        OffsetWidth::I64 => true,
+        OffsetWidth::Auto => total > i32::MAX as u64,
+        OffsetWidth::I32 if total > i32::MAX as u64 => {
+            return Err(Error::Overflow {
+                op,
+                message: format!(
+                    "the output's {total} bytes do not fit i32 offsets; ask for i64 offsets"
+                ),
+            })
+        }
+        OffsetWidth::I32 => false,
+    };
+    let offsets = if rows == 0 {
+        if wide {
+            Offsets::I64(backend.upload_slice(&[0i64])?)
+        } else {
+            Offsets::I32(backend.upload_slice(&[0i32])?)
+        }
+    } else {
+        let sizes = PrimitiveColumn::try_new(sizes, None)?;
+        // The sizes are non-negative and their total fits the width (checked above).
+        sizes_to_offsets_queued(backend, &sizes, wide)?
+    };
     let chars = backend.alloc::<u8>(total as usize)?;
     let fill = |offsets_ptr: u64, suffix: &str| -> Result<()> {
         if rows == 0 || total == 0 {

@@ -15,7 +15,7 @@ use ragged_core::ops::{
     AnyStringColumn, ConcatNulls, OffsetWidth, Pattern, Side, SliceBounds, SplitOn, StringArg,
 };
 use ragged_core::DataBuffer;
-use ragged_core::{Result, StringColumn};
+use ragged_core::{Column, Result, StringColumn};
 
 use super::lists::hash;
 use super::{size_label, BenchBackend, Harness};
@@ -246,6 +246,22 @@ pub(crate) fn strings_suite<B: BenchBackend>(h: &mut Harness<'_, B>, quick: bool
                         .sum::<u64>())
             },
             || split().map(drop),
+        )?;
+        // One list of parts per row: the column read; the parts (chars, offsets) and the
+        // list offsets written.
+        let split_record = || b.split_record(&col, SplitOn::Literal(" "), None);
+        h.case_sized(
+            &format!("strings/split_record/{label}"),
+            rows as u64,
+            || {
+                let lists = split_record()?;
+                let parts = match lists.child() {
+                    Column::Utf8(c) => c.values().len() + 4 * (c.len() + 1),
+                    other => other.len(),
+                };
+                Ok(input + (parts + 4 * (rows + 1)) as u64)
+            },
+            || split_record().map(drop),
         )?;
     }
     Ok(())
