@@ -13,7 +13,7 @@
 //   list_<op>_tiles_<O>_<T> — the tile path: fixed tiles of the merged sequence of list
 //     ends and elements, whatever the lengths (three launches: partitions, tiles,
 //     fix-up of lists that span tiles; the elements under null lists are read and
-//     dropped). The host takes it unless the lists are short (lists/reduce.rs).
+//     dropped). The host takes it only when RAGGED_LISTS_REDUCE=tiles (lists/reduce.rs).
 // The host gives the output the list validity (sum, prod, count, count_nonzero, any,
 // all) or the validity bits set by the kernels (min, max, arg forms, mean: set = the
 // list has a valid element, which a null list has not; the host counts the unset

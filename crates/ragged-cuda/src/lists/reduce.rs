@@ -4,21 +4,37 @@
 //! small launch (`list_plan`) samples 256 list lengths and reads the child range; from
 //! it each call takes one of two paths (`common/segmented.cuh` describes both):
 //!
-//! - **Tiles** (the default): the merged sequence of list ends and elements is cut into
-//!   fixed tiles (4 096 items, 2 048 for 8-byte elements), a block per tile; lists are
-//!   found in a tile by a merge-path search of the offsets, reduced by key in the block
-//!   (a segmented `cub::BlockScan`), and lists that span tiles are finished by a small
-//!   fix-up pass from per-tile partial states, combined in a fixed order (float results
-//!   are deterministic; argmin / argmax keep the lowest position on ties). Three
-//!   launches (partitions, tiles, fix-up); the work of a block does not depend on the
-//!   length distribution — many empty lists, lists of 64 or one list of a billion
-//!   elements run at one rate.
-//! - **Modes**, for short lists only: when both the sampled median length is below 8
-//!   and the mean below 16, a thread reduces each list (mode 0, eight loads in flight;
-//!   0.86 x copy for sums at an average of 4 on an H100, PERFORMANCE.md v0.4.1), and the
-//!   rare lists longer than 256 go to the long path (`LongWork`), split over the grid.
-//!   There a tile would spend more on locating a few elements per list than it saves.
-//!   (The 8-lane, warp and block modes are reached only through `RAGGED_LISTS_REDUCE`.)
+//! - **Modes** (the default, for every length distribution): a thread reduces each list
+//!   when the sampled median length is below 8 (eight loads in flight), eight lanes
+//!   below 128, a warp below 2 048, else a block; lists far longer than the mode serves
+//!   go to the long path (`LongWork`), split over the grid.
+//! - **Tiles** (only when forced with `RAGGED_LISTS_REDUCE=tiles`): the merged sequence
+//!   of list ends and elements is cut into fixed tiles (4 096 items, 2 048 for 8-byte
+//!   elements), a block per tile; lists are found in a tile by a merge-path search of
+//!   the offsets, reduced by key in the block (a segmented `cub::BlockScan`), and lists
+//!   that span tiles are finished by a small fix-up pass from per-tile partial states,
+//!   combined in a fixed order (float results are deterministic; argmin / argmax keep
+//!   the lowest position on ties). Three launches (partitions, tiles, fix-up).
+//!
+//! Why the modes are the default: measured on an H100 80GB HBM3 (one session, 2^28 child
+//! elements, fraction of the device-to-device copy bandwidth of 2 840-2 920 GB/s;
+//! bytes = child read + offsets read + results written), tiles vs modes:
+//!
+//! | case              | tiles | modes |
+//! |-------------------|-------|-------|
+//! | sum/avg64/i32     | 0.386 | 0.546 |
+//! | min/avg64/i32     | 0.291 | 0.419 |
+//! | max/avg64/f32     | 0.265 | 0.365 |
+//! | mean/avg64/f32    | 0.295 | 0.403 |
+//! | sum/avg10000/i32  | 0.515 | 0.780 |
+//! | min/avg10000/i32  | 0.334 | 0.663 |
+//! | max/avg10000/f32  | 0.298 | 0.567 |
+//! | mean/avg10000/f32 | 0.391 | 0.715 |
+//! | sum/skewed/i32    | 0.507 | 0.771 |
+//!
+//! (Lists of 4 on average take the thread mode either way: sum 0.90, min 0.61, max
+//! 0.51, mean 0.66.) The tile path stages every element in shared memory before the
+//! scan; the modes read straight into registers.
 //!
 //! `RAGGED_LISTS_REDUCE=tiles` or `=modes` forces one path for every call (read once
 //! per process): it lets the conformance suite, whose small cases mostly have short
@@ -121,9 +137,7 @@ fn tile_len(element_bytes: usize) -> u64 {
 
 /// Sample the list lengths (`list_plan`, one launch whose result lands in the backend's
 /// mapped slot; it also zeroes the long path's counters when `counters` is not 0) and
-/// pick the path: the modes when the median length is below 8 and the mean below 16
-/// (short lists: thread per list), else the tiles, unless `RAGGED_LISTS_REDUCE` forces
-/// one. For the modes, the mapping: thread per list when the median length is below 8,
+/// pick the path: the modes, unless `RAGGED_LISTS_REDUCE` forces one. For the modes, the mapping: thread per list when the median length is below 8,
 /// eight lanes below 128, a warp below 2048, else a block (kernels/common/segmented.cuh).
 /// Lists much longer than what the mode serves well (256, 1024, 8192 and 65 536
 /// elements: at most 32 rounds of loads per thread in modes 0 and 3, 64 in modes 1 and
@@ -153,8 +167,8 @@ fn plan<O: OffsetSize>(
     };
     let half = PLAN_SAMPLES / 2;
     let child_range = u64::try_from(word(1) - word(0)).unwrap_or(0);
-    let short = word(2) > half && child_range < 16 * lists;
-    let path = forced_path().unwrap_or(if short { Path::Modes } else { Path::Tiles });
+    // The modes measured faster than the tiles on every case (module docs).
+    let path = forced_path().unwrap_or(Path::Modes);
     let sms = backend.info().multiprocessors;
     let (mode, grid, long_threshold) = if word(2) > half {
         (0, grid_for(lists, sms), 256)
