@@ -100,6 +100,7 @@ def main():
         ),
         "concatenate": lambda: df.select(pl.concat_str([pl.col("name"), pl.col("vis")], separator=" ")),
         "split": lambda: s.str.split_exact(" ", 1),
+        "split_record": lambda: s.str.split(" "),
         "upper": lambda: s.str.to_uppercase(),
         "lower": lambda: s.str.to_lowercase(),
         "strip": lambda: s.str.strip_chars("Ma"),
