@@ -352,56 +352,99 @@ struct BitLoad {
 
 // ---- the tile path ----------------------------------------------------------------
 //
-// The elements and the segment ends form one merged sequence (segment end s comes
-// after the elements of segments 0 .. s and before those of s + 1; ties go to the
-// end, so empty segments are ends with no element between them). The sequence is cut
-// into tiles of TILE = SEGMENT_BLOCK x ITEMS items, so that every block does the same
-// work whatever the lengths — many empty segments or one segment of a billion elements.
-//   phase 0 (tile_partitions): a thread per tile boundary finds, by a merge-path binary
-//     search of the offsets, how many segment ends lie before it (partitions[t]);
-//   phase 1 (reduce_tiles): a block per tile stages the tile's segment ends (int,
-//     relative to the tile's first element), its elements (coalesced loads, ITEMS in
-//     flight per thread) and their validity bits (warp ballots) in shared memory; each
-//     thread walks ITEMS consecutive merged items (its start found by a merge-path search
-//     in shared memory), folding elements and closing segments at their ends; a
-//     segmented exclusive scan (cub::BlockScan over (state, ended) pairs) carries the
-//     states of segments that cross threads. A segment wholly in the tile is finished
-//     there; the tile's first segment, when it began in an earlier tile, leaves its
-//     in-tile part in heads[t]; the state after the tile's last end (the part of the
+// A streaming segmented reduction whose work per block does not depend on the segment
+// lengths. The child range is cut into tiles of TILE = SEGMENT_BLOCK x ITEMS elements,
+// starting at `origin` = offsets[0] rounded down to a 16-byte boundary of the values
+// (up to 15 bytes of elements before offsets[0] belong to tile 0 and are masked), so
+// that every thread's ITEMS elements are whole aligned 16-byte vectors. Segment s
+// belongs to the tile holding its end: origin + t x TILE < offsets[s + 1] <= origin +
+// (t + 1) x TILE (tile 0 also takes the empty segments that end at origin).
+//   phase 0 (tile_partitions): a thread per tile boundary finds, by a binary search of
+//     the offsets, the segments that end before it (partitions[t]; partitions[0] = 0,
+//     partitions[tiles] = segments);
+//   phase 1 (reduce_tiles): a block per tile. Each thread issues the 16-byte loads of
+//     its ITEMS contiguous elements straight into registers and reads their validity
+//     bits at once (valid_bits), while the block stages the ends of the tile's
+//     segments (int, relative to the tile; at most TILE of them are read from shared
+//     memory — a tile with more, empty segments, searches the offsets in global memory).
+//     A thread finds the segment holding its first element by a binary search of the
+//     ends; when that segment goes past its elements (almost every thread when
+//     segments are long) it folds them with no other work; otherwise it walks them,
+//     closing a segment at each end (empty segments are skipped: a strided loop over
+//     the tile's segments finishes them). A segment that begins and ends in one thread
+//     is finished there. A segmented exclusive scan (cub::BlockScan, warp scans, over
+//     (state, ended) pairs) carries the open states across threads: the first segment
+//     a thread closes gets the state of the threads before it; when that segment began
+//     in an earlier tile (only the tile's first segment can), its in-tile part goes to
+//     heads[t], and the state after the tile's last segment end (the part of the
 //     segment that goes on) is tails[t];
 //   phase 2 (finish_tiles): a warp per tile whose first segment began earlier combines
 //     tails[first tile of the segment .. t - 1] and heads[t] and finishes it.
-// Every combination happens in a fixed order and grouping (thread walk, block scan, the
+// Every combination happens in a fixed order and grouping (thread fold, block scan, the
 // fix-up's warp reduction over tiles in order), so float results do not depend on
 // timing; ExtremumReducer's positions count from the segment's first element in every
 // tile, and better() keeps the lower position on ties wherever states meet.
-// Result validity bits (min, max, mean) are collected per tile in shared memory and
-// set with one atomicOr per non-zero word; the fix-up sets its own bit.
-// Scratch (64-bit words, `tiles` from the host): partitions[tiles + 1], from the next
-// even word heads[tiles] and then tails[tiles], 32 bytes each.
-// Null segments: their elements are part of the sequence (they are read) but their
-// state is dropped; `finish` receives the identity, as in the modes.
+// Result validity bits (min, max, mean) are collected per tile in shared memory (one
+// atomicOr per non-zero word; bits of segments far past the tile's first one, after
+// many empty segments, go straight to global memory); the fix-up sets its own bit.
+// Scratch (64-bit words, `tiles` from the host, at least the kernel's own count):
+// partitions[tiles + 1], from the next even word heads[tiles] and then tails[tiles],
+// 32 bytes each. Tiles past the data hold nothing.
+// Null segments: their elements are read but their state is dropped; `finish` receives
+// the identity, as in the modes.
 
-/// Merged items per thread and per tile of the tile path for elements of type V: 8 per
-/// thread for 8-byte values, 16 otherwise (the host mirrors it: lists/reduce.rs).
-/// Elements are staged in shared memory with PAD elements of padding after every
-/// 128 bytes (one 4-byte word, or one 8-byte element): a thread walks ITEMS consecutive
-/// elements, so without it the lanes of a warp, 64 bytes apart, would read the same
-/// banks (16-way conflicts); with it their reads and the staging writes are
-/// conflict-free.
+/// Elements per thread and per tile of the tile path for elements of type V: 8 per
+/// thread for 8-byte values, 16 otherwise (64 bytes a thread for 4- and 8-byte values,
+/// four 16-byte loads; the host mirrors it: lists/reduce.rs).
 template <typename V> struct TileShape {
     static constexpr int ITEMS = sizeof(V) >= 8 ? 8 : 16;
     static constexpr int TILE = SEGMENT_BLOCK * ITEMS;
-    static constexpr int PER = 128 / static_cast<int>(sizeof(V));
-    static constexpr int PAD = sizeof(V) >= 4 ? 1 : 4 / static_cast<int>(sizeof(V));
-    static constexpr int SLOTS = TILE + (TILE / PER) * PAD;
-    /// The shared-memory slot of element j of the tile.
-    static __device__ __forceinline__ int slot(int j) { return j + (j / PER) * PAD; }
 };
 
 /// Blocks per SM the tile kernels are compiled for (__launch_bounds__): at most 64
-/// registers a thread, so that four tiles (64 KB of loads) are in flight per SM.
+/// registers a thread, so that at least four tiles (64 KB of loads) are in flight per SM.
 constexpr int TILE_MIN_BLOCKS = 4;
+
+/// How the tile path reads elements through a load functor: one at a time (bits,
+/// counts), with tile 0 starting at offsets[0].
+template <typename Load, typename V> struct TileLoader {
+    /// Elements of tile 0 before offsets[0] (`base`): none.
+    static __device__ __forceinline__ long long shift(const Load&, long long) { return 0; }
+    /// v[k] = element g0 + k, for g0 + k in lo .. hi (0 elsewhere).
+    template <int ITEMS>
+    static __device__ __forceinline__ void load(const Load& load, long long g0, long long lo, long long hi,
+                                                V (&v)[ITEMS]) {
+#pragma unroll
+        for (int k = 0; k < ITEMS; ++k) v[k] = g0 + k >= lo && g0 + k < hi ? load(g0 + k) : V(0);
+    }
+};
+
+/// Plain arrays: whole 16-byte vectors (tile 0 starts at the 16-byte boundary at or
+/// before element offsets[0]). A vector is read when it holds an element of lo .. hi,
+/// so no read leaves the 16-byte blocks of the child's range.
+template <typename T> struct TileLoader<ArrayLoad<T>, T> {
+    static constexpr int VEC = 16 / static_cast<int>(sizeof(T));
+    static __device__ __forceinline__ long long shift(const ArrayLoad<T>& load, long long base) {
+        return static_cast<long long>((reinterpret_cast<uint64_t>(load.values + base) & 15u) / sizeof(T));
+    }
+    template <int ITEMS>
+    static __device__ __forceinline__ void load(const ArrayLoad<T>& load, long long g0, long long lo, long long hi,
+                                                T (&v)[ITEMS]) {
+        static_assert(ITEMS % VEC == 0, "a thread's elements are whole 16-byte vectors");
+#pragma unroll
+        for (int q = 0; q < ITEMS / VEC; ++q) {
+            const long long first = g0 + q * VEC;
+            union {
+                uint4 raw;
+                T v[VEC];
+            } x;
+            x.raw = first + VEC > lo && first < hi ? __ldg(reinterpret_cast<const uint4*>(load.values + first))
+                                                   : make_uint4(0u, 0u, 0u, 0u);
+#pragma unroll
+            for (int u = 0; u < VEC; ++u) v[q * VEC + u] = x.v[u];
+        }
+    }
+};
 
 /// The tile path's launch parameters: the tile length and tile count the host sized the
 /// scratch for (checked against the kernel's own), the phase, and the scratch.
@@ -436,37 +479,41 @@ template <typename R> struct TileCarryOp {
     }
 };
 
-/// The number of tiles of TILE merged items over `segments` segments (n + m items).
-template <typename O>
-__device__ __forceinline__ unsigned long long tile_count(const O* offsets, uint64_t segments, long long tile) {
-    const long long items =
-        static_cast<long long>(segments) + static_cast<long long>(offsets[segments]) - static_cast<long long>(offsets[0]);
-    return static_cast<unsigned long long>((items + tile - 1) / tile);
+/// The element index of tile 0's first element (offsets[0] less the loader's shift).
+template <typename O, typename R, typename Load>
+__device__ __forceinline__ long long tile_origin(const Load& load, const O* offsets) {
+    const long long base = static_cast<long long>(offsets[0]);
+    if constexpr (R::NEEDS_VALUES) return base - TileLoader<Load, typename R::Value>::shift(load, base);
+    else return base;
 }
 
 /// Stop the kernel when the host sized the scratch for other tiles than the kernel's
-/// (an internal inconsistency, never an input error): a launch failure, not a wrong result.
+/// (an internal inconsistency, never an input error): a launch failure, not a wrong
+/// result. The host's count may exceed the kernel's (it allows for any shift).
 template <typename O>
-__device__ __forceinline__ void check_tiles(const O* offsets, uint64_t segments, long long tile, const TileWork& work) {
-    if (work.tile_len != static_cast<uint64_t>(tile) || tile_count(offsets, segments, tile) != work.tiles) __trap();
+__device__ __forceinline__ void check_tiles(const O* offsets, uint64_t segments, long long origin, long long tile,
+                                            const TileWork& work) {
+    const long long span = static_cast<long long>(offsets[segments]) - origin;
+    if (work.tile_len != static_cast<uint64_t>(tile) || work.tiles == 0 ||
+        static_cast<long long>(work.tiles) * tile < span)
+        __trap();
 }
 
-/// Phase 0: partitions[t] = the segment ends before merged item t x TILE (t = 0 ..
-/// tiles; the last is `segments`), by a merge-path binary search of the offsets.
-template <typename O, int TILE>
-__device__ __forceinline__ void tile_partitions(const O* offsets, uint64_t segments, const TileWork& work) {
-    check_tiles(offsets, segments, TILE, work);
-    const long long base = static_cast<long long>(offsets[0]);
-    const long long n = static_cast<long long>(segments);
-    const long long m = static_cast<long long>(offsets[segments]) - base;
+/// Phase 0: partitions[t] = the segments whose end is at most origin + t x TILE (t = 1 ..
+/// tiles; partitions[0] = 0), by a binary search of the offsets.
+template <typename O, typename R, typename Load>
+__device__ __forceinline__ void tile_partitions(Load load, const O* offsets, uint64_t segments,
+                                                const TileWork& work) {
+    constexpr long long TILE = TileShape<typename R::Value>::TILE;
+    const long long origin = tile_origin<O, R>(load, offsets);
+    check_tiles(offsets, segments, origin, TILE, work);
     unsigned long long* partitions = work.partitions();
     for (uint64_t t = global_thread(); t <= work.tiles; t += grid_threads()) {
-        const long long d = static_cast<long long>(t) * TILE < n + m ? static_cast<long long>(t) * TILE : n + m;
-        long long lo = d - m > 0 ? d - m : 0, hi = d < n ? d : n;
+        long long lo = 0, hi = t == 0 ? 0 : static_cast<long long>(segments);
+        const long long bound = origin + static_cast<long long>(t) * TILE;
         while (lo < hi) {
             const long long mid = (lo + hi) >> 1;
-            // End `mid` (at element offsets[mid + 1]) comes before element d - 1 - mid.
-            if (static_cast<long long>(offsets[mid + 1]) - base <= d - 1 - mid) lo = mid + 1;
+            if (static_cast<long long>(offsets[mid + 1]) <= bound) lo = mid + 1;
             else hi = mid;
         }
         partitions[t] = static_cast<unsigned long long>(lo);
@@ -486,149 +533,180 @@ __device__ __forceinline__ void reduce_tiles(Load load, const uint8_t* validity,
     typedef TileCarry<State> Carry;
     constexpr int ITEMS = TileShape<V>::ITEMS;
     constexpr int TILE = TileShape<V>::TILE;
-    constexpr int WARPS = SEGMENT_BLOCK / 32;
+    constexpr int OUT_WORDS = TILE / 32 + 1;
     static_assert(sizeof(State) <= 32, "a head or tail state takes at most 32 bytes of scratch");
-    typedef cub::BlockScan<Carry, SEGMENT_BLOCK> BlockScan;
+    typedef cub::BlockScan<Carry, SEGMENT_BLOCK, cub::BLOCK_SCAN_WARP_SCANS> BlockScan;
     __shared__ typename BlockScan::TempStorage scan_temp;
     __shared__ int ends[TILE];
-    __shared__ V values[R::NEEDS_VALUES ? TileShape<V>::SLOTS : 1];
-    __shared__ uint32_t valid_words[TILE / 32];
-    __shared__ uint32_t out_bits[TILE / 32 + 1];
+    __shared__ uint32_t out_bits[OUT_WORDS];
     __shared__ long long first_begin;
 
-    check_tiles(offsets, segments, TILE, work);
+    const long long origin = tile_origin<O, R>(load, offsets);
+    check_tiles(offsets, segments, origin, TILE, work);
     const long long base = static_cast<long long>(offsets[0]);
-    const long long total = static_cast<long long>(segments) + static_cast<long long>(offsets[segments]) - base;
+    const long long last = static_cast<long long>(offsets[segments]);
     const unsigned long long* partitions = work.partitions();
     State* heads = work.heads<State>();
     State* tails = work.tails<State>();
-    const int tid = static_cast<int>(threadIdx.x), lane = tid & 31, warp = tid >> 5;
+    const int tid = static_cast<int>(threadIdx.x);
+    constexpr long long NO_END = 0x7fffffffffffffffll;
 
     for (unsigned long long t = blockIdx.x; t < work.tiles; t += gridDim.x) {
-        const long long d0 = static_cast<long long>(t) * TILE;
-        const long long d1 = d0 + TILE < total ? d0 + TILE : total;
-        // Segments l0 .. l1 - 1 end in the tile; its elements are e0 .. e0 + ne - 1 and
-        // belong to segments l0 .. l1 (l0 < segments: the sequence ends with an end).
-        const long long l0 = static_cast<long long>(partitions[t]);
-        const long long l1 = static_cast<long long>(partitions[t + 1]);
-        const long long e0 = d0 - l0;
-        const int nl = static_cast<int>(l1 - l0);
-        const int ne = static_cast<int>(d1 - l1 - e0);
-        const int items = nl + ne;
+        const long long t0 = origin + static_cast<long long>(t) * TILE;  // the tile's first element
+        // Segments lo .. lo + nl - 1 end in the tile.
+        const long long lo = static_cast<long long>(partitions[t]);
+        const long long nl = static_cast<long long>(partitions[t + 1]) - lo;
+        const bool staged = nl <= TILE;
+        const long long g0 = t0 + tid * ITEMS;
 
-        // Stage the ends (relative to e0, in 0 ..= ne), the elements and their bits.
-        for (int i = tid; i < nl; i += SEGMENT_BLOCK)
-            ends[i] = static_cast<int>(static_cast<long long>(offsets[l0 + i + 1]) - base - e0);
-        if (tid == 0) first_begin = static_cast<long long>(offsets[l0]) - base - e0;
-        if (words != nullptr)
-            for (int i = tid; i <= TILE / 32; i += SEGMENT_BLOCK) out_bits[i] = 0u;
-        {
-            V v[ITEMS];
-            bool ok[ITEMS];
+        // This thread's elements and validity bits (bit k: element g0 + k is in the
+        // child range and valid), issued before anything waits.
+        V v[ITEMS];
+        if constexpr (R::NEEDS_VALUES) {
+            TileLoader<Load, V>::template load<ITEMS>(load, g0, base, last, v);
+        } else {
 #pragma unroll
-            for (int k = 0; k < ITEMS; ++k) {
-                const int j = k * SEGMENT_BLOCK + tid;
-                const long long g = base + e0 + j;
-                ok[k] = j < ne && is_valid(validity, bit_offset, static_cast<uint64_t>(g));
-                if constexpr (R::NEEDS_VALUES) v[k] = j < ne ? load(g) : V(0);
-            }
-#pragma unroll
-            for (int k = 0; k < ITEMS; ++k) {
-                const int j = k * SEGMENT_BLOCK + tid;
-                if constexpr (R::NEEDS_VALUES) {
-                    if (j < ne) values[TileShape<V>::slot(j)] = v[k];
-                }
-                const unsigned bits = __ballot_sync(0xffffffffu, ok[k]);
-                if (lane == 0) valid_words[k * WARPS + warp] = bits;
-            }
+            for (int k = 0; k < ITEMS; ++k) v[k] = V(0);
         }
+        uint32_t ok;
+        {
+            const long long first = g0 < base ? base : g0;
+            ok = first >= last ? 0u
+                               : (valid_bits<ITEMS>(validity, bit_offset, static_cast<uint64_t>(first),
+                                                    static_cast<uint64_t>(last))
+                                  << (first - g0)) &
+                                     ((1u << ITEMS) - 1u);
+        }
+
+        // Stage the ends (relative to t0; tile 0 may hold ends at 0).
+        if (staged)
+            for (int i = tid; i < nl; i += SEGMENT_BLOCK)
+                ends[i] = static_cast<int>(static_cast<long long>(offsets[lo + i + 1]) - t0);
+        if (tid == 0) first_begin = static_cast<long long>(offsets[lo]) - t0;
+        if (words != nullptr)
+            for (int i = tid; i < OUT_WORDS; i += SEGMENT_BLOCK) out_bits[i] = 0u;
         __syncthreads();
 
-        // Close segment l (global index) with state s: null segments get the identity.
-        auto close = [&](long long l, const State& s) {
+        // The end of the tile's segment i (relative to t0).
+        auto end_of = [&](long long i) -> long long {
+            return staged ? static_cast<long long>(ends[i]) : static_cast<long long>(offsets[lo + i + 1]) - t0;
+        };
+        // The first of the tile's segments from i on whose end is above j (nl: none).
+        auto after = [&](long long i, long long j) -> long long {
+            if (i >= nl || end_of(i) > j) return i;
+            long long a = i + 1, b = nl;
+            while (a < b) {
+                const long long mid = (a + b) >> 1;
+                if (end_of(mid) <= j) a = mid + 1;
+                else b = mid;
+            }
+            return a;
+        };
+        // Close segment lo + i with state s: null segments get the identity.
+        auto close = [&](long long i, const State& s) {
+            const long long l = lo + i;
             const bool listed = is_valid(segment_validity, segment_bit_offset, static_cast<uint64_t>(l));
             const bool set = finish(static_cast<uint64_t>(l), listed ? s : reducer.init());
-            if (words != nullptr && set) atomicOr(&out_bits[(l >> 5) - (l0 >> 5)], 1u << (l & 31));
+            if (words != nullptr && set) {
+                const long long w = (l >> 5) - (lo >> 5);
+                if (w < OUT_WORDS) atomicOr(&out_bits[w], 1u << (l & 31));
+                else atomicOr(&words[l >> 5], 1u << (l & 31));
+            }
         };
 
-        // This thread's items: d .. d_end of the tile's merged sequence.
-        const int d = tid * ITEMS < items ? tid * ITEMS : items;
-        const int d_end = d + ITEMS < items ? d + ITEMS : items;
-        int lo = d - ne > 0 ? d - ne : 0, hi = d < nl ? d : nl;
-        while (lo < hi) {
-            const int mid = (lo + hi) >> 1;
-            if (ends[mid] <= d - 1 - mid) lo = mid + 1;
-            else hi = mid;
+        // Empty segments ending in the tile: the identity (their end is their begin).
+        for (long long i = tid; i < nl; i += SEGMENT_BLOCK) {
+            const long long b = i == 0 ? first_begin : end_of(i - 1);
+            if (end_of(i) == b) close(i, reducer.init());
         }
-        int li = lo, j = d - lo;
-        // The current segment's first element, relative to e0 (negative: an earlier tile).
-        long long begin = li == 0 ? first_begin : static_cast<long long>(ends[li - 1]);
+
+        // The segment holding this thread's first element: the first whose end is above
+        // it and above the tile's first segment's begin (in tile 0, elements before the
+        // child range precede empty segments that end where the range begins).
+        const int j0 = tid * ITEMS;
+        long long cur = after(0, j0 > first_begin ? j0 : first_begin);
+        long long begin = cur == 0 ? first_begin : end_of(cur - 1);
+        long long next = cur < nl ? end_of(cur) : NO_END;
+        const bool began_before = begin < 0;
         State state = reducer.init();
-        State head = reducer.init();  // the first closed segment's part in this thread
-        int head_end = -1;            // its end (relative to l0), -1: none closed here
+        State head = reducer.init();  // the part of the first segment closed here
+        long long head_index = -1;    // its index in the tile, -1: none closed here
+        // The choice is made per warp (every lane's test): a warp whose lanes all lie
+        // inside one segment each takes the plain fold; one with an end takes the walk
+        // alone rather than both paths in turn.
+        if (__all_sync(0xffffffffu, next > j0 + ITEMS)) {
+            // No end among the warp's elements: loads and folds only.
 #pragma unroll
-        for (int k = 0; k < ITEMS; ++k) {
-            if (d + k < d_end) {
-                if (li < nl && (j >= ne || ends[li] <= j)) {
-                    if (head_end < 0) {
-                        head_end = li;
+            for (int k = 0; k < ITEMS; ++k)
+                if ((ok >> k) & 1u) state = reducer.add(state, j0 + k - begin, v[k]);
+        } else {
+#pragma unroll
+            for (int k = 0; k < ITEMS; ++k) {
+                if (j0 + k == next) {
+                    if (head_index < 0) {
+                        head_index = cur;
                         head = state;
                     } else {
-                        close(l0 + li, state);
+                        close(cur, state);
                     }
                     state = reducer.init();
-                    begin = ends[li];
-                    ++li;
-                } else {
-                    if ((valid_words[j >> 5] >> (j & 31)) & 1u) {
-                        V x = V(0);
-                        if constexpr (R::NEEDS_VALUES) x = values[TileShape<V>::slot(j)];
-                        state = reducer.add(state, j - begin, x);
-                    }
-                    ++j;
+                    begin = next;
+                    cur = after(cur + 1, next);
+                    next = cur < nl ? end_of(cur) : NO_END;
                 }
+                if ((ok >> k) & 1u) state = reducer.add(state, j0 + k - begin, v[k]);
+            }
+            if (j0 + ITEMS == next) {
+                if (head_index < 0) {
+                    head_index = cur;
+                    head = state;
+                } else {
+                    close(cur, state);
+                }
+                state = reducer.init();
             }
         }
 
         // Carry the open parts across threads: prefix = the state since the last end
         // before this thread; total = the state after the tile's last end.
-        Carry prefix, total_carry;
-        BlockScan(scan_temp).ExclusiveScan(Carry{state, head_end >= 0 ? 1 : 0}, prefix, Carry{reducer.init(), 0},
-                                           TileCarryOp<R>{reducer}, total_carry);
-        if (head_end >= 0) {
+        Carry prefix, total;
+        BlockScan(scan_temp).ExclusiveScan(Carry{state, head_index >= 0 ? 1 : 0}, prefix, Carry{reducer.init(), 0},
+                                           TileCarryOp<R>{reducer}, total);
+        if (head_index >= 0) {
             const State full = reducer(prefix.state, head);
-            const long long l = l0 + head_end;
-            if (head_end == 0 && first_begin < 0 &&
-                is_valid(segment_validity, segment_bit_offset, static_cast<uint64_t>(l))) {
+            const long long l = lo + head_index;
+            if (began_before && is_valid(segment_validity, segment_bit_offset, static_cast<uint64_t>(l))) {
                 heads[t] = full;  // began in an earlier tile: finished by phase 2
             } else {
-                close(l, full);
+                close(head_index, full);
             }
         }
-        if (tid == 0) tails[t] = total_carry.state;
-        __syncthreads();
-        if (words != nullptr && nl > 0) {
-            const long long w0 = l0 >> 5, count = ((l1 - 1) >> 5) - w0 + 1;
-            for (int i = tid; i < count; i += SEGMENT_BLOCK)
-                if (out_bits[i] != 0u) atomicOr(&words[w0 + i], out_bits[i]);
+        if (tid == 0) tails[t] = total.state;
+        if (words != nullptr) {
+            __syncthreads();
+            if (nl > 0) {
+                const long long w0 = lo >> 5, count = ((lo + nl - 1) >> 5) - w0 + 1;
+                for (int i = tid; i < count && i < OUT_WORDS; i += SEGMENT_BLOCK)
+                    if (out_bits[i] != 0u) atomicOr(&words[w0 + i], out_bits[i]);
+            }
         }
         __syncthreads();
     }
 }
 
-/// Phase 2: a warp per tile whose first closed segment began in an earlier tile
-/// combines the tails of the tiles it spans (in order: lanes fold tiles strided, then a
-/// fixed warp reduction), then the tile's head, and finishes it.
-template <typename O, typename R, typename Finish>
-__device__ __forceinline__ void finish_tiles(const O* offsets, const uint8_t* segment_validity,
+/// Phase 2: a warp per tile whose first segment began in an earlier tile combines the
+/// tails of the tiles it spans (in order: lanes fold tiles strided, then a fixed warp
+/// reduction), then the tile's head, and finishes it.
+template <typename O, typename R, typename Load, typename Finish>
+__device__ __forceinline__ void finish_tiles(Load load, const O* offsets, const uint8_t* segment_validity,
                                              uint64_t segment_bit_offset, uint64_t segments, R reducer, Finish finish,
                                              uint32_t* words, const TileWork& work) {
     typedef typename R::State State;
-    constexpr int TILE = TileShape<typename R::Value>::TILE;
+    constexpr long long TILE = TileShape<typename R::Value>::TILE;
     typedef cub::WarpReduce<State> WarpReduce;
     __shared__ typename WarpReduce::TempStorage temp[SEGMENT_BLOCK / 32];
-    check_tiles(offsets, segments, TILE, work);
-    const long long base = static_cast<long long>(offsets[0]);
+    const long long origin = tile_origin<O, R>(load, offsets);
+    check_tiles(offsets, segments, origin, TILE, work);
     const unsigned long long* partitions = work.partitions();
     const State* heads = work.heads<State>();
     const State* tails = work.tails<State>();
@@ -638,11 +716,13 @@ __device__ __forceinline__ void finish_tiles(const O* offsets, const uint8_t* se
         // The whole warp reads the same values: the branches are uniform.
         const long long l0 = static_cast<long long>(partitions[t]);
         if (static_cast<long long>(partitions[t + 1]) == l0) continue;  // no end in the tile
-        const long long begin = static_cast<long long>(offsets[l0]) - base;
-        const long long e0 = static_cast<long long>(t) * TILE - l0;
-        if (begin >= e0 || !is_valid(segment_validity, segment_bit_offset, static_cast<uint64_t>(l0))) continue;
-        // The segment's first element is merged item l0 + begin.
-        const uint64_t first = static_cast<uint64_t>((l0 + begin) / TILE);
+        // The tile's first segment, relative to origin: it began earlier when its first
+        // element lies before the tile (then it is not empty).
+        const long long begin = static_cast<long long>(offsets[l0]) - origin;
+        if (begin >= static_cast<long long>(t) * TILE ||
+            !is_valid(segment_validity, segment_bit_offset, static_cast<uint64_t>(l0)))
+            continue;
+        const uint64_t first = static_cast<uint64_t>(begin / TILE);
         State state = reducer.init();
         for (uint64_t u = first + lane; u < t; u += 32) state = reducer(state, tails[u]);
         const State spanned = WarpReduce(temp[warp]).Reduce(state, reducer);
@@ -660,12 +740,12 @@ __device__ __forceinline__ void segmented_tiles(Load load, const uint8_t* validi
                                                 uint64_t segment_bit_offset, uint64_t segments, R reducer,
                                                 Finish finish, uint32_t* words, const TileWork& work) {
     if (work.phase == 0) {
-        tile_partitions<O, TileShape<typename R::Value>::TILE>(offsets, segments, work);
+        tile_partitions<O, R>(load, offsets, segments, work);
     } else if (work.phase == 1) {
         reduce_tiles(load, validity, bit_offset, offsets, segment_validity, segment_bit_offset, segments, reducer,
                      finish, words, work);
     } else {
-        finish_tiles(offsets, segment_validity, segment_bit_offset, segments, reducer, finish, words, work);
+        finish_tiles(load, offsets, segment_validity, segment_bit_offset, segments, reducer, finish, words, work);
     }
 }
 

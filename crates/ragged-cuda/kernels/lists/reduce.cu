@@ -10,8 +10,8 @@
 //     by the host from a sample of the list lengths; lists far longer than that mode
 //     serves are split over the grid by the engine's long path (three launches, phase
 //     0, 1, 2); a null list is never read;
-//   list_<op>_tiles_<O>_<T> — the tile path: fixed tiles of the merged sequence of list
-//     ends and elements, whatever the lengths (three launches: partitions, tiles,
+//   list_<op>_tiles_<O>_<T> — the tile path: fixed tiles of the child's elements, 16-byte
+//     loads into registers, whatever the lengths (three launches: partitions, tiles,
 //     fix-up of lists that span tiles; the elements under null lists are read and
 //     dropped). The host takes it only when RAGGED_LISTS_REDUCE=tiles (lists/reduce.rs).
 // The host gives the output the list validity (sum, prod, count, count_nonzero, any,

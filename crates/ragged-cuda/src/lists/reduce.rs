@@ -8,13 +8,18 @@
 //!   when the sampled median length is below 8 (eight loads in flight), eight lanes
 //!   below 128, a warp below 2 048, else a block; lists far longer than the mode serves
 //!   go to the long path (`LongWork`), split over the grid.
-//! - **Tiles** (only when forced with `RAGGED_LISTS_REDUCE=tiles`): the merged sequence
-//!   of list ends and elements is cut into fixed tiles (4 096 items, 2 048 for 8-byte
-//!   elements), a block per tile; lists are found in a tile by a merge-path search of
-//!   the offsets, reduced by key in the block (a segmented `cub::BlockScan`), and lists
-//!   that span tiles are finished by a small fix-up pass from per-tile partial states,
-//!   combined in a fixed order (float results are deterministic; argmin / argmax keep
-//!   the lowest position on ties). Three launches (partitions, tiles, fix-up).
+//! - **Tiles** (only when forced with `RAGGED_LISTS_REDUCE=tiles`): the child range is
+//!   cut into fixed tiles of elements (4 096, 2 048 for 8-byte elements; tile 0 starts
+//!   on a 16-byte boundary of the values), a block per tile and 16 or 8 contiguous
+//!   elements per thread, read with 16-byte loads straight into registers. A list
+//!   belongs to the tile holding its end (one binary search of the offsets per tile
+//!   boundary); a thread folds its elements, closing the lists that end among them
+//!   (lists that begin and end in a thread are finished there), and a segmented
+//!   `cub::BlockScan` carries the open states across threads; lists that span tiles are
+//!   finished by a small fix-up pass from per-tile partial states, combined in a fixed
+//!   order (float results are deterministic; argmin / argmax keep the lowest position
+//!   on ties). Three launches (partitions, tiles, fix-up); the work of a block does not
+//!   depend on the length distribution.
 //!
 //! Why the modes are the default: measured on an H100 80GB HBM3 (one session, 2^28 child
 //! elements, fraction of the device-to-device copy bandwidth of 2 840-2 920 GB/s;
@@ -33,8 +38,10 @@
 //! | sum/skewed/i32    | 0.507 | 0.771 |
 //!
 //! (Lists of 4 on average take the thread mode either way: sum 0.90, min 0.61, max
-//! 0.51, mean 0.66.) The tile path stages every element in shared memory before the
-//! scan; the modes read straight into registers.
+//! 0.51, mean 0.66.) Those tile figures are of the first tile kernel, which cut the
+//! merged sequence of list ends and elements and staged every element in shared memory;
+//! the current one (registers only, above) is to be measured against the modes before
+//! it is made a default again.
 //!
 //! `RAGGED_LISTS_REDUCE=tiles` or `=modes` forces one path for every call (read once
 //! per process): it lets the conformance suite, whose small cases mostly have short
@@ -67,7 +74,7 @@ use crate::CudaBackend;
 enum Path {
     /// Thread / 8 lanes / warp / block per list, plus the long path.
     Modes,
-    /// Fixed tiles of the merged list ends and elements, plus the fix-up of spanning lists.
+    /// Fixed tiles of the child's elements, plus the fix-up of lists that span tiles.
     Tiles,
 }
 
@@ -92,7 +99,8 @@ struct Plan {
     list_bits: u64,
     list_bit_offset: u64,
     n: u64,
-    /// Items of the merged sequence of the tile path: n list ends + the child range.
+    /// Elements the tile path covers: the child range and up to 15 more before it (its
+    /// tiles start on a 16-byte boundary of the values; `common/segmented.cuh`).
     items: u64,
     path: Path,
     mode: u32,
@@ -128,7 +136,7 @@ impl LongScratch {
     }
 }
 
-/// Merged items per tile of the tile path for elements of `element_bytes` bytes:
+/// Elements per tile of the tile path for elements of `element_bytes` bytes:
 /// 256 threads x 8 items for 8-byte elements, x 16 otherwise (`TileShape` of
 /// `kernels/common/segmented.cuh`, which checks that the two agree).
 fn tile_len(element_bytes: usize) -> u64 {
@@ -189,7 +197,7 @@ fn plan<O: OffsetSize>(
         list_bits,
         list_bit_offset,
         n: lists,
-        items: lists + child_range,
+        items: child_range + 16,
         path,
         mode,
         grid,
@@ -198,7 +206,7 @@ fn plan<O: OffsetSize>(
 }
 
 /// Launch the three phases of a tile-path kernel `name` of `module` (partitions,
-/// tiles, fix-up) with a scratch for the tiles of `tile` items over `plan.items`.
+/// tiles, fix-up) with a scratch for the tiles of `tile` elements over `plan.items`.
 ///
 /// # Safety
 /// `function`'s parameters are `args`, each of its exact type and alive for the call,
