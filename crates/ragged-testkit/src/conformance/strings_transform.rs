@@ -411,6 +411,29 @@ fn check_split<B: Backend, O: OffsetSize + TestNative>(
     Ok(())
 }
 
+/// A character of the case's first non-empty row, picked by a generator seeded from
+/// `op` and the case's label ("a" when every row is empty): a delimiter that occurs.
+fn character_from_data<O: OffsetSize>(case: &StringCase<O>, op: &str) -> String {
+    let mut rng = Rng::from_label(&format!("{op}/{}", case.label));
+    case.rows
+        .iter()
+        .flatten()
+        .find(|r| !r.is_empty())
+        .and_then(|r| r.chars().nth(rng.index(r.chars().count())))
+        .map_or_else(|| "a".to_string(), String::from)
+}
+
+/// The delimiters the split tests use: a character from the data, a space, a
+/// two-character delimiter and ASCII whitespace.
+fn split_delimiters(from_data: &str) -> [SplitOn<'_>; 4] {
+    [
+        SplitOn::Literal(from_data),
+        SplitOn::Literal(" "),
+        SplitOn::Literal("é\u{7f}"),
+        SplitOn::Whitespace,
+    ]
+}
+
 /// Suite test: `split` and `rsplit` over every strings case of width `O`, at a
 /// character taken from the data, a space, a two-character delimiter and ASCII
 /// whitespace, with no limit and with limits 0 and 1.
@@ -427,21 +450,8 @@ pub fn split<B: Backend, O: OffsetSize + TestNative>(backend: &B) {
                 continue;
             }
         };
-        let mut rng = Rng::from_label(&format!("split/{}", case.label));
-        let from_data: String = case
-            .rows
-            .iter()
-            .flatten()
-            .find(|r| !r.is_empty())
-            .and_then(|r| r.chars().nth(rng.index(r.chars().count())))
-            .map_or_else(|| "a".to_string(), String::from);
-        let delimiters = [
-            SplitOn::Literal(from_data.as_str()),
-            SplitOn::Literal(" "),
-            SplitOn::Literal("é\u{7f}"),
-            SplitOn::Whitespace,
-        ];
-        for on in delimiters {
+        let from_data = character_from_data(&case, "split");
+        for on in split_delimiters(&from_data) {
             for max_splits in [None, Some(0), Some(1)] {
                 for from_right in [false, true] {
                     failures.record(check_split(
@@ -540,21 +550,8 @@ pub fn split_record<B: Backend, O: OffsetSize + TestNative>(backend: &B) {
                 continue;
             }
         };
-        let mut rng = Rng::from_label(&format!("split_record/{}", case.label));
-        let from_data: String = case
-            .rows
-            .iter()
-            .flatten()
-            .find(|r| !r.is_empty())
-            .and_then(|r| r.chars().nth(rng.index(r.chars().count())))
-            .map_or_else(|| "a".to_string(), String::from);
-        let delimiters = [
-            SplitOn::Literal(from_data.as_str()),
-            SplitOn::Literal(" "),
-            SplitOn::Literal("é\u{7f}"),
-            SplitOn::Whitespace,
-        ];
-        for on in delimiters {
+        let from_data = character_from_data(&case, "split_record");
+        for on in split_delimiters(&from_data) {
             for max_splits in [None, Some(0), Some(2)] {
                 for from_right in [false, true] {
                     failures.record(check_split_record(
