@@ -13,9 +13,11 @@
 // Mapping, chosen by the host from the segment lengths (mode):
 //   0  thread per segment (short segments: a warp reads 32 neighbouring segments,
 //      which lie next to each other in memory);
-//   3  eight lanes per segment (medium segments, cub::WarpReduce with 8 logical lanes);
-//      threads keep eight loads in flight in modes 0 and 3 and in the long path, four
-//      in modes 1 and 2 (fold_strided);
+//   3  SEGMENT_GROUP lanes per segment (medium segments, cub::WarpReduce with that many
+//      logical lanes; the next round's offsets are loaded ahead);
+//      in modes 3, 1, 2 and the long path the elements of a plain array are read as
+//      aligned 16-byte vectors (fold_group: four in flight per lane); element by element, threads keep eight loads in flight in modes 0
+//      and 3 and in the long path, four in modes 1 and 2 (fold_strided);
 //   1  warp per segment (lanes stride through the segment, cub::WarpReduce);
 //   2  block per segment (long segments: threads stride, cub::BlockReduce).
 // With a LongWork (lists/reduce.cu), segments much longer than the mode serves are
@@ -40,6 +42,9 @@ namespace ragged {
 
 /// Threads per block of every segmented kernel (the host launches BLOCK = 256).
 constexpr int SEGMENT_BLOCK = 256;
+
+/// Lanes per segment in mode 3 (medium segments).
+constexpr unsigned SEGMENT_GROUP = 4;
 
 /// Sum reducer: 64-bit state for <= 32-bit integers (a segment has far fewer than 2^32
 /// values), 128-bit for 64-bit integers, the float itself for floats.
@@ -104,6 +109,75 @@ __device__ __forceinline__ typename R::State fold_strided(Load load, const uint8
             if (ok[u]) state = reducer.add(state, i + u * STRIDE - origin, v[u]);
     }
     return state;
+}
+
+/// A load functor over a plain array: `load(i) = values[i]`. Its elements can also be
+/// read as aligned 16-byte vectors (fold_group).
+template <typename T> struct ArrayLoad {
+    const T* values;
+    __device__ __forceinline__ T operator()(long long i) const { return values[i]; }
+};
+
+/// Whether a load functor reads a plain array (fold_group may use vector loads).
+template <typename Load> struct IsArrayLoad { static constexpr bool value = false; };
+template <typename T> struct IsArrayLoad<ArrayLoad<T>> { static constexpr bool value = true; };
+
+/// Fold the elements begin .. end of one segment into `state` with a group of G lanes
+/// (this thread is `lane`), as fold_strided does, but through aligned 16-byte loads
+/// when the elements come from a plain array. The segment is covered by the aligned
+/// 16-byte vectors that overlap it; the lanes take them in turn, UNROLL loads in flight
+/// per lane, and add only the elements inside the segment. A vector is loaded whole
+/// when it lies inside lo .. hi (elements known to exist: a range of the column that
+/// holds the segment), otherwise element by element (only at the ends of lo .. hi), so
+/// nothing outside the column is read. Each lane adds its elements in increasing
+/// position order, which ExtremumReducer relies on. Other load functors, and reducers
+/// that read no values, go through fold_strided with SCALAR_UNROLL loads in flight.
+template <int G, typename R, typename Load, int UNROLL, int SCALAR_UNROLL>
+__device__ __forceinline__ typename R::State fold_group(Load load, const uint8_t* validity, uint64_t bit_offset,
+                                                        long long begin, long long end, unsigned lane, R reducer,
+                                                        typename R::State state, long long origin, long long lo,
+                                                        long long hi) {
+    typedef typename R::Value T;
+    if constexpr (!IsArrayLoad<Load>::value || !R::NEEDS_VALUES || (16 % sizeof(T)) != 0) {
+        return fold_strided<G, R, Load, SCALAR_UNROLL>(load, validity, bit_offset, begin, end, lane, reducer, state,
+                                                       origin);
+    } else {
+        constexpr int V = 16 / sizeof(T);
+        if (begin >= end) return state;
+        // Vector k holds elements k * V - shift .. k * V - shift + V (the buffer is
+        // aligned to sizeof(T), so vectors start on 16-byte boundaries).
+        const long long shift = static_cast<long long>((reinterpret_cast<uintptr_t>(load.values) & 15u) / sizeof(T));
+        const long long k0 = (begin + shift) / V, k1 = (end + shift + V - 1) / V;
+        for (long long k = k0 + lane; k < k1; k += static_cast<long long>(G) * UNROLL) {
+            T e[UNROLL][V];
+#pragma unroll
+            for (int u = 0; u < UNROLL; ++u) {
+                const long long first = (k + u * G) * V - shift;
+                if (k + u * G >= k1) {
+                    // Past the segment: nothing to load.
+                } else if (first >= lo && first + V <= hi) {
+                    const uint4 w = __ldg(reinterpret_cast<const uint4*>(load.values + first));
+                    memcpy(e[u], &w, 16);
+                } else {
+#pragma unroll
+                    for (int i = 0; i < V; ++i)
+                        e[u][i] = first + i >= begin && first + i < end ? load.values[first + i] : T(0);
+                }
+            }
+#pragma unroll
+            for (int u = 0; u < UNROLL; ++u) {
+                const long long first = (k + u * G) * V - shift;
+                if (k + u * G >= k1) break;
+#pragma unroll
+                for (int i = 0; i < V; ++i) {
+                    const long long j = first + i;
+                    if (j >= begin && j < end && is_valid(validity, bit_offset, j))
+                        state = reducer.add(state, j - origin, e[u][i]);
+                }
+            }
+        }
+        return state;
+    }
 }
 
 /// The element range of segment s: offsets[s] .. offsets[s + 1], or empty when the
@@ -190,8 +264,8 @@ __device__ __forceinline__ void long_chunks(Load load, const uint8_t* validity, 
             const long long last = static_cast<long long>(offsets[s + 1]);
             const long long begin = origin + static_cast<long long>(slots[2 * t + 1]) * LONG_CHUNK;
             const long long end = begin + LONG_CHUNK < last ? begin + LONG_CHUNK : last;
-            state = fold_strided<SEGMENT_BLOCK, R, Load, 8>(load, validity, bit_offset, begin, end, threadIdx.x,
-                                                             reducer, state, origin);
+            state = fold_group<SEGMENT_BLOCK, R, Load, 4, 8>(load, validity, bit_offset, begin, end, threadIdx.x,
+                                                              reducer, state, origin, origin, last);
         }
         const State total = BlockReduce(temp).Reduce(state, reducer);
         if (threadIdx.x == 0) partials[t] = total;
@@ -233,6 +307,9 @@ __device__ __forceinline__ void segmented_modes(Load load, const uint8_t* validi
                                                 uint64_t segment_bit_offset, uint64_t segments, uint32_t mode,
                                                 R reducer, Finish finish, const LongWork& work) {
     typedef typename R::State State;
+    // The elements of all segments (fold_group reads whole vectors only inside them).
+    const long long lo = segments > 0 ? static_cast<long long>(offsets[0]) : 0;
+    const long long hi = segments > 0 ? static_cast<long long>(offsets[segments]) : 0;
     if (mode == 0) {
         for (uint64_t s = global_thread(); s < segments; s += grid_threads()) {
             long long begin, end;
@@ -244,25 +321,41 @@ __device__ __forceinline__ void segmented_modes(Load load, const uint8_t* validi
             finish(s, state);
         }
     } else if (mode == 3) {
-        // Eight lanes per segment (medium segments): a warp serves four segments.
-        typedef cub::WarpReduce<State, 8> GroupReduce;
-        __shared__ typename GroupReduce::TempStorage temp[SEGMENT_BLOCK / 8];
-        const unsigned lane = threadIdx.x & 7u, group = threadIdx.x >> 3;
-        const uint64_t groups = grid_threads() >> 3;
+        // GROUP lanes per segment (medium segments): a warp serves 32 / GROUP segments
+        // per round. The next round's offsets are loaded before this round's elements
+        // are folded, so a round waits on one load (the elements), not two.
+        constexpr unsigned GROUP = SEGMENT_GROUP;
+        typedef cub::WarpReduce<State, GROUP> GroupReduce;
+        __shared__ typename GroupReduce::TempStorage temp[SEGMENT_BLOCK / GROUP];
+        const unsigned lane = threadIdx.x & (GROUP - 1), group = threadIdx.x / GROUP;
+        const uint64_t groups = grid_threads() / GROUP;
         // Every group of a warp takes the same number of iterations (warp-synchronous
         // reduce): iterate over rounds of whole warps.
         const uint64_t rounds = (segments + groups - 1) / groups;
-        for (uint64_t r = 0; r < rounds; ++r) {
-            const uint64_t s = r * groups + (global_thread() >> 3);
-            State state = reducer.init();
-            long long begin = 0, end = 0;
-            if (s < segments) segment_range(offsets, segment_validity, segment_bit_offset, s, begin, end);
+        uint64_t s = global_thread() / GROUP;
+        // Raw offsets and validity of segment s (applied when the round starts).
+        long long next_begin = 0, next_end = 0;
+        bool next_valid = false;
+        if (s < segments) {
+            next_begin = static_cast<long long>(offsets[s]);
+            next_end = static_cast<long long>(offsets[s + 1]);
+            next_valid = is_valid(segment_validity, segment_bit_offset, s);
+        }
+        for (uint64_t r = 0; r < rounds; ++r, s += groups) {
+            const long long begin = next_begin;
+            const long long end = next_valid ? next_end : next_begin;
+            if (r + 1 < rounds && s + groups < segments) {
+                next_begin = static_cast<long long>(offsets[s + groups]);
+                next_end = static_cast<long long>(offsets[s + groups + 1]);
+                next_valid = is_valid(segment_validity, segment_bit_offset, s + groups);
+            }
             // The group's first lane queues a long segment; the group then folds nothing.
             bool queued = lane == 0 && s < segments && queue_long(work, s, begin, end);
-            queued = __shfl_sync(0xffffffffu, queued, threadIdx.x & 24u);
-            if (queued) end = begin;
-            // Eight loads in flight per lane: a list of up to 64 elements in one round.
-            state = fold_strided<8, R, Load, 8>(load, validity, bit_offset, begin, end, lane, reducer, state, begin);
+            queued = __shfl_sync(0xffffffffu, queued, threadIdx.x & ~(GROUP - 1) & 31u);
+            State state = reducer.init();
+            if (!queued)
+                state = fold_group<GROUP, R, Load, 4, 8>(load, validity, bit_offset, begin, end, lane, reducer, state,
+                                                         begin, lo, hi);
             const State total = GroupReduce(temp[group]).Reduce(state, reducer);
             if (lane == 0 && s < segments && !queued) finish(s, total);
         }
@@ -278,7 +371,8 @@ __device__ __forceinline__ void segmented_modes(Load load, const uint8_t* validi
             queued = __shfl_sync(0xffffffffu, queued, 0);
             if (queued) continue;
             State state = reducer.init();
-            state = fold_strided<32>(load, validity, bit_offset, begin, end, lane, reducer, state, begin);
+            state = fold_group<32, R, Load, 4, 4>(load, validity, bit_offset, begin, end, lane, reducer, state, begin, lo,
+                                                  hi);
             const State total = WarpReduce(temp[warp]).Reduce(state, reducer);
             if (lane == 0) finish(s, total);
         }
@@ -297,8 +391,8 @@ __device__ __forceinline__ void segmented_modes(Load load, const uint8_t* validi
                 continue;
             }
             State state = reducer.init();
-            state = fold_strided<SEGMENT_BLOCK>(load, validity, bit_offset, begin, end, threadIdx.x, reducer, state,
-                                                 begin);
+            state = fold_group<SEGMENT_BLOCK, R, Load, 4, 4>(load, validity, bit_offset, begin, end, threadIdx.x,
+                                                              reducer, state, begin, lo, hi);
             const State total = BlockReduce(temp).Reduce(state, reducer);
             if (threadIdx.x == 0) finish(s, total);
             __syncthreads();
@@ -333,12 +427,6 @@ __device__ __forceinline__ void segmented(Load load, const uint8_t* validity, ui
                     finish, no_long_work());
 }
 
-
-/// A load functor over a plain array.
-template <typename T> struct ArrayLoad {
-    const T* values;
-    __device__ __forceinline__ T operator()(long long i) const { return values[i]; }
-};
 
 /// A load functor over a bit-packed boolean column (bit i of `bits` from `bit_offset`).
 struct BitLoad {

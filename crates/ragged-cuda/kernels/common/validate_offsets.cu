@@ -7,6 +7,9 @@
 //   code 3 (out of bounds): offsets[i] > values_len
 // checked in that order at each index; reported through the device error word.
 //
+// validate_offsets_ends_<O> also writes the first and the last offset (as i64) into
+// the two words after the error word, so that one read back gives the caller both
+// (segmented reductions choose their mapping from the average segment length).
 // Mapping: one thread per offset, grid-stride loop. Each thread reads offsets[i] and
 // offsets[i - 1] (the second read hits L1/L2), so the kernel moves the offsets once.
 // Complexity: O(n) work, O(1) depth plus one atomic per failing index.
@@ -14,9 +17,11 @@
 
 template <typename O>
 __device__ void validate_offsets_check(const O* offsets, uint64_t count, int64_t values_len,
-                                       uint64_t* error_word) {
+                                       uint64_t* error_word, uint64_t* ends) {
     for (uint64_t i = ragged::global_thread(); i < count; i += ragged::grid_threads()) {
         const int64_t value = static_cast<int64_t>(offsets[i]);
+        if (ends != nullptr && i == 0) ends[0] = static_cast<uint64_t>(value);
+        if (ends != nullptr && i == count - 1) ends[1] = static_cast<uint64_t>(value);
         if (i == 0) {
             if (value < 0) { ragged::report_error(error_word, i, 1); continue; }
         } else if (value < static_cast<int64_t>(offsets[i - 1])) {
@@ -30,7 +35,11 @@ __device__ void validate_offsets_check(const O* offsets, uint64_t count, int64_t
 #define RAGGED_VALIDATE_OFFSETS(O, NAME)                                                    \
     extern "C" __global__ void validate_offsets_check_##NAME(                               \
         const O* offsets, uint64_t count, int64_t values_len, uint64_t* error_word) {       \
-        validate_offsets_check<O>(offsets, count, values_len, error_word);                  \
+        validate_offsets_check<O>(offsets, count, values_len, error_word, nullptr);         \
+    }                                                                                       \
+    extern "C" __global__ void validate_offsets_ends_##NAME(                                \
+        const O* offsets, uint64_t count, int64_t values_len, uint64_t* words) {            \
+        validate_offsets_check<O>(offsets, count, values_len, words, words + 1);            \
     }
 RAGGED_VALIDATE_OFFSETS(int32_t, i32)
 RAGGED_VALIDATE_OFFSETS(int64_t, i64)

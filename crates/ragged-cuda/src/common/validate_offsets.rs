@@ -1,40 +1,39 @@
 //! `validate_offsets` on the device: the kernel `validate_offsets_check_<offset>`
 //! reports the lowest failing index through the device error word; the host reads the
 //! two offsets around it to build the same error the CPU backend returns.
+//! `validate_offsets_ends` does the same and also returns the first and the last
+//! offset, from the same single read back (kernel `validate_offsets_ends_<offset>`).
 
 use ragged_core::{Error, OffsetSize, OffsetsProblem, Result};
 
 use crate::compile::VALIDATE_OFFSETS;
 use crate::error_word::ErrorWord;
 use crate::launch::{grid_for, launch, params, BLOCK};
-use crate::memory::DeviceBuffer;
+use crate::memory::{driver_error, DeviceBuffer};
 use crate::CudaBackend;
 
-pub(crate) fn validate_offsets<O: OffsetSize>(
+/// Launch `validate_offsets_<kind>_<O>(const O*, uint64_t, int64_t, uint64_t*)` with
+/// `words` as its last parameter.
+fn launch_check<O: OffsetSize>(
     backend: &CudaBackend,
+    kind: &str,
     offsets: &DeviceBuffer<O>,
     values_len: usize,
+    words: u64,
 ) -> Result<()> {
-    if offsets.is_empty() {
-        return Err(Error::InvalidOffsets {
-            index: 0,
-            problem: OffsetsProblem::Empty,
-        });
-    }
     let function = backend.function(
         &VALIDATE_OFFSETS,
-        &format!("validate_offsets_check_{}", O::OFFSET_NAME),
+        &format!("validate_offsets_{kind}_{}", O::OFFSET_NAME),
     )?;
-    let word = ErrorWord::new(backend)?;
-    let (ptr, count, len, word_ptr) = (
+    let (ptr, count, len) = (
         offsets.device_ptr(),
         offsets.len() as u64,
         values_len as i64,
-        word.device_ptr(),
     );
-    let mut args = params![ptr, count, len, word_ptr];
-    // SAFETY: parameters match `validate_offsets_check_<O>(const O*, uint64_t, int64_t,
-    // uint64_t*)`; the kernel reads `count` offsets, all inside `offsets`.
+    let mut args = params![ptr, count, len, words];
+    // SAFETY: parameters match `validate_offsets_<kind>_<O>(const O*, uint64_t, int64_t,
+    // uint64_t*)`; the kernel reads `count` offsets, all inside `offsets`, and writes
+    // the words the caller allocated for `kind` (one for check, three for ends).
     unsafe {
         launch(
             function,
@@ -43,26 +42,98 @@ pub(crate) fn validate_offsets<O: OffsetSize>(
             0,
             backend.stream(),
             &mut args,
-        )?
-    };
-    let Some((index, code)) = word.read(backend)? else {
-        return Ok(());
-    };
+        )
+    }
+}
+
+/// The structured error for a failing `index` reported with `code`.
+fn offsets_error<O: OffsetSize>(
+    backend: &CudaBackend,
+    offsets: &DeviceBuffer<O>,
+    values_len: usize,
+    index: u64,
+    code: u32,
+) -> Error {
     let index = index as usize;
-    let value = offsets
-        .slice(index, 1)
-        .and_then(|b| backend.read_scalar(&b))?
-        .as_i64();
+    let read = |i: usize| -> Result<i64> {
+        Ok(offsets
+            .slice(i, 1)
+            .and_then(|b| backend.read_scalar(&b))?
+            .as_i64())
+    };
+    let value = match read(index) {
+        Ok(v) => v,
+        Err(e) => return e,
+    };
     let problem = match code {
         1 => OffsetsProblem::Negative { value },
-        2 => {
-            let previous = offsets
-                .slice(index - 1, 1)
-                .and_then(|b| backend.read_scalar(&b))?
-                .as_i64();
-            OffsetsProblem::Decreasing { previous, value }
-        }
+        2 => match read(index - 1) {
+            Ok(previous) => OffsetsProblem::Decreasing { previous, value },
+            Err(e) => return e,
+        },
         _ => OffsetsProblem::OutOfBounds { value, values_len },
     };
-    Err(Error::InvalidOffsets { index, problem })
+    Error::InvalidOffsets { index, problem }
+}
+
+/// The error for an offsets buffer with no entry.
+fn empty_offsets() -> Error {
+    Error::InvalidOffsets {
+        index: 0,
+        problem: OffsetsProblem::Empty,
+    }
+}
+
+pub(crate) fn validate_offsets<O: OffsetSize>(
+    backend: &CudaBackend,
+    offsets: &DeviceBuffer<O>,
+    values_len: usize,
+) -> Result<()> {
+    if offsets.is_empty() {
+        return Err(empty_offsets());
+    }
+    let word = ErrorWord::new(backend)?;
+    launch_check(backend, "check", offsets, values_len, word.device_ptr())?;
+    match word.read(backend)? {
+        None => Ok(()),
+        Some((index, code)) => Err(offsets_error(backend, offsets, values_len, index, code)),
+    }
+}
+
+/// Validate `offsets` against a child of `values_len` values, as [`validate_offsets`],
+/// and return its first and last offset: one launch and one read back.
+pub(crate) fn validate_offsets_ends<O: OffsetSize>(
+    backend: &CudaBackend,
+    offsets: &DeviceBuffer<O>,
+    values_len: usize,
+) -> Result<(i64, i64)> {
+    if offsets.is_empty() {
+        return Err(empty_offsets());
+    }
+    // [error word, first offset, last offset]; the kernel writes both offsets.
+    let words = backend.alloc::<u64>(3)?;
+    // SAFETY: `words` holds 24 bytes; the memset of its first 8 is ordered on the
+    // backend's stream before the kernel that receives them.
+    unsafe {
+        cudarc::driver::result::memset_d8_async(words.device_ptr(), 0xff, 8, backend.stream())
+    }
+    .map_err(|e| driver_error("reset error word", e))?;
+    launch_check(backend, "ends", offsets, values_len, words.device_ptr())?;
+    let bytes = backend.read_bytes(&words, 0, 24)?;
+    let word = |i: usize| {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(&bytes[8 * i..8 * i + 8]);
+        u64::from_le_bytes(w)
+    };
+    let error = word(0);
+    if error != u64::MAX {
+        return Err(offsets_error(
+            backend,
+            offsets,
+            values_len,
+            error >> 8,
+            (error & 0xff) as u32,
+        ));
+    }
+    Ok((word(1) as i64, word(2) as i64))
 }

@@ -69,6 +69,7 @@ use crate::compile::{lists_reduce_module, ModuleSource, LISTS_REDUCE};
 use crate::error_word::ErrorWord;
 use crate::launch::{grid_for, launch, params, BLOCK};
 use crate::memory::{Device, DeviceBitmap, DeviceBuffer};
+use crate::primitives::segmented_reduce::SEGMENT_GROUP;
 use crate::primitives::validity_args;
 use crate::CudaBackend;
 
@@ -184,7 +185,7 @@ fn plan<O: OffsetSize>(
     let (mode, grid, long_threshold) = if word(2) > half {
         (0, grid_for(lists, sms), 256)
     } else if word(3) > half {
-        (3, grid_for(lists * 8, sms), 1024)
+        (3, grid_for(lists * SEGMENT_GROUP, sms), 1024)
     } else if word(4) > half {
         (1, grid_for(lists * 32, sms), 8192)
     } else {

@@ -2,7 +2,7 @@
 
 mod reduce;
 pub(crate) mod scan;
-mod segmented_reduce;
+pub(crate) mod segmented_reduce;
 mod select;
 
 use ragged_core::ops::{OffsetWidth, Offsets, Predicate, ScanKind, Selection, Transform};

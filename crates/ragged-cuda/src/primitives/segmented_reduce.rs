@@ -15,31 +15,30 @@ use crate::launch::{grid_for, launch, params, BLOCK};
 use crate::memory::{Device, DeviceBitmap, DeviceBuffer};
 use crate::CudaBackend;
 
+/// Lanes per segment in mode 3, medium segments (`SEGMENT_GROUP` in
+/// `kernels/common/segmented.cuh`).
+pub(crate) const SEGMENT_GROUP: u64 = 4;
+
 /// Validate the offsets and pick (segments, mode, grid): thread per segment below an
-/// average of 8 values, 8 lanes below 128, a warp below 2048, else a block.
+/// average of 8 values, SEGMENT_GROUP lanes below 128, a warp below 2048, else a block. One read
+/// back (the validation's error word and the first and last offsets together).
 fn plan<T: Native, O: OffsetSize>(
     backend: &CudaBackend,
     col: &PrimitiveColumn<T, Device>,
     offsets: &DeviceBuffer<O>,
 ) -> Result<(u64, u32, u32)> {
-    use ragged_core::Memory;
-    backend.validate_offsets(offsets, col.len())?;
+    let (first, last) =
+        crate::common::validate_offsets::validate_offsets_ends(backend, offsets, col.len())?;
     let segments = (offsets.len() - 1) as u64;
     if segments == 0 {
         return Ok((0, 0, 0));
     }
-    let size = std::mem::size_of::<O>();
-    let first =
-        value_from_bytes::<O>(&backend.read_bytes(offsets, 0, size)?).map_or(0, |o| o.as_i64());
-    let last =
-        value_from_bytes::<O>(&backend.read_bytes(offsets, segments as usize * size, size)?)
-            .map_or(0, |o| o.as_i64());
     let average = (last - first) as u64 / segments;
     let sms = backend.info().multiprocessors;
     Ok(if average < 8 {
         (segments, 0, grid_for(segments, sms))
     } else if average < 128 {
-        (segments, 3, grid_for(segments * 8, sms))
+        (segments, 3, grid_for(segments * SEGMENT_GROUP, sms))
     } else if average < 2048 {
         (segments, 1, grid_for(segments * 32, sms))
     } else {
@@ -59,15 +58,25 @@ pub(crate) fn segmented_sum<T: Native, O: OffsetSize>(
     let (segments, mode, grid) = plan(backend, col, offsets)?;
     let out = backend.alloc::<T::Sum>(segments as usize)?;
     if segments > 0 {
-        let word = ErrorWord::new(backend)?;
+        // Only sums of 64-bit integers (accumulated in 128 bits) can overflow their
+        // output type; the others need no error word (null: the kernel never reports),
+        // and so no read back and no wait.
+        let word = if T::IS_FLOAT || std::mem::size_of::<T>() < 8 {
+            None
+        } else {
+            Some(ErrorWord::new(backend)?)
+        };
         let function = backend.function(
             &PRIMITIVES_SEGMENTED_REDUCE,
             &format!("segmented_sum_{}_{}", O::OFFSET_NAME, T::NAME),
         )?;
         let (values, (bits, bit_offset)) =
             (col.values().device_ptr(), validity_args(col.validity()));
-        let (offsets_ptr, out_ptr, word_ptr) =
-            (offsets.device_ptr(), out.device_ptr(), word.device_ptr());
+        let (offsets_ptr, out_ptr, word_ptr) = (
+            offsets.device_ptr(),
+            out.device_ptr(),
+            word.as_ref().map_or(0, ErrorWord::device_ptr),
+        );
         let mut args = params![
             values,
             bits,
@@ -80,9 +89,14 @@ pub(crate) fn segmented_sum<T: Native, O: OffsetSize>(
         ];
         // SAFETY: `segmented_sum_<O>_<T>(const T*, const uint8_t*, uint64_t, const O*,
         // uint64_t, uint32_t, void*, uint64_t*)`: the offsets were validated against the
-        // column; writes one T::Sum per segment.
+        // column; writes one T::Sum per segment; the error word is null only for types
+        // whose sums the kernel never reports.
         unsafe { launch(function, grid, BLOCK, 0, backend.stream(), &mut args)? };
-        if let Some((segment, _)) = word.read(backend)? {
+        let report = match &word {
+            Some(word) => word.read(backend)?,
+            None => None,
+        };
+        if let Some((segment, _)) = report {
             return Err(Error::Overflow {
                 op: "segmented_sum",
                 message: format!(

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# One device call's work: conformance and bench figures for the segmented reductions
+# (run from dist/gpu on the GPU machine; see scripts/gpu-build.sh). Steps by name:
+#   seg-tests        primitives segmented and lists conformance, side by side
+#   seg-bench [BIN]  segmented sums/extremes at 2^28 and the lists reductions
+#   lists-bench      the whole lists suite
+cd "$(dirname "$0")"
+export RAGGED_KERNEL_CACHE=/tmp/kc RAGGED_REQUIRE_CUDA=1 RAGGED_REQUIRE_NVRTC=1
+step() { echo "=== $*"; }
+bench() { # BIN SUITE FILTER
+  "$1" --device cuda bench --suite "$2" --filter "$3" 2>&1 | grep -E "^  (copy|$2|segmented)" | grep -E "copy|2\^28" | sed 's/  */ /g'
+}
+while [ $# -gt 0 ]; do
+  case "$1" in
+    seg-tests)
+      step conformance segmented + lists_conformance
+      ./tests/conformance segmented > /tmp/t1.log 2>&1 &
+      ./tests/lists_conformance > /tmp/t2.log 2>&1
+      wait
+      grep -hE "test result|FAILED|panicked" /tmp/t1.log /tmp/t2.log | head -20 ;;
+    seg-bench)
+      bin=${2:-./ragged}; shift
+      step "bench $bin"
+      bench "$bin" primitives segmented
+      bench "$bin" lists /avg ;;
+    lists-bench)
+      step bench lists all
+      ./ragged --device cuda bench --suite lists 2>&1 | grep -E "^  " | head -60 ;;
+  esac
+  shift
+done
