@@ -4,16 +4,11 @@
 // list_mean (f64).
 //
 // Mapping: the segmented engine of common/segmented.cuh over the list offsets, with
-// the list validity as segment validity (a null list reduces to the identity). Every
-// reduction has two entry points with the same reducer and the same finish:
-//   list_<op>_<O>_<T> — the modes: thread, eight lanes, warp or block per list, chosen
-//     by the host from a sample of the list lengths; lists far longer than that mode
-//     serves are split over the grid by the engine's long path (three launches, phase
-//     0, 1, 2); a null list is never read;
-//   list_<op>_tiles_<O>_<T> — the tile path: fixed tiles of the child's elements, 16-byte
-//     loads into registers, whatever the lengths (three launches: partitions, tiles,
-//     fix-up of lists that span tiles; the elements under null lists are read and
-//     dropped). The host takes it only when RAGGED_LISTS_REDUCE=tiles (lists/reduce.rs).
+// the list validity as segment validity (a null list reduces to the identity):
+// list_<op>_<O>_<T> runs the mode (thread, lanes, warp or block per list) the host
+// chose from a sample of the list lengths; lists far longer than that mode serves are
+// split over the grid by the engine's long path (three launches, phase 0, 1, 2); a
+// null list is never read.
 // The host gives the output the list validity (sum, prod, count, count_nonzero, any,
 // all) or the validity bits set by the kernels (min, max, arg forms, mean: set = the
 // list has a valid element, which a null list has not; the host counts the unset
@@ -256,20 +251,13 @@ __device__ __forceinline__ void list_modes(Load load, const uint8_t* validity, u
 // The long path's parameters (common/segmented.cuh, LongWork), last in every modes entry.
 #define RAGGED_LONG_ARGS uint64_t long_threshold, uint64_t long_capacity, uint32_t phase, unsigned long long *scratch
 #define RAGGED_LONG_WORK LongWork{long_threshold, long_capacity, phase, scratch}
-// The tile path's parameters (common/segmented.cuh, TileWork), last in every tiles entry.
-#define RAGGED_TILE_ARGS uint64_t tile_len, uint64_t tiles, uint32_t phase, unsigned long long *scratch
-#define RAGGED_TILE_WORK TileWork{tile_len, tiles, phase, scratch}
 
-/// Both entry points of one typed reduction: list_<OP>_<O>_<T>(list args, uint32_t mode,
-/// extra..., long args) and list_<OP>_tiles_<O>_<T>(list args, extra..., tile args).
+/// The entry point of one typed reduction: list_<OP>_<O>_<T>(list args, uint32_t mode,
+/// extra..., long args).
 #define RAGGED_LIST_ENTRIES(OP, ONAME, NAME, O, T, REDUCER, FINISH, WORDS, ...)              \
     extern "C" __global__ void __launch_bounds__(SEGMENT_BLOCK) list_##OP##_##ONAME##_##NAME( \
         RAGGED_LIST_ARGS(O, T), uint32_t mode, __VA_ARGS__, RAGGED_LONG_ARGS) {              \
         list_modes(RAGGED_LIST_PASS(T), mode, REDUCER, FINISH, WORDS, RAGGED_LONG_WORK);     \
-    }                                                                                        \
-    extern "C" __global__ void __launch_bounds__(SEGMENT_BLOCK, TILE_MIN_BLOCKS) list_##OP##_tiles_##ONAME##_##NAME( \
-        RAGGED_LIST_ARGS(O, T), __VA_ARGS__, RAGGED_TILE_ARGS) {                             \
-        segmented_tiles(RAGGED_LIST_PASS(T), REDUCER, FINISH, WORDS, RAGGED_TILE_WORK);      \
     }
 
 #define RAGGED_LIST_REDUCE(O, ONAME, T, NAME)                                                \
@@ -315,8 +303,6 @@ RAGGED_LIST_REDUCE_TYPED(double, f64)
 /// list_count: valid elements of each list (child validity only). Without a child
 /// validity bitmap the count is the list length (thread per list, mode ignored).
 /// list_any_all: flag = any (want_all = 0) or all (want_all = 1) valid element true.
-/// Each has a tiles entry (list_count_tiles_<O>, list_any_all_tiles_<O>: the same
-/// parameters without `mode`, then the tile path's four).
 #define RAGGED_LIST_COUNT(O, ONAME)                                                         \
     extern "C" __global__ void __launch_bounds__(SEGMENT_BLOCK) list_count_##ONAME(        \
         const uint8_t* validity, uint64_t bit_offset, const O* offsets, const uint8_t* list_bits, \
@@ -333,14 +319,6 @@ RAGGED_LIST_REDUCE_TYPED(double, f64)
         segmented(ArrayLoad<uint8_t>{none}, validity, bit_offset, offsets, list_bits, list_bit_offset, lists, \
                   mode, CountReducer<uint8_t>(), [=](uint64_t s, long long c) { out[s] = c; }); \
     }                                                                                       \
-    extern "C" __global__ void __launch_bounds__(SEGMENT_BLOCK, TILE_MIN_BLOCKS) list_count_tiles_##ONAME(  \
-        const uint8_t* validity, uint64_t bit_offset, const O* offsets, const uint8_t* list_bits, \
-        uint64_t list_bit_offset, uint64_t lists, long long* out, RAGGED_TILE_ARGS) {      \
-        const uint8_t* none = nullptr;                                                      \
-        segmented_tiles(ArrayLoad<uint8_t>{none}, validity, bit_offset, offsets, list_bits, list_bit_offset, \
-                        lists, CountReducer<uint8_t>(), CountFinish{out}, static_cast<uint32_t*>(nullptr), \
-                        RAGGED_TILE_WORK);                                                  \
-    }                                                                                       \
     extern "C" __global__ void __launch_bounds__(SEGMENT_BLOCK) list_any_all_##ONAME(      \
         const uint8_t* bits, uint64_t bits_offset, const uint8_t* validity, uint64_t bit_offset, \
         const O* offsets, const uint8_t* list_bits, uint64_t list_bit_offset, uint64_t lists, \
@@ -349,14 +327,6 @@ RAGGED_LIST_REDUCE_TYPED(double, f64)
                   mode, AnyAllReducer(), [=](uint64_t s, uint32_t seen) {                   \
                       AnyAllFinish{want_all, out_flags}(s, seen);                           \
                   });                                                                       \
-    }                                                                                       \
-    extern "C" __global__ void __launch_bounds__(SEGMENT_BLOCK, TILE_MIN_BLOCKS) list_any_all_tiles_##ONAME( \
-        const uint8_t* bits, uint64_t bits_offset, const uint8_t* validity, uint64_t bit_offset, \
-        const O* offsets, const uint8_t* list_bits, uint64_t list_bit_offset, uint64_t lists, \
-        uint32_t want_all, uint8_t* out_flags, RAGGED_TILE_ARGS) {                         \
-        segmented_tiles(BitLoad{bits, bits_offset}, validity, bit_offset, offsets, list_bits, list_bit_offset, \
-                        lists, AnyAllReducer(), AnyAllFinish{want_all, out_flags},          \
-                        static_cast<uint32_t*>(nullptr), RAGGED_TILE_WORK);                 \
     }
 RAGGED_LIST_COUNT(int32_t, i32)
 RAGGED_LIST_COUNT(int64_t, i64)

@@ -2,62 +2,23 @@
 //!
 //! The list offsets are valid for the child by construction (no validation pass). One
 //! small launch (`list_plan`) samples 256 list lengths and reads the child range; from
-//! it each call takes one of two paths (`common/segmented.cuh` describes both):
+//! it each call takes a mapping of the segmented engine (`common/segmented.cuh`): a
+//! thread reduces each list when the sampled median length is below 8 (eight loads in
+//! flight), four lanes below 128, a warp below 2 048, else a block (the last three read
+//! the child as aligned 16-byte vectors); lists far longer than the mode serves go to
+//! the long path (`LongWork`), split over the grid.
 //!
-//! - **Modes** (the default, for every length distribution): a thread reduces each list
-//!   when the sampled median length is below 8 (eight loads in flight), eight lanes
-//!   below 128, a warp below 2 048, else a block; lists far longer than the mode serves
-//!   go to the long path (`LongWork`), split over the grid.
-//! - **Tiles** (only when forced with `RAGGED_LISTS_REDUCE=tiles`): the child range is
-//!   cut into fixed tiles of elements (4 096, 2 048 for 8-byte elements; tile 0 starts
-//!   on a 16-byte boundary of the values), a block per tile and 16 or 8 contiguous
-//!   elements per thread, read with 16-byte loads straight into registers. A list
-//!   belongs to the tile holding its end (one binary search of the offsets per tile
-//!   boundary); a thread folds its elements, closing the lists that end among them
-//!   (lists that begin and end in a thread are finished there), and a segmented
-//!   `cub::BlockScan` carries the open states across threads; lists that span tiles are
-//!   finished by a small fix-up pass from per-tile partial states, combined in a fixed
-//!   order (float results are deterministic; argmin / argmax keep the lowest position
-//!   on ties). Three launches (partitions, tiles, fix-up); the work of a block does not
-//!   depend on the length distribution.
+//! A tile-based reduction (fixed tiles of child elements, a segmented block scan and a
+//! fix-up pass for lists spanning tiles; PERFORMANCE v0.7) was measured on an H100 and
+//! removed: after the vector loads the modes beat it on every case (sum over lists of
+//! 10 000: 0.906 against 0.816 × copy) and it read outside the child (memcheck).
 //!
-//! Why the modes are the default: measured on an H100 80GB HBM3 (2^28 child elements,
-//! fraction of the device-to-device copy bandwidth measured in the same run, 2 840-2 942
-//! GB/s; bytes = child read + offsets read + results written), the first tile kernel
-//! (elements staged in shared memory), the current one (registers only, above) and the
-//! modes:
-//!
-//! | case              | first tiles | tiles | modes |
-//! |-------------------|-------------|-------|-------|
-//! | sum/avg4/i32      | –           | 0.220 | 0.875 |
-//! | sum/avg64/i32     | 0.386       | 0.382 | 0.544 |
-//! | min/avg64/i32     | 0.291       | 0.250 | 0.423 |
-//! | max/avg64/f32     | 0.265       | 0.247 | 0.365 |
-//! | mean/avg64/f32    | 0.295       | 0.280 | 0.403 |
-//! | sum/avg10000/i32  | 0.515       | 0.816 | 0.774 |
-//! | min/avg10000/i32  | 0.334       | 0.494 | 0.662 |
-//! | max/avg10000/f32  | 0.298       | 0.414 | 0.567 |
-//! | mean/avg10000/f32 | 0.391       | 0.673 | 0.715 |
-//! | sum/skewed/i32    | 0.507       | 0.604 | 0.768 |
-//! | min/skewed/i32    | –           | 0.355 | 0.597 |
-//!
-//! The tiles win only sum at average 10 000 (0.816 against 0.774), so the modes serve
-//! every call unless the tiles are forced. compute-sanitizer memcheck reports invalid
-//! accesses on the tile path (`lists_reductions_list` forced to tiles, H100, 53e2dd3;
-//! racecheck clean): it is for measurement only until that is fixed.
-//!
-//! `RAGGED_LISTS_REDUCE=tiles` or `=modes` forces one path for every call (read once
-//! per process): it lets the conformance suite, whose small cases mostly have short
-//! lists, run the tile path on every case, and lets the bench compare the two.
-//!
-//! Null lists reduce to the identity (the modes never read them; the tiles read their
-//! elements and drop them). Results that always exist (sum, prod, counts, any, all)
+//! Null lists reduce to the identity (their elements are never read). Results that always exist (sum, prod, counts, any, all)
 //! take the list validity; the others (min, max, arg forms, mean) get a validity bit
 //! per list (the list has a valid element), set by the kernels themselves (no flag
 //! bytes, no packing pass).
 
 use std::ffi::c_void;
-use std::sync::OnceLock;
 
 use ragged_core::{
     BooleanColumn, Error, ListColumn, Native, OffsetSize, PrimitiveColumn, Result, ValidityBitmap,
@@ -65,7 +26,7 @@ use ragged_core::{
 
 use super::gather::count_unset;
 use crate::common::bits::{bitmap, pack_flags};
-use crate::compile::{lists_reduce_module, ModuleSource, LISTS_REDUCE};
+use crate::compile::{lists_reduce_module, LISTS_REDUCE};
 use crate::error_word::ErrorWord;
 use crate::launch::{grid_for, launch, params, BLOCK};
 use crate::memory::{Device, DeviceBitmap, DeviceBuffer};
@@ -73,40 +34,12 @@ use crate::primitives::segmented_reduce::SEGMENT_GROUP;
 use crate::primitives::validity_args;
 use crate::CudaBackend;
 
-/// Which kernels reduce the lists of one call.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Path {
-    /// Thread / 8 lanes / warp / block per list, plus the long path.
-    Modes,
-    /// Fixed tiles of the child's elements, plus the fix-up of lists that span tiles.
-    Tiles,
-}
-
-/// The path forced by `RAGGED_LISTS_REDUCE` (`tiles` or `modes`, any case), read once.
-fn forced_path() -> Option<Path> {
-    static FORCED: OnceLock<Option<Path>> = OnceLock::new();
-    *FORCED.get_or_init(|| {
-        let value = std::env::var("RAGGED_LISTS_REDUCE").unwrap_or_default();
-        if value.eq_ignore_ascii_case("tiles") {
-            Some(Path::Tiles)
-        } else if value.eq_ignore_ascii_case("modes") {
-            Some(Path::Modes)
-        } else {
-            None
-        }
-    })
-}
-
 /// How a reduction over the lists is launched.
 struct Plan {
     offsets: u64,
     list_bits: u64,
     list_bit_offset: u64,
     n: u64,
-    /// Elements the tile path covers: the child range and up to 15 more before it (its
-    /// tiles start on a 16-byte boundary of the values; `common/segmented.cuh`).
-    items: u64,
-    path: Path,
     mode: u32,
     grid: u32,
     /// Lists longer than this go to the long path (see [`LongScratch`]).
@@ -140,13 +73,6 @@ impl LongScratch {
     }
 }
 
-/// Elements per tile of the tile path for elements of `element_bytes` bytes:
-/// 256 threads x 8 items for 8-byte elements, x 16 otherwise (`TileShape` of
-/// `kernels/common/segmented.cuh`, which checks that the two agree).
-fn tile_len(element_bytes: usize) -> u64 {
-    u64::from(BLOCK) * if element_bytes >= 8 { 8 } else { 16 }
-}
-
 /// Sample the list lengths (`list_plan`, one launch whose result lands in the backend's
 /// mapped slot; it also zeroes the long path's counters when `counters` is not 0) and
 /// pick the path: the modes, unless `RAGGED_LISTS_REDUCE` forces one. For the modes, the mapping: thread per list when the median length is below 8,
@@ -178,9 +104,6 @@ fn plan<O: OffsetSize>(
             .map_or(0, i64::from_le_bytes)
     };
     let half = PLAN_SAMPLES / 2;
-    let child_range = u64::try_from(word(1) - word(0)).unwrap_or(0);
-    // The modes measured faster than the tiles on every case (module docs).
-    let path = forced_path().unwrap_or(Path::Modes);
     let sms = backend.info().multiprocessors;
     let (mode, grid, long_threshold) = if word(2) > half {
         (0, grid_for(lists, sms), 256)
@@ -201,66 +124,19 @@ fn plan<O: OffsetSize>(
         list_bits,
         list_bit_offset,
         n: lists,
-        items: child_range + 16,
-        path,
         mode,
         grid,
         long_threshold,
     })
 }
 
-/// Launch the three phases of a tile-path kernel `name` of `module` (partitions,
-/// tiles, fix-up) with a scratch for the tiles of `tile` elements over `plan.items`.
-///
-/// # Safety
-/// `function`'s parameters are `args`, each of its exact type and alive for the call,
-/// then `(uint64_t tile_len, uint64_t tiles, uint32_t phase, unsigned long long*
-/// scratch)`; the kernel reads `plan`'s offsets and list validity and writes outputs
-/// (behind `args`) of `plan.n` entries; `tile` is the kernel's `TileShape<V>::TILE`.
-unsafe fn launch_tiles(
-    backend: &CudaBackend,
-    module: &'static ModuleSource,
-    name: &str,
-    plan: &Plan,
-    tile: u64,
-    args: &[*mut c_void],
-) -> Result<()> {
-    let function = backend.function(module, name)?;
-    let tiles = plan.items.div_ceil(tile).max(1);
-    // Partitions (tiles + 1 words, padded to an even count), then heads and tails of
-    // 4 words each (`TileWork` of kernels/common/segmented.cuh).
-    let words = ((tiles + 2) & !1) + 8 * tiles;
-    let scratch = backend.alloc::<u64>(usize::try_from(words).map_err(|_| {
-        Error::invalid_argument("list reduction", "the tile scratch does not fit memory")
-    })?)?;
-    let scratch_ptr = scratch.device_ptr();
-    let sms = backend.info().multiprocessors;
-    for phase in 0u32..3 {
-        let grid = match phase {
-            0 => grid_for(tiles + 1, sms),
-            1 => tiles.min(i32::MAX as u64) as u32,
-            _ => grid_for(tiles * 32, sms),
-        };
-        let mut all = args.to_vec();
-        all.extend_from_slice(&params![tile, tiles, phase, scratch_ptr]);
-        // SAFETY: the caller's parameters, then the tile path's four: the tile length
-        // the kernel checks, the tile count the scratch is sized for (partitions,
-        // heads and tails of `tiles` tiles), the phase and the scratch. Phase 0 writes
-        // the partitions that phases 1 and 2 read, phase 1 the states phase 2 reads
-        // (stream-ordered). The scratch's stream-ordered free comes after the launches.
-        unsafe { launch(function, grid, BLOCK, 0, backend.stream(), &mut all)? };
-    }
-    drop(scratch);
-    Ok(())
-}
-
-/// Launch `list_<name>_<O>_<T>` (modes: the main pass, then the long path's chunk and
-/// finishing passes, which find nothing to do when no list was long) or
-/// `list_<name>_tiles_<O>_<T>` over the values of `child`, as `plan` chooses.
+/// Launch `list_<name>_<O>_<T>` over the values of `child`: the main pass in the mode
+/// `plan` chose, then the long path's chunk and finishing passes, which find nothing
+/// to do when no list was long.
 ///
 /// # Safety
 /// `extra` points to the kernel's parameters after the list arguments (and `mode`) and
-/// before the long path's or the tile path's four, each of its exact type and alive for
+/// before the long path's four, each of its exact type and alive for
 /// the call; every output behind them holds `col.len()` entries.
 unsafe fn launch_values<O: OffsetSize, T: Native>(
     backend: &CudaBackend,
@@ -274,35 +150,6 @@ unsafe fn launch_values<O: OffsetSize, T: Native>(
     let module = lists_reduce_module(O::OFFSET_NAME, T::NAME);
     let (values, (bits, bit_offset)) =
         (child.values().device_ptr(), validity_args(child.validity()));
-    if plan.path == Path::Tiles {
-        drop(scratch);
-        let mut args = params![
-            values,
-            bits,
-            bit_offset,
-            plan.offsets,
-            plan.list_bits,
-            plan.list_bit_offset,
-            plan.n
-        ]
-        .to_vec();
-        args.extend_from_slice(extra);
-        let kernel = format!("list_{name}_tiles_{}_{}", O::OFFSET_NAME, T::NAME);
-        // SAFETY: every `list_<name>_tiles_<O>_<T>` takes `(const T*, const uint8_t*,
-        // uint64_t, const O*, const uint8_t*, uint64_t, uint64_t)`: the child's values
-        // and validity, the lists' n + 1 offsets (valid for the child) and validity;
-        // then the caller's `extra` and the tile path's four; T's tile length.
-        return unsafe {
-            launch_tiles(
-                backend,
-                module,
-                &kernel,
-                &plan,
-                tile_len(std::mem::size_of::<T>()),
-                &args,
-            )
-        };
-    }
     let function = backend.function(
         module,
         &format!("list_{name}_{}_{}", O::OFFSET_NAME, T::NAME),
@@ -532,27 +379,6 @@ pub(crate) fn list_count<O: OffsetSize>(
         let mut plan = plan(backend, col, 0)?;
         let (bits, bit_offset) = validity_args(child_validity);
         let out_ptr = out.device_ptr();
-        if child_validity.is_some() && plan.path == Path::Tiles {
-            let args = params![
-                bits,
-                bit_offset,
-                plan.offsets,
-                plan.list_bits,
-                plan.list_bit_offset,
-                plan.n,
-                out_ptr
-            ];
-            let kernel = format!("list_count_tiles_{}", O::OFFSET_NAME);
-            // SAFETY: `list_count_tiles_<O>(const uint8_t*, uint64_t, const O*, const
-            // uint8_t*, uint64_t, uint64_t, long long*, <tile args>)`: reads the child's
-            // validity bits inside the child range, n + 1 offsets and n list validity
-            // bits, writes n counts (allocated above); counts read no values (1-byte
-            // tile shape).
-            return unsafe {
-                launch_tiles(backend, &LISTS_REDUCE, &kernel, &plan, tile_len(1), &args)
-            }
-            .and_then(|()| PrimitiveColumn::try_new(out, col.validity().cloned()));
-        }
         if child_validity.is_none() {
             // Without nulls the count is the length: one thread per list.
             plan.grid = grid_for(plan.n, backend.info().multiprocessors);
@@ -591,27 +417,7 @@ pub(crate) fn list_any_all<O: OffsetSize>(
         let (bits, bits_offset) = validity_args(Some(child.values()));
         let (validity, bit_offset) = validity_args(child.validity());
         let (all, flags_ptr) = (u32::from(want_all), flags.device_ptr());
-        if plan.path == Path::Tiles {
-            let args = params![
-                bits,
-                bits_offset,
-                validity,
-                bit_offset,
-                plan.offsets,
-                plan.list_bits,
-                plan.list_bit_offset,
-                plan.n,
-                all,
-                flags_ptr
-            ];
-            let kernel = format!("list_any_all_tiles_{}", O::OFFSET_NAME);
-            // SAFETY: `list_any_all_tiles_<O>(const uint8_t*, uint64_t, const uint8_t*,
-            // uint64_t, const O*, const uint8_t*, uint64_t, uint64_t, uint32_t,
-            // uint8_t*, <tile args>)`: reads value and validity bits inside the child
-            // range, n + 1 offsets and n list validity bits, writes n flags (allocated
-            // above); booleans take the 1-byte tile shape.
-            unsafe { launch_tiles(backend, &LISTS_REDUCE, &kernel, &plan, tile_len(1), &args)? };
-        } else {
+        {
             let function =
                 backend.function(&LISTS_REDUCE, &format!("list_any_all_{}", O::OFFSET_NAME))?;
             let mut args = params![
