@@ -4,6 +4,9 @@
 #   seg-tests        primitives segmented and lists conformance, side by side
 #   seg-bench [BIN]  segmented sums/extremes at 2^28 and the lists reductions
 #   lists-bench      the whole lists suite
+#   sanitize         memcheck of the list reductions and segmented sums / maxima,
+#                    racecheck of the segmented sums and list reductions (pool off,
+#                    bounded in time)
 cd "$(dirname "$0")"
 export RAGGED_KERNEL_CACHE=/tmp/kc RAGGED_REQUIRE_CUDA=1 RAGGED_REQUIRE_NVRTC=1
 step() { echo "=== $*"; }
@@ -23,6 +26,18 @@ while [ $# -gt 0 ]; do
       step "bench $bin"
       bench "$bin" primitives segmented
       bench "$bin" lists /avg ;;
+    sanitize)
+      export RAGGED_POOL=off
+      cs="/usr/local/cuda/bin/compute-sanitizer --error-exitcode 99"
+      for t in "memcheck lists_conformance lists_reductions_list" \
+               "memcheck conformance segmented_sum::i32" "memcheck conformance segmented_max::f32" "memcheck conformance segmented_argmin::i64" \
+               "racecheck conformance segmented_sum::i32" "racecheck lists_conformance lists_reductions_list"; do
+        read -r tool bin filter <<< "$t"
+        step "$tool $bin $filter"
+        timeout 150 $cs --tool "$tool" "./tests/$bin" "$filter" 2>&1 | grep -E "ERROR SUMMARY|test result|Hazard|Invalid" | head -6
+        echo "exit ${PIPESTATUS[0]}"
+      done
+      unset RAGGED_POOL ;;
     lists-bench)
       step bench lists all
       ./ragged --device cuda bench --suite lists 2>&1 | grep -E "^  " | head -60 ;;

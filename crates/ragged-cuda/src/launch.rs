@@ -51,6 +51,24 @@ impl Module {
     }
 }
 
+/// The number of blocks of [`BLOCK`] threads `function` runs for `work_items` items in
+/// a grid-stride loop: enough to cover the work, at most the blocks of it that are
+/// resident at once on the chip (the driver's occupancy for the kernel's registers and
+/// shared memory; [`grid_for`]'s 8 per multiprocessor when the query fails). A grid of
+/// more blocks than are resident runs in waves, the last partly empty.
+pub(crate) fn resident_grid(function: Function, work_items: u64, multiprocessors: i32) -> u32 {
+    // SAFETY: `function` is a loaded entry point (modules stay loaded for the backend's
+    // lifetime); the query reads only its attributes.
+    let per_sm = unsafe {
+        result::occupancy::max_active_block_per_multiprocessor(function.0, BLOCK as i32, 0)
+    }
+    .ok()
+    .filter(|&b| b > 0)
+    .map_or(BLOCKS_PER_SM, |b| b as u64);
+    let needed = work_items.div_ceil(u64::from(BLOCK)).max(1);
+    needed.min((multiprocessors.max(1) as u64) * per_sm) as u32
+}
+
 /// The number of blocks of [`BLOCK`] threads for `work_items` items processed in a
 /// grid-stride loop: enough to cover the work, at most what fills the chip.
 pub(crate) fn grid_for(work_items: u64, multiprocessors: i32) -> u32 {

@@ -293,15 +293,21 @@ __device__ __forceinline__ void long_finish(const O* offsets, R reducer, Finish 
     }
 }
 
+/// MODE of an entry point that runs only the long path's passes 1 and 2.
+constexpr int SEGMENT_LONG_PASSES = 4;
+
 /// Reduce every segment with reducer R in the given mode; `finish(segment, state)` writes
 /// the result. Segments longer than `work.threshold` are queued to the long path
-/// instead, when it has room; their finish comes from long_finish.
-template <typename O, typename R, typename Load, typename Finish>
+/// instead, when it has room; their finish comes from long_finish. MODE >= 0 compiles
+/// that mode alone (the `mode` argument is then ignored), so that an entry point's
+/// registers are those of its own mode; MODE = -1 dispatches on `mode`.
+template <int MODE, typename O, typename R, typename Load, typename Finish>
 __device__ __forceinline__ void segmented_modes(Load load, const uint8_t* validity, uint64_t bit_offset,
                                                 const O* offsets, const uint8_t* segment_validity,
                                                 uint64_t segment_bit_offset, uint64_t segments, uint32_t mode,
                                                 R reducer, Finish finish, const LongWork& work) {
     typedef typename R::State State;
+    if constexpr (MODE >= 0) mode = MODE;
     // The elements of all segments (fold_group reads whole vectors only inside them).
     const long long lo = segments > 0 ? static_cast<long long>(offsets[0]) : 0;
     const long long hi = segments > 0 ? static_cast<long long>(offsets[segments]) : 0;
@@ -398,30 +404,39 @@ __device__ __forceinline__ void segmented_modes(Load load, const uint8_t* validi
 /// Reduce every segment with reducer R; `finish(segment, state)` writes the result.
 /// `work.phase` selects the main pass (0, which queues long segments), the chunk pass
 /// (1) or the finishing pass (2) of the long path; the host launches all three, in order.
-template <typename O, typename R, typename Load, typename Finish>
+/// MODE as in segmented_modes; an entry point compiled with MODE >= 0 serves only the
+/// main pass and one compiled with SEGMENT_LONG_PASSES only passes 1 and 2.
+template <int MODE, typename O, typename R, typename Load, typename Finish>
 __device__ __forceinline__ void segmented(Load load, const uint8_t* validity, uint64_t bit_offset, const O* offsets,
                                           const uint8_t* segment_validity, uint64_t segment_bit_offset,
                                           uint64_t segments, uint32_t mode, R reducer, Finish finish,
                                           const LongWork& work) {
-    if (work.phase == 1) {
+    if constexpr (MODE == SEGMENT_LONG_PASSES) {
+        if (work.phase == 1) long_chunks(load, validity, bit_offset, offsets, reducer, work);
+        else if (work.phase == 2) long_finish(offsets, reducer, finish, work);
+    } else if constexpr (MODE >= 0) {
+        if (work.phase == 0)
+            segmented_modes<MODE>(load, validity, bit_offset, offsets, segment_validity, segment_bit_offset,
+                                  segments, mode, reducer, finish, work);
+    } else if (work.phase == 1) {
         long_chunks(load, validity, bit_offset, offsets, reducer, work);
     } else if (work.phase == 2) {
         long_finish(offsets, reducer, finish, work);
     } else {
-        segmented_modes(load, validity, bit_offset, offsets, segment_validity, segment_bit_offset, segments, mode,
-                        reducer, finish, work);
+        segmented_modes<MODE>(load, validity, bit_offset, offsets, segment_validity, segment_bit_offset, segments,
+                              mode, reducer, finish, work);
     }
 }
 
-/// Reduce every segment with reducer R in one pass (no long path).
-template <typename O, typename R, typename Load, typename Finish>
+/// Reduce every segment with reducer R in one pass (no long path); MODE as in
+/// segmented_modes.
+template <int MODE, typename O, typename R, typename Load, typename Finish>
 __device__ __forceinline__ void segmented(Load load, const uint8_t* validity, uint64_t bit_offset, const O* offsets,
                                           const uint8_t* segment_validity, uint64_t segment_bit_offset,
                                           uint64_t segments, uint32_t mode, R reducer, Finish finish) {
-    segmented_modes(load, validity, bit_offset, offsets, segment_validity, segment_bit_offset, segments, mode, reducer,
-                    finish, no_long_work());
+    segmented_modes<MODE>(load, validity, bit_offset, offsets, segment_validity, segment_bit_offset, segments, mode,
+                          reducer, finish, no_long_work());
 }
-
 
 /// A load functor over a bit-packed boolean column (bit i of `bits` from `bit_offset`).
 struct BitLoad {

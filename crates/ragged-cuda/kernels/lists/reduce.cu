@@ -234,14 +234,15 @@ template <typename F> struct WithBits {
     }
 };
 
-/// The body of a modes entry point (long path included).
-template <typename O, typename R, typename Load, typename F>
+/// The body of an entry point compiled for MODE (segmented_modes; SEGMENT_LONG_PASSES
+/// for the long path's passes 1 and 2).
+template <int MODE, typename O, typename R, typename Load, typename F>
 __device__ __forceinline__ void list_modes(Load load, const uint8_t* validity, uint64_t bit_offset, const O* offsets,
                                            const uint8_t* list_bits, uint64_t list_bit_offset, uint64_t lists,
                                            uint32_t mode, R reducer, F finish, uint32_t* words,
                                            const LongWork& work) {
-    segmented(load, validity, bit_offset, offsets, list_bits, list_bit_offset, lists, mode, reducer,
-              WithBits<F>{finish, words}, work);
+    segmented<MODE>(load, validity, bit_offset, offsets, list_bits, list_bit_offset, lists, mode, reducer,
+                    WithBits<F>{finish, words}, work);
 }
 
 #define RAGGED_LIST_ARGS(O, T)                                                              \
@@ -252,13 +253,20 @@ __device__ __forceinline__ void list_modes(Load load, const uint8_t* validity, u
 #define RAGGED_LONG_ARGS uint64_t long_threshold, uint64_t long_capacity, uint32_t phase, unsigned long long *scratch
 #define RAGGED_LONG_WORK LongWork{long_threshold, long_capacity, phase, scratch}
 
-/// The entry point of one typed reduction: list_<OP>_<O>_<T>(list args, uint32_t mode,
-/// extra..., long args).
-#define RAGGED_LIST_ENTRIES(OP, ONAME, NAME, O, T, REDUCER, FINISH, WORDS, ...)              \
-    extern "C" __global__ void __launch_bounds__(SEGMENT_BLOCK) list_##OP##_##ONAME##_##NAME( \
+/// The entry points of one typed reduction, with the same parameters (list args,
+/// uint32_t mode, extra..., long args): list_<OP>_<O>_<T>_m<M> runs the main pass in
+/// mode M (0..3), list_<OP>_<O>_<T>_long the long path's passes 1 and 2.
+#define RAGGED_LIST_ENTRY(OP, ONAME, NAME, SUFFIX, MODE, O, T, REDUCER, FINISH, WORDS, ...)  \
+    extern "C" __global__ void __launch_bounds__(SEGMENT_BLOCK) list_##OP##_##ONAME##_##NAME##_##SUFFIX( \
         RAGGED_LIST_ARGS(O, T), uint32_t mode, __VA_ARGS__, RAGGED_LONG_ARGS) {              \
-        list_modes(RAGGED_LIST_PASS(T), mode, REDUCER, FINISH, WORDS, RAGGED_LONG_WORK);     \
+        list_modes<MODE>(RAGGED_LIST_PASS(T), mode, REDUCER, FINISH, WORDS, RAGGED_LONG_WORK); \
     }
+#define RAGGED_LIST_ENTRIES(OP, ONAME, NAME, O, T, REDUCER, FINISH, WORDS, ...)              \
+    RAGGED_LIST_ENTRY(OP, ONAME, NAME, m0, 0, O, T, REDUCER, FINISH, WORDS, __VA_ARGS__)     \
+    RAGGED_LIST_ENTRY(OP, ONAME, NAME, m1, 1, O, T, REDUCER, FINISH, WORDS, __VA_ARGS__)     \
+    RAGGED_LIST_ENTRY(OP, ONAME, NAME, m2, 2, O, T, REDUCER, FINISH, WORDS, __VA_ARGS__)     \
+    RAGGED_LIST_ENTRY(OP, ONAME, NAME, m3, 3, O, T, REDUCER, FINISH, WORDS, __VA_ARGS__)     \
+    RAGGED_LIST_ENTRY(OP, ONAME, NAME, long, SEGMENT_LONG_PASSES, O, T, REDUCER, FINISH, WORDS, __VA_ARGS__)
 
 #define RAGGED_LIST_REDUCE(O, ONAME, T, NAME)                                                \
     RAGGED_LIST_ENTRIES(sum, ONAME, NAME, O, T, SumReducer<T>(), (SumFinish<T>{out, error_word}), \
@@ -301,10 +309,11 @@ RAGGED_LIST_REDUCE_TYPED(double, f64)
 #if defined(RAGGED_LISTS_REDUCE_SHARED)
 
 /// list_count: valid elements of each list (child validity only). Without a child
-/// validity bitmap the count is the list length (thread per list, mode ignored).
+/// validity bitmap the count is the list length (thread per list, whatever the mode).
+/// Both have one entry point per mode (_m0 .. _m3); neither uses the long path.
 /// list_any_all: flag = any (want_all = 0) or all (want_all = 1) valid element true.
-#define RAGGED_LIST_COUNT(O, ONAME)                                                         \
-    extern "C" __global__ void __launch_bounds__(SEGMENT_BLOCK) list_count_##ONAME(        \
+#define RAGGED_LIST_COUNT_MODE(O, ONAME, M)                                                  \
+    extern "C" __global__ void __launch_bounds__(SEGMENT_BLOCK) list_count_##ONAME##_m##M(        \
         const uint8_t* validity, uint64_t bit_offset, const O* offsets, const uint8_t* list_bits, \
         uint64_t list_bit_offset, uint64_t lists, uint32_t mode, long long* out) {         \
         if (validity == nullptr) {                                                          \
@@ -316,18 +325,23 @@ RAGGED_LIST_REDUCE_TYPED(double, f64)
             return;                                                                         \
         }                                                                                   \
         const uint8_t* none = nullptr;                                                      \
-        segmented(ArrayLoad<uint8_t>{none}, validity, bit_offset, offsets, list_bits, list_bit_offset, lists, \
+        segmented<M>(ArrayLoad<uint8_t>{none}, validity, bit_offset, offsets, list_bits, list_bit_offset, lists, \
                   mode, CountReducer<uint8_t>(), [=](uint64_t s, long long c) { out[s] = c; }); \
     }                                                                                       \
-    extern "C" __global__ void __launch_bounds__(SEGMENT_BLOCK) list_any_all_##ONAME(      \
+    extern "C" __global__ void __launch_bounds__(SEGMENT_BLOCK) list_any_all_##ONAME##_m##M(      \
         const uint8_t* bits, uint64_t bits_offset, const uint8_t* validity, uint64_t bit_offset, \
         const O* offsets, const uint8_t* list_bits, uint64_t list_bit_offset, uint64_t lists, \
         uint32_t mode, uint32_t want_all, uint8_t* out_flags) {                            \
-        segmented(BitLoad{bits, bits_offset}, validity, bit_offset, offsets, list_bits, list_bit_offset, lists, \
+        segmented<M>(BitLoad{bits, bits_offset}, validity, bit_offset, offsets, list_bits, list_bit_offset, lists, \
                   mode, AnyAllReducer(), [=](uint64_t s, uint32_t seen) {                   \
                       AnyAllFinish{want_all, out_flags}(s, seen);                           \
                   });                                                                       \
     }
+#define RAGGED_LIST_COUNT(O, ONAME)                                                         \
+    RAGGED_LIST_COUNT_MODE(O, ONAME, 0)                                                     \
+    RAGGED_LIST_COUNT_MODE(O, ONAME, 1)                                                     \
+    RAGGED_LIST_COUNT_MODE(O, ONAME, 2)                                                     \
+    RAGGED_LIST_COUNT_MODE(O, ONAME, 3)
 RAGGED_LIST_COUNT(int32_t, i32)
 RAGGED_LIST_COUNT(int64_t, i64)
 

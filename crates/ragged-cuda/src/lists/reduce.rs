@@ -28,7 +28,7 @@ use super::gather::count_unset;
 use crate::common::bits::{bitmap, pack_flags};
 use crate::compile::{lists_reduce_module, LISTS_REDUCE};
 use crate::error_word::ErrorWord;
-use crate::launch::{grid_for, launch, params, BLOCK};
+use crate::launch::{launch, params, resident_grid, BLOCK};
 use crate::memory::{Device, DeviceBitmap, DeviceBuffer};
 use crate::primitives::segmented_reduce::SEGMENT_GROUP;
 use crate::primitives::validity_args;
@@ -41,7 +41,8 @@ struct Plan {
     list_bit_offset: u64,
     n: u64,
     mode: u32,
-    grid: u32,
+    /// Threads the mode wants (the grid is `resident_grid` of the mode's kernel).
+    threads: u64,
     /// Lists longer than this go to the long path (see [`LongScratch`]).
     long_threshold: u64,
 }
@@ -104,19 +105,14 @@ fn plan<O: OffsetSize>(
             .map_or(0, i64::from_le_bytes)
     };
     let half = PLAN_SAMPLES / 2;
-    let sms = backend.info().multiprocessors;
-    let (mode, grid, long_threshold) = if word(2) > half {
-        (0, grid_for(lists, sms), 256)
+    let (mode, threads, long_threshold) = if word(2) > half {
+        (0, lists, 256)
     } else if word(3) > half {
-        (3, grid_for(lists * SEGMENT_GROUP, sms), 1024)
+        (3, lists * SEGMENT_GROUP, 1024)
     } else if word(4) > half {
-        (1, grid_for(lists * 32, sms), 8192)
+        (1, lists * 32, 8192)
     } else {
-        (
-            2,
-            lists.min(u64::from(sms.max(1) as u32) * 8).max(1) as u32,
-            65_536,
-        )
+        (2, lists * u64::from(BLOCK), 65_536)
     };
     let (list_bits, list_bit_offset) = validity_args(col.validity());
     Ok(Plan {
@@ -125,7 +121,7 @@ fn plan<O: OffsetSize>(
         list_bit_offset,
         n: lists,
         mode,
-        grid,
+        threads,
         long_threshold,
     })
 }
@@ -150,12 +146,18 @@ unsafe fn launch_values<O: OffsetSize, T: Native>(
     let module = lists_reduce_module(O::OFFSET_NAME, T::NAME);
     let (values, (bits, bit_offset)) =
         (child.values().device_ptr(), validity_args(child.validity()));
-    let function = backend.function(
+    // The main pass in the plan's mode, then the long path's two passes.
+    let main = backend.function(
         module,
-        &format!("list_{name}_{}_{}", O::OFFSET_NAME, T::NAME),
+        &format!("list_{name}_{}_{}_m{}", O::OFFSET_NAME, T::NAME, plan.mode),
+    )?;
+    let long = backend.function(
+        module,
+        &format!("list_{name}_{}_{}_long", O::OFFSET_NAME, T::NAME),
     )?;
     let (capacity, scratch_ptr) = (scratch.capacity, scratch.buffer.device_ptr());
-    let fill = grid_for(u64::MAX, backend.info().multiprocessors);
+    let sms = backend.info().multiprocessors;
+    let fill = resident_grid(long, u64::MAX, sms);
     for phase in 0u32..3 {
         let mut args = params![
             values,
@@ -170,10 +172,14 @@ unsafe fn launch_values<O: OffsetSize, T: Native>(
         .to_vec();
         args.extend_from_slice(extra);
         args.extend_from_slice(&params![plan.long_threshold, capacity, phase, scratch_ptr]);
-        let grid = if phase == 0 { plan.grid } else { fill };
+        let (function, grid) = if phase == 0 {
+            (main, resident_grid(main, plan.threads, sms))
+        } else {
+            (long, fill)
+        };
         // SAFETY: the first eight parameters are `(const T*, const uint8_t*, uint64_t,
         // const O*, const uint8_t*, uint64_t, uint64_t, uint32_t)` of every
-        // `list_<name>_<O>_<T>`: the child's values and validity, the lists' n + 1
+        // `list_<name>_<O>_<T>_m<mode>` and `_long`: the child's values and validity, the lists' n + 1
         // offsets (valid for the child) and validity; then the caller's `extra`; the
         // last four are `(uint64_t, uint64_t, uint32_t, unsigned long long*)`: the
         // threshold, the capacity and the phase of the long path and its scratch,
@@ -381,10 +387,12 @@ pub(crate) fn list_count<O: OffsetSize>(
         let out_ptr = out.device_ptr();
         if child_validity.is_none() {
             // Without nulls the count is the length: one thread per list.
-            plan.grid = grid_for(plan.n, backend.info().multiprocessors);
+            plan.threads = plan.n;
         }
-        let function =
-            backend.function(&LISTS_REDUCE, &format!("list_count_{}", O::OFFSET_NAME))?;
+        let function = backend.function(
+            &LISTS_REDUCE,
+            &format!("list_count_{}_m{}", O::OFFSET_NAME, plan.mode),
+        )?;
         let mut args = params![
             bits,
             bit_offset,
@@ -395,11 +403,12 @@ pub(crate) fn list_count<O: OffsetSize>(
             plan.mode,
             out_ptr
         ];
-        // SAFETY: `list_count_<O>(const uint8_t*, uint64_t, const O*, const uint8_t*,
+        let grid = resident_grid(function, plan.threads, backend.info().multiprocessors);
+        // SAFETY: `list_count_<O>_m<mode>(const uint8_t*, uint64_t, const O*, const uint8_t*,
         // uint64_t, uint64_t, uint32_t, long long*)`: reads the child's validity bits
         // inside the lists (or none), n + 1 offsets and n list validity bits, writes n
         // counts (allocated above).
-        unsafe { launch(function, plan.grid, BLOCK, 0, backend.stream(), &mut args)? };
+        unsafe { launch(function, grid, BLOCK, 0, backend.stream(), &mut args)? };
     }
     PrimitiveColumn::try_new(out, col.validity().cloned())
 }
@@ -418,8 +427,10 @@ pub(crate) fn list_any_all<O: OffsetSize>(
         let (validity, bit_offset) = validity_args(child.validity());
         let (all, flags_ptr) = (u32::from(want_all), flags.device_ptr());
         {
-            let function =
-                backend.function(&LISTS_REDUCE, &format!("list_any_all_{}", O::OFFSET_NAME))?;
+            let function = backend.function(
+                &LISTS_REDUCE,
+                &format!("list_any_all_{}_m{}", O::OFFSET_NAME, plan.mode),
+            )?;
             let mut args = params![
                 bits,
                 bits_offset,
@@ -433,11 +444,12 @@ pub(crate) fn list_any_all<O: OffsetSize>(
                 all,
                 flags_ptr
             ];
-            // SAFETY: `list_any_all_<O>(const uint8_t*, uint64_t, const uint8_t*,
+            let grid = resident_grid(function, plan.threads, backend.info().multiprocessors);
+            // SAFETY: `list_any_all_<O>_m<mode>(const uint8_t*, uint64_t, const uint8_t*,
             // uint64_t, const O*, const uint8_t*, uint64_t, uint64_t, uint32_t, uint32_t,
             // uint8_t*)`: reads value and validity bits inside the lists, n + 1 offsets
             // and n list validity bits, writes n flags (allocated above).
-            unsafe { launch(function, plan.grid, BLOCK, 0, backend.stream(), &mut args)? };
+            unsafe { launch(function, grid, BLOCK, 0, backend.stream(), &mut args)? };
         }
     }
     let (words, falses) = pack_flags(backend, &flags, n as u64)?;

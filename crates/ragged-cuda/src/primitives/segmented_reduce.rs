@@ -11,7 +11,7 @@ use ragged_core::{Error, Native, OffsetSize, PrimitiveColumn, Result};
 use super::{validity_args, value_from_bytes};
 use crate::compile::{BITMAP, PRIMITIVES_SEGMENTED_REDUCE};
 use crate::error_word::ErrorWord;
-use crate::launch::{grid_for, launch, params, BLOCK};
+use crate::launch::{grid_for, launch, params, resident_grid, BLOCK};
 use crate::memory::{Device, DeviceBitmap, DeviceBuffer};
 use crate::CudaBackend;
 
@@ -19,14 +19,15 @@ use crate::CudaBackend;
 /// `kernels/common/segmented.cuh`).
 pub(crate) const SEGMENT_GROUP: u64 = 4;
 
-/// Validate the offsets and pick (segments, mode, grid): thread per segment below an
+/// Validate the offsets and pick (segments, mode, threads wanted; the grid is
+/// `resident_grid` of the mode's kernel): thread per segment below an
 /// average of 8 values, SEGMENT_GROUP lanes below 128, a warp below 2048, else a block. One read
 /// back (the validation's error word and the first and last offsets together).
 fn plan<T: Native, O: OffsetSize>(
     backend: &CudaBackend,
     col: &PrimitiveColumn<T, Device>,
     offsets: &DeviceBuffer<O>,
-) -> Result<(u64, u32, u32)> {
+) -> Result<(u64, u32, u64)> {
     let (first, last) =
         crate::common::validate_offsets::validate_offsets_ends(backend, offsets, col.len())?;
     let segments = (offsets.len() - 1) as u64;
@@ -34,19 +35,15 @@ fn plan<T: Native, O: OffsetSize>(
         return Ok((0, 0, 0));
     }
     let average = (last - first) as u64 / segments;
-    let sms = backend.info().multiprocessors;
+    // Threads wanted: one per segment, SEGMENT_GROUP, a warp or a block per segment.
     Ok(if average < 8 {
-        (segments, 0, grid_for(segments, sms))
+        (segments, 0, segments)
     } else if average < 128 {
-        (segments, 3, grid_for(segments * SEGMENT_GROUP, sms))
+        (segments, 3, segments * SEGMENT_GROUP)
     } else if average < 2048 {
-        (segments, 1, grid_for(segments * 32, sms))
+        (segments, 1, segments * 32)
     } else {
-        (
-            segments,
-            2,
-            segments.min(u64::from(sms.max(1) as u32) * 8) as u32,
-        )
+        (segments, 2, segments * u64::from(BLOCK))
     })
 }
 
@@ -55,7 +52,7 @@ pub(crate) fn segmented_sum<T: Native, O: OffsetSize>(
     col: &PrimitiveColumn<T, Device>,
     offsets: &DeviceBuffer<O>,
 ) -> Result<PrimitiveColumn<T::Sum, Device>> {
-    let (segments, mode, grid) = plan(backend, col, offsets)?;
+    let (segments, mode, threads) = plan(backend, col, offsets)?;
     let out = backend.alloc::<T::Sum>(segments as usize)?;
     if segments > 0 {
         // Only sums of 64-bit integers (accumulated in 128 bits) can overflow their
@@ -68,7 +65,7 @@ pub(crate) fn segmented_sum<T: Native, O: OffsetSize>(
         };
         let function = backend.function(
             &PRIMITIVES_SEGMENTED_REDUCE,
-            &format!("segmented_sum_{}_{}", O::OFFSET_NAME, T::NAME),
+            &format!("segmented_sum_{}_{}_m{mode}", O::OFFSET_NAME, T::NAME),
         )?;
         let (values, (bits, bit_offset)) =
             (col.values().device_ptr(), validity_args(col.validity()));
@@ -87,7 +84,8 @@ pub(crate) fn segmented_sum<T: Native, O: OffsetSize>(
             out_ptr,
             word_ptr
         ];
-        // SAFETY: `segmented_sum_<O>_<T>(const T*, const uint8_t*, uint64_t, const O*,
+        let grid = resident_grid(function, threads, backend.info().multiprocessors);
+        // SAFETY: `segmented_sum_<O>_<T>_m<mode>(const T*, const uint8_t*, uint64_t, const O*,
         // uint64_t, uint32_t, void*, uint64_t*)`: the offsets were validated against the
         // column; writes one T::Sum per segment; the error word is null only for types
         // whose sums the kernel never reports.
@@ -143,7 +141,7 @@ fn extremum<T: Native, O: OffsetSize>(
     is_max: bool,
     want_values: bool,
 ) -> Result<(DeviceBuffer<T>, DeviceBuffer<i64>, Option<DeviceBitmap>)> {
-    let (segments, mode, grid) = plan(backend, col, offsets)?;
+    let (segments, mode, threads) = plan(backend, col, offsets)?;
     let n = segments as usize;
     let values_out = if want_values {
         backend.alloc::<T>(n)?
@@ -162,7 +160,7 @@ fn extremum<T: Native, O: OffsetSize>(
     let which = if is_max { "max" } else { "min" };
     let function = backend.function(
         &PRIMITIVES_SEGMENTED_REDUCE,
-        &format!("segmented_{which}_{}_{}", O::OFFSET_NAME, T::NAME),
+        &format!("segmented_{which}_{}_{}_m{mode}", O::OFFSET_NAME, T::NAME),
     )?;
     let (values, (bits, bit_offset)) = (col.values().device_ptr(), validity_args(col.validity()));
     let (offsets_ptr, out_values, out_positions, flags_ptr) = (
@@ -182,7 +180,8 @@ fn extremum<T: Native, O: OffsetSize>(
         out_positions,
         flags_ptr
     ];
-    // SAFETY: `segmented_<which>_<O>_<T>(const T*, const uint8_t*, uint64_t, const O*,
+    let grid = resident_grid(function, threads, backend.info().multiprocessors);
+    // SAFETY: `segmented_<which>_<O>_<T>_m<mode>(const T*, const uint8_t*, uint64_t, const O*,
     // uint64_t, uint32_t, T*, long long*, uint8_t*)`: validated offsets; each non-null
     // output holds one entry per segment (a null pointer is skipped by the kernel).
     unsafe { launch(function, grid, BLOCK, 0, backend.stream(), &mut args)? };
@@ -215,17 +214,18 @@ pub(crate) fn segmented_count<T: Native, O: OffsetSize>(
     col: &PrimitiveColumn<T, Device>,
     offsets: &DeviceBuffer<O>,
 ) -> Result<PrimitiveColumn<i64, Device>> {
-    let (segments, mode, grid) = plan(backend, col, offsets)?;
+    let (segments, mode, threads) = plan(backend, col, offsets)?;
     let out = backend.alloc::<i64>(segments as usize)?;
     if segments > 0 {
         let function = backend.function(
             &PRIMITIVES_SEGMENTED_REDUCE,
-            &format!("segmented_count_{}", O::OFFSET_NAME),
+            &format!("segmented_count_{}_m{mode}", O::OFFSET_NAME),
         )?;
         let (bits, bit_offset) = validity_args(col.validity());
         let (offsets_ptr, out_ptr) = (offsets.device_ptr(), out.device_ptr());
         let mut args = params![bits, bit_offset, offsets_ptr, segments, mode, out_ptr];
-        // SAFETY: `segmented_count_<O>(const uint8_t*, uint64_t, const O*, uint64_t,
+        let grid = resident_grid(function, threads, backend.info().multiprocessors);
+        // SAFETY: `segmented_count_<O>_m<mode>(const uint8_t*, uint64_t, const O*, uint64_t,
         // uint32_t, long long*)`: validated offsets; one count per segment.
         unsafe { launch(function, grid, BLOCK, 0, backend.stream(), &mut args)? };
     }
