@@ -15,11 +15,14 @@
 //      which lie next to each other in memory);
 //   3  SEGMENT_GROUP lanes per segment (medium segments, cub::WarpReduce with that many
 //      logical lanes; the next round's offsets are loaded ahead);
-//      in modes 3, 1, 2 and the long path the elements of a plain array are read as
-//      aligned 16-byte vectors (fold_group: four in flight per lane); element by element, threads keep eight loads in flight in modes 0
-//      and 3 and in the long path, four in modes 1 and 2 (fold_strided);
 //   1  warp per segment (lanes stride through the segment, cub::WarpReduce);
 //   2  block per segment (long segments: threads stride, cub::BlockReduce).
+// In modes 3, 1, 2 and the long path the elements of a plain array are read as aligned
+// 16-byte vectors (fold_group: four in flight per lane); element by element (mode 0,
+// bit-packed booleans, validity-only counts) threads keep eight loads in flight in
+// modes 0 and 3 and in the long path, four in modes 1 and 2 (fold_strided).
+// Entry points compile one mode each (MODE of segmented_modes), so that a kernel's
+// registers are those of its own mode.
 // With a LongWork (lists/reduce.cu), segments much longer than the mode serves are
 // queued by the main pass and reduced by two more passes over chunks of LONG_CHUNK
 // elements, a block per chunk (see LongWork below).

@@ -76,8 +76,8 @@ impl LongScratch {
 
 /// Sample the list lengths (`list_plan`, one launch whose result lands in the backend's
 /// mapped slot; it also zeroes the long path's counters when `counters` is not 0) and
-/// pick the path: the modes, unless `RAGGED_LISTS_REDUCE` forces one. For the modes, the mapping: thread per list when the median length is below 8,
-/// eight lanes below 128, a warp below 2048, else a block (kernels/common/segmented.cuh).
+/// pick the mapping: thread per list when the median length is below 8, four lanes
+/// below 128, a warp below 2048, else a block (kernels/common/segmented.cuh).
 /// Lists much longer than what the mode serves well (256, 1024, 8192 and 65 536
 /// elements: at most 32 rounds of loads per thread in modes 0 and 3, 64 in modes 1 and
 /// 2) go to the long path, which splits them over the whole grid.
