@@ -2,6 +2,7 @@
 # One device call's work: conformance and bench figures for the segmented reductions
 # (run from dist/gpu on the GPU machine; see scripts/gpu-build.sh). Steps by name:
 #   seg-tests        primitives segmented and lists conformance, side by side
+#   strings-tests    strings conformance and the user-transform tests, side by side
 #   seg-bench [BIN]  segmented sums/extremes at 2^28 and the lists reductions
 #   lists-bench      the whole lists suite
 #   sanitize         memcheck of the list reductions and segmented sums / maxima,
@@ -21,6 +22,12 @@ while [ $# -gt 0 ]; do
       ./tests/lists_conformance > /tmp/t2.log 2>&1
       wait
       grep -hE "test result|FAILED|panicked" /tmp/t1.log /tmp/t2.log | head -20 ;;
+    strings-tests)
+      step strings_conformance + transform
+      ./tests/strings_conformance > /tmp/t3.log 2>&1 &
+      ./tests/transform > /tmp/t4.log 2>&1
+      wait
+      grep -hE "test result|FAILED|panicked" /tmp/t3.log /tmp/t4.log | head -20 ;;
     seg-bench)
       bin=${2:-./ragged}; shift
       step "bench $bin"

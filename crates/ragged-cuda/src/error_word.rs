@@ -5,6 +5,10 @@
 //! `atomicMin(word, (i << 8) | c)`. After the op the host reads it once; `None` means
 //! no error, otherwise the op maps (index, code) to the same structured error the CPU
 //! backend returns for that input.
+//!
+//! [`ErrorWordWith`] puts `N` more 64-bit words after it (counters a kernel adds to,
+//! values it reports), all read back together: one round trip for an op's checks and
+//! counts.
 
 use cudarc::driver::result;
 use ragged_core::Result;
@@ -35,8 +39,53 @@ impl ErrorWord {
 
     /// Wait for queued work and read the word: `Some((index, code))` when a kernel
     /// reported an error.
-    pub(crate) fn read(&self, backend: &CudaBackend) -> Result<Option<(u64, u32)>> {
-        let value = backend.read_scalar::<u64>(&self.word)?;
-        Ok((value != u64::MAX).then_some((value >> 8, (value & 0xff) as u32)))
+    pub(crate) fn read(&self, backend: &CudaBackend) -> Result<Report> {
+        Ok(decode(backend.read_scalar::<u64>(&self.word)?))
+    }
+}
+
+/// What a kernel reported: `(index, code)`, or `None` for "no error".
+pub(crate) type Report = Option<(u64, u32)>;
+
+/// The report in a word read back.
+fn decode(value: u64) -> Report {
+    (value != u64::MAX).then_some((value >> 8, (value & 0xff) as u32))
+}
+
+/// An error word followed by `N` 64-bit words that start at 0.
+pub(crate) struct ErrorWordWith<const N: usize> {
+    words: DeviceBuffer<u64>,
+}
+
+impl<const N: usize> ErrorWordWith<N> {
+    /// Allocate the words and set them ("no error", zeros) with one upload.
+    pub(crate) fn new(backend: &CudaBackend) -> Result<Self> {
+        let mut init = vec![0u64; N + 1];
+        init[0] = u64::MAX;
+        Ok(Self {
+            words: backend.upload_slice(&init)?,
+        })
+    }
+
+    /// The error word's device address (`uint64_t*`).
+    pub(crate) fn device_ptr(&self) -> u64 {
+        self.words.device_ptr()
+    }
+
+    /// The device address of the `N` words after it.
+    pub(crate) fn values_ptr(&self) -> u64 {
+        self.words.device_ptr() + 8
+    }
+
+    /// Wait for queued work and read everything: the error as [`ErrorWord::read`] gives
+    /// it, and the `N` values.
+    pub(crate) fn read(&self, backend: &CudaBackend) -> Result<(Report, [u64; N])> {
+        let bytes = backend.read_bytes(&self.words, 0, 8 * (N + 1))?;
+        let word = |i: usize| {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(&bytes[8 * i..8 * i + 8]);
+            u64::from_le_bytes(w)
+        };
+        Ok((decode(word(0)), std::array::from_fn(|i| word(i + 1))))
     }
 }

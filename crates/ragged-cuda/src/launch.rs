@@ -14,9 +14,14 @@ pub(crate) const BLOCK: u32 = 256;
 /// Resident blocks per multiprocessor the grids aim for (2048 threads / 256).
 const BLOCKS_PER_SM: u64 = 8;
 
-/// A kernel entry point of a loaded module.
+/// A kernel entry point of a loaded module, with how many blocks of [`BLOCK`] threads
+/// of it are resident at once on one multiprocessor (the driver's occupancy for its
+/// registers and shared memory, asked once when the entry point is looked up).
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Function(pub(crate) sys::CUfunction);
+pub(crate) struct Function {
+    handle: sys::CUfunction,
+    resident_blocks: u64,
+}
 
 // SAFETY: a CUfunction handle is immutable and valid from any thread while its module
 // is loaded; modules stay loaded for the backend's lifetime.
@@ -45,28 +50,31 @@ impl Module {
         let c_name = CString::new(name)
             .map_err(|_| Error::invalid_argument("kernel lookup", format!("bad name {name:?}")))?;
         // SAFETY: the module is loaded and c_name is NUL-terminated.
-        unsafe { result::module::get_function(self.0, c_name) }
-            .map(Function)
-            .map_err(|e| driver_error("kernel lookup", e))
+        let handle = unsafe { result::module::get_function(self.0, c_name) }
+            .map_err(|e| driver_error("kernel lookup", e))?;
+        // SAFETY: `handle` is an entry point of this loaded module; the query reads
+        // only its attributes.
+        let resident_blocks = unsafe {
+            result::occupancy::max_active_block_per_multiprocessor(handle, BLOCK as i32, 0)
+        }
+        .ok()
+        .filter(|&b| b > 0)
+        .map_or(BLOCKS_PER_SM, |b| b as u64);
+        Ok(Function {
+            handle,
+            resident_blocks,
+        })
     }
 }
 
 /// The number of blocks of [`BLOCK`] threads `function` runs for `work_items` items in
 /// a grid-stride loop: enough to cover the work, at most the blocks of it that are
-/// resident at once on the chip (the driver's occupancy for the kernel's registers and
-/// shared memory; [`grid_for`]'s 8 per multiprocessor when the query fails). A grid of
-/// more blocks than are resident runs in waves, the last partly empty.
+/// resident at once on the chip (the occupancy asked at lookup; [`grid_for`]'s 8 per
+/// multiprocessor when the query failed). A grid of more blocks than are resident runs
+/// in waves, the last partly empty.
 pub(crate) fn resident_grid(function: Function, work_items: u64, multiprocessors: i32) -> u32 {
-    // SAFETY: `function` is a loaded entry point (modules stay loaded for the backend's
-    // lifetime); the query reads only its attributes.
-    let per_sm = unsafe {
-        result::occupancy::max_active_block_per_multiprocessor(function.0, BLOCK as i32, 0)
-    }
-    .ok()
-    .filter(|&b| b > 0)
-    .map_or(BLOCKS_PER_SM, |b| b as u64);
     let needed = work_items.div_ceil(u64::from(BLOCK)).max(1);
-    needed.min((multiprocessors.max(1) as u64) * per_sm) as u32
+    needed.min((multiprocessors.max(1) as u64) * function.resident_blocks) as u32
 }
 
 /// The number of blocks of [`BLOCK`] threads for `work_items` items processed in a
@@ -96,7 +104,7 @@ pub(crate) unsafe fn launch(
     // SAFETY: forwarded from this function's contract.
     unsafe {
         result::launch_kernel(
-            function.0,
+            function.handle,
             (grid, 1, 1),
             (block, 1, 1),
             shared_bytes,

@@ -21,8 +21,8 @@
 // 16-byte vectors (fold_group: four in flight per lane); element by element (mode 0,
 // bit-packed booleans, validity-only counts) threads keep eight loads in flight in
 // modes 0 and 3 and in the long path, four in modes 1 and 2 (fold_strided).
-// Entry points compile one mode each (MODE of segmented_modes), so that a kernel's
-// registers are those of its own mode.
+// Entry points compile one mode each (the host picks the entry point by name), so that
+// a kernel's registers are those of its own mode.
 // With a LongWork (lists/reduce.cu), segments much longer than the mode serves are
 // queued by the main pass and reduced by two more passes over chunks of LONG_CHUNK
 // elements, a block per chunk (see LongWork below).
@@ -299,22 +299,22 @@ __device__ __forceinline__ void long_finish(const O* offsets, R reducer, Finish 
 /// MODE of an entry point that runs only the long path's passes 1 and 2.
 constexpr int SEGMENT_LONG_PASSES = 4;
 
-/// Reduce every segment with reducer R in the given mode; `finish(segment, state)` writes
-/// the result. Segments longer than `work.threshold` are queued to the long path
-/// instead, when it has room; their finish comes from long_finish. MODE >= 0 compiles
-/// that mode alone (the `mode` argument is then ignored), so that an entry point's
-/// registers are those of its own mode; MODE = -1 dispatches on `mode`.
+/// Reduce every segment with reducer R in mode MODE (0..3, see the top of this file);
+/// `finish(segment, state)` writes the result. Segments longer than `work.threshold`
+/// are queued to the long path instead, when it has room; their finish comes from
+/// long_finish. Each entry point compiles one mode, so that its registers are those of
+/// that mode alone.
 template <int MODE, typename O, typename R, typename Load, typename Finish>
 __device__ __forceinline__ void segmented_modes(Load load, const uint8_t* validity, uint64_t bit_offset,
                                                 const O* offsets, const uint8_t* segment_validity,
-                                                uint64_t segment_bit_offset, uint64_t segments, uint32_t mode,
-                                                R reducer, Finish finish, const LongWork& work) {
+                                                uint64_t segment_bit_offset, uint64_t segments, R reducer,
+                                                Finish finish, const LongWork& work) {
+    static_assert(MODE >= 0 && MODE <= 3, "segmented_modes compiles modes 0 to 3");
     typedef typename R::State State;
-    if constexpr (MODE >= 0) mode = MODE;
     // The elements of all segments (fold_group reads whole vectors only inside them).
     const long long lo = segments > 0 ? static_cast<long long>(offsets[0]) : 0;
     const long long hi = segments > 0 ? static_cast<long long>(offsets[segments]) : 0;
-    if (mode == 0) {
+    if constexpr (MODE == 0) {
         for (uint64_t s = global_thread(); s < segments; s += grid_threads()) {
             long long begin, end;
             segment_range(offsets, segment_validity, segment_bit_offset, s, begin, end);
@@ -324,7 +324,7 @@ __device__ __forceinline__ void segmented_modes(Load load, const uint8_t* validi
                                                             reducer.init(), begin);
             finish(s, state);
         }
-    } else if (mode == 3) {
+    } else if constexpr (MODE == 3) {
         // GROUP lanes per segment (medium segments): a warp serves 32 / GROUP segments
         // per round. The next round's offsets are loaded before this round's elements
         // are folded, so a round waits on one load (the elements), not two.
@@ -363,7 +363,7 @@ __device__ __forceinline__ void segmented_modes(Load load, const uint8_t* validi
             const State total = GroupReduce(temp[group]).Reduce(state, reducer);
             if (lane == 0 && s < segments && !queued) finish(s, total);
         }
-    } else if (mode == 1) {
+    } else if constexpr (MODE == 1) {
         typedef cub::WarpReduce<State> WarpReduce;
         __shared__ typename WarpReduce::TempStorage temp[SEGMENT_BLOCK / 32];
         const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
@@ -405,39 +405,29 @@ __device__ __forceinline__ void segmented_modes(Load load, const uint8_t* validi
 }
 
 /// Reduce every segment with reducer R; `finish(segment, state)` writes the result.
-/// `work.phase` selects the main pass (0, which queues long segments), the chunk pass
-/// (1) or the finishing pass (2) of the long path; the host launches all three, in order.
-/// MODE as in segmented_modes; an entry point compiled with MODE >= 0 serves only the
-/// main pass and one compiled with SEGMENT_LONG_PASSES only passes 1 and 2.
+/// The long path takes three launches, in order: the main pass (phase 0, which queues
+/// long segments) from the entry point compiled for the chosen mode (MODE 0..3), then
+/// the chunk pass (1) and the finishing pass (2) from the one compiled with
+/// SEGMENT_LONG_PASSES; each ignores the phases it does not serve.
 template <int MODE, typename O, typename R, typename Load, typename Finish>
 __device__ __forceinline__ void segmented(Load load, const uint8_t* validity, uint64_t bit_offset, const O* offsets,
                                           const uint8_t* segment_validity, uint64_t segment_bit_offset,
-                                          uint64_t segments, uint32_t mode, R reducer, Finish finish,
-                                          const LongWork& work) {
+                                          uint64_t segments, R reducer, Finish finish, const LongWork& work) {
     if constexpr (MODE == SEGMENT_LONG_PASSES) {
         if (work.phase == 1) long_chunks(load, validity, bit_offset, offsets, reducer, work);
         else if (work.phase == 2) long_finish(offsets, reducer, finish, work);
-    } else if constexpr (MODE >= 0) {
-        if (work.phase == 0)
-            segmented_modes<MODE>(load, validity, bit_offset, offsets, segment_validity, segment_bit_offset,
-                                  segments, mode, reducer, finish, work);
-    } else if (work.phase == 1) {
-        long_chunks(load, validity, bit_offset, offsets, reducer, work);
-    } else if (work.phase == 2) {
-        long_finish(offsets, reducer, finish, work);
-    } else {
+    } else if (work.phase == 0) {
         segmented_modes<MODE>(load, validity, bit_offset, offsets, segment_validity, segment_bit_offset, segments,
-                              mode, reducer, finish, work);
+                              reducer, finish, work);
     }
 }
 
-/// Reduce every segment with reducer R in one pass (no long path); MODE as in
-/// segmented_modes.
+/// Reduce every segment with reducer R in one pass in mode MODE (no long path).
 template <int MODE, typename O, typename R, typename Load, typename Finish>
 __device__ __forceinline__ void segmented(Load load, const uint8_t* validity, uint64_t bit_offset, const O* offsets,
                                           const uint8_t* segment_validity, uint64_t segment_bit_offset,
-                                          uint64_t segments, uint32_t mode, R reducer, Finish finish) {
-    segmented_modes<MODE>(load, validity, bit_offset, offsets, segment_validity, segment_bit_offset, segments, mode,
+                                          uint64_t segments, R reducer, Finish finish) {
+    segmented_modes<MODE>(load, validity, bit_offset, offsets, segment_validity, segment_bit_offset, segments,
                           reducer, finish, no_long_work());
 }
 

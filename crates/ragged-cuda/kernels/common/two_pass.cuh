@@ -47,7 +47,7 @@ __device__ void two_pass_sizes(const F& f, uint64_t rows, int32_t* sizes, uint32
     // The output's bytes: one atomic per warp.
 #pragma unroll
     for (int s = 16; s > 0; s >>= 1) bytes += __shfl_xor_sync(0xffffffffu, bytes, s);
-    if ((threadIdx.x & 31u) == 0 && bytes > 0) atomicAdd(counts + 1, bytes);
+    flush_count(counts + 1, bytes);
 }
 
 /// Bytes of shared memory a block stages its tile's output in (see two_pass_fill).

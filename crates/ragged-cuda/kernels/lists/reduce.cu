@@ -239,9 +239,9 @@ template <typename F> struct WithBits {
 template <int MODE, typename O, typename R, typename Load, typename F>
 __device__ __forceinline__ void list_modes(Load load, const uint8_t* validity, uint64_t bit_offset, const O* offsets,
                                            const uint8_t* list_bits, uint64_t list_bit_offset, uint64_t lists,
-                                           uint32_t mode, R reducer, F finish, uint32_t* words,
+                                           R reducer, F finish, uint32_t* words,
                                            const LongWork& work) {
-    segmented<MODE>(load, validity, bit_offset, offsets, list_bits, list_bit_offset, lists, mode, reducer,
+    segmented<MODE>(load, validity, bit_offset, offsets, list_bits, list_bit_offset, lists, reducer,
                     WithBits<F>{finish, words}, work);
 }
 
@@ -254,12 +254,12 @@ __device__ __forceinline__ void list_modes(Load load, const uint8_t* validity, u
 #define RAGGED_LONG_WORK LongWork{long_threshold, long_capacity, phase, scratch}
 
 /// The entry points of one typed reduction, with the same parameters (list args,
-/// uint32_t mode, extra..., long args): list_<OP>_<O>_<T>_m<M> runs the main pass in
+/// extra..., long args): list_<OP>_<O>_<T>_m<M> runs the main pass in
 /// mode M (0..3), list_<OP>_<O>_<T>_long the long path's passes 1 and 2.
 #define RAGGED_LIST_ENTRY(OP, ONAME, NAME, SUFFIX, MODE, O, T, REDUCER, FINISH, WORDS, ...)  \
     extern "C" __global__ void __launch_bounds__(SEGMENT_BLOCK) list_##OP##_##ONAME##_##NAME##_##SUFFIX( \
-        RAGGED_LIST_ARGS(O, T), uint32_t mode, __VA_ARGS__, RAGGED_LONG_ARGS) {              \
-        list_modes<MODE>(RAGGED_LIST_PASS(T), mode, REDUCER, FINISH, WORDS, RAGGED_LONG_WORK); \
+        RAGGED_LIST_ARGS(O, T), __VA_ARGS__, RAGGED_LONG_ARGS) {                             \
+        list_modes<MODE>(RAGGED_LIST_PASS(T), REDUCER, FINISH, WORDS, RAGGED_LONG_WORK); \
     }
 #define RAGGED_LIST_ENTRIES(OP, ONAME, NAME, O, T, REDUCER, FINISH, WORDS, ...)              \
     RAGGED_LIST_ENTRY(OP, ONAME, NAME, m0, 0, O, T, REDUCER, FINISH, WORDS, __VA_ARGS__)     \
@@ -315,7 +315,7 @@ RAGGED_LIST_REDUCE_TYPED(double, f64)
 #define RAGGED_LIST_COUNT_MODE(O, ONAME, M)                                                  \
     extern "C" __global__ void __launch_bounds__(SEGMENT_BLOCK) list_count_##ONAME##_m##M(        \
         const uint8_t* validity, uint64_t bit_offset, const O* offsets, const uint8_t* list_bits, \
-        uint64_t list_bit_offset, uint64_t lists, uint32_t mode, long long* out) {         \
+        uint64_t list_bit_offset, uint64_t lists, long long* out) {         \
         if (validity == nullptr) {                                                          \
             for (uint64_t s = global_thread(); s < lists; s += grid_threads()) {            \
                 long long begin, end;                                                       \
@@ -326,14 +326,14 @@ RAGGED_LIST_REDUCE_TYPED(double, f64)
         }                                                                                   \
         const uint8_t* none = nullptr;                                                      \
         segmented<M>(ArrayLoad<uint8_t>{none}, validity, bit_offset, offsets, list_bits, list_bit_offset, lists, \
-                  mode, CountReducer<uint8_t>(), [=](uint64_t s, long long c) { out[s] = c; }); \
+                  CountReducer<uint8_t>(), [=](uint64_t s, long long c) { out[s] = c; }); \
     }                                                                                       \
     extern "C" __global__ void __launch_bounds__(SEGMENT_BLOCK) list_any_all_##ONAME##_m##M(      \
         const uint8_t* bits, uint64_t bits_offset, const uint8_t* validity, uint64_t bit_offset, \
         const O* offsets, const uint8_t* list_bits, uint64_t list_bit_offset, uint64_t lists, \
-        uint32_t mode, uint32_t want_all, uint8_t* out_flags) {                            \
+        uint32_t want_all, uint8_t* out_flags) {                            \
         segmented<M>(BitLoad{bits, bits_offset}, validity, bit_offset, offsets, list_bits, list_bit_offset, lists, \
-                  mode, AnyAllReducer(), [=](uint64_t s, uint32_t seen) {                   \
+                  AnyAllReducer(), [=](uint64_t s, uint32_t seen) {                   \
                       AnyAllFinish{want_all, out_flags}(s, seen);                           \
                   });                                                                       \
     }
@@ -346,10 +346,9 @@ RAGGED_LIST_COUNT(int32_t, i32)
 RAGGED_LIST_COUNT(int64_t, i64)
 
 /// list_plan: what the host needs to pick the mapping, in one launch of one block
-/// (written into the backend's mapped result slot): out[0] = offsets[0], out[1] =
-/// offsets[lists], and out[2 + k] = how many of SEGMENT_BLOCK sampled lists (list
-/// i * lists / SEGMENT_BLOCK, null or not) are shorter than 8, 128 and 2048 elements
-/// (k = 0, 1, 2) — the median list length is below a bound when the count passes half.
+/// (written into the backend's mapped result slot): out[k] = how many of SEGMENT_BLOCK
+/// sampled lists (list i * lists / SEGMENT_BLOCK, null or not) are shorter than 8, 128
+/// and 2048 elements (k = 0, 1, 2) — the median list length is below a bound when the count passes half.
 /// Zeroes the long path's two counters when `counters` is not null.
 #define RAGGED_LIST_PLAN(O, ONAME)                                                          \
     extern "C" __global__ void __launch_bounds__(SEGMENT_BLOCK) list_plan_##ONAME(         \
@@ -366,9 +365,7 @@ RAGGED_LIST_COUNT(int64_t, i64)
         }                                                                                   \
         __syncthreads();                                                                    \
         if (threadIdx.x == 0) {                                                             \
-            out[0] = static_cast<long long>(offsets[0]);                                    \
-            out[1] = static_cast<long long>(offsets[lists]);                                \
-            for (int k = 0; k < 3; ++k) out[2 + k] = below[k];                              \
+            for (int k = 0; k < 3; ++k) out[k] = below[k];                                  \
             if (counters != nullptr) {                                                      \
                 counters[0] = 0;                                                            \
                 counters[1] = 0;                                                            \

@@ -18,8 +18,8 @@ using namespace ragged;
 #define RAGGED_SEGMENTED_MODE(O, ONAME, T, NAME, M)                                              \
     extern "C" __global__ void __launch_bounds__(SEGMENT_BLOCK) segmented_sum_##ONAME##_##NAME##_m##M( \
         const T* values, const uint8_t* validity, uint64_t bit_offset, const O* offsets,   \
-        uint64_t segments, uint32_t mode, void* out, uint64_t* error_word) {               \
-        segmented<M>(ArrayLoad<T>{values}, validity, bit_offset, offsets, nullptr, 0, segments, mode, SumReducer<T>(),  \
+        uint64_t segments, void* out, uint64_t* error_word) {               \
+        segmented<M>(ArrayLoad<T>{values}, validity, bit_offset, offsets, nullptr, 0, segments, SumReducer<T>(),  \
                   [=](uint64_t s, SumReducer<T>::State v) {                                 \
                       auto r = narrow_sum(s, v, error_word);                                \
                       static_cast<decltype(r)*>(out)[s] = r;                                \
@@ -27,9 +27,9 @@ using namespace ragged;
     }                                                                                       \
     extern "C" __global__ void __launch_bounds__(SEGMENT_BLOCK) segmented_min_##ONAME##_##NAME##_m##M( \
         const T* values, const uint8_t* validity, uint64_t bit_offset, const O* offsets,   \
-        uint64_t segments, uint32_t mode, T* out_values, long long* out_positions,          \
+        uint64_t segments, T* out_values, long long* out_positions,          \
         uint8_t* out_flags) {                                                               \
-        segmented<M>(ArrayLoad<T>{values}, validity, bit_offset, offsets, nullptr, 0, segments, mode,                    \
+        segmented<M>(ArrayLoad<T>{values}, validity, bit_offset, offsets, nullptr, 0, segments,                          \
                   ExtremumReducer<T, false>(), [=](uint64_t s, Arg<T> a) {                  \
                       if (out_values) out_values[s] = a.index < 0 ? T(0) : a.value;         \
                       if (out_positions) out_positions[s] = a.index < 0 ? 0 : a.index;      \
@@ -38,9 +38,9 @@ using namespace ragged;
     }                                                                                       \
     extern "C" __global__ void __launch_bounds__(SEGMENT_BLOCK) segmented_max_##ONAME##_##NAME##_m##M( \
         const T* values, const uint8_t* validity, uint64_t bit_offset, const O* offsets,   \
-        uint64_t segments, uint32_t mode, T* out_values, long long* out_positions,          \
+        uint64_t segments, T* out_values, long long* out_positions,          \
         uint8_t* out_flags) {                                                               \
-        segmented<M>(ArrayLoad<T>{values}, validity, bit_offset, offsets, nullptr, 0, segments, mode,                    \
+        segmented<M>(ArrayLoad<T>{values}, validity, bit_offset, offsets, nullptr, 0, segments,                          \
                   ExtremumReducer<T, true>(), [=](uint64_t s, Arg<T> a) {                   \
                       if (out_values) out_values[s] = a.index < 0 ? T(0) : a.value;         \
                       if (out_positions) out_positions[s] = a.index < 0 ? 0 : a.index;      \
@@ -61,9 +61,9 @@ RAGGED_FOR_EACH_NATIVE(RAGGED_SEGMENTED_I64)
 #define RAGGED_SEGMENTED_COUNT_MODE(O, ONAME, M)                                                 \
     extern "C" __global__ void __launch_bounds__(SEGMENT_BLOCK) segmented_count_##ONAME##_m##M(   \
         const uint8_t* validity, uint64_t bit_offset, const O* offsets, uint64_t segments,  \
-        uint32_t mode, long long* out) {                                                    \
+        long long* out) {                                                           \
         const uint8_t* none = nullptr;                                                      \
-        segmented<M>(ArrayLoad<uint8_t>{none}, validity, bit_offset, offsets, nullptr, 0, segments, mode, CountReducer<uint8_t>(), \
+        segmented<M>(ArrayLoad<uint8_t>{none}, validity, bit_offset, offsets, nullptr, 0, segments, CountReducer<uint8_t>(), \
                   [=](uint64_t s, long long c) { out[s] = c; });                            \
     }
 #define RAGGED_SEGMENTED_COUNT(O, ONAME)                                                    \

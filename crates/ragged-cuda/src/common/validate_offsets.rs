@@ -7,9 +7,9 @@
 use ragged_core::{Error, OffsetSize, OffsetsProblem, Result};
 
 use crate::compile::VALIDATE_OFFSETS;
-use crate::error_word::ErrorWord;
+use crate::error_word::{ErrorWord, ErrorWordWith};
 use crate::launch::{grid_for, launch, params, BLOCK};
-use crate::memory::{driver_error, DeviceBuffer};
+use crate::memory::DeviceBuffer;
 use crate::CudaBackend;
 
 /// Launch `validate_offsets_<kind>_<O>(const O*, uint64_t, int64_t, uint64_t*)` with
@@ -110,30 +110,11 @@ pub(crate) fn validate_offsets_ends<O: OffsetSize>(
     if offsets.is_empty() {
         return Err(empty_offsets());
     }
-    // [error word, first offset, last offset]; the kernel writes both offsets.
-    let words = backend.alloc::<u64>(3)?;
-    // SAFETY: `words` holds 24 bytes; the memset of its first 8 is ordered on the
-    // backend's stream before the kernel that receives them.
-    unsafe {
-        cudarc::driver::result::memset_d8_async(words.device_ptr(), 0xff, 8, backend.stream())
-    }
-    .map_err(|e| driver_error("reset error word", e))?;
+    // The error word, then the first and the last offset (written by the kernel).
+    let words = ErrorWordWith::<2>::new(backend)?;
     launch_check(backend, "ends", offsets, values_len, words.device_ptr())?;
-    let bytes = backend.read_bytes(&words, 0, 24)?;
-    let word = |i: usize| {
-        let mut w = [0u8; 8];
-        w.copy_from_slice(&bytes[8 * i..8 * i + 8]);
-        u64::from_le_bytes(w)
-    };
-    let error = word(0);
-    if error != u64::MAX {
-        return Err(offsets_error(
-            backend,
-            offsets,
-            values_len,
-            error >> 8,
-            (error & 0xff) as u32,
-        ));
+    match words.read(backend)? {
+        (None, [first, last]) => Ok((first as i64, last as i64)),
+        (Some((index, code)), _) => Err(offsets_error(backend, offsets, values_len, index, code)),
     }
-    Ok((word(1) as i64, word(2) as i64))
 }

@@ -1,22 +1,22 @@
 //! Per-list reductions on the GPU: host dispatch for `kernels/lists/reduce.cu`.
 //!
 //! The list offsets are valid for the child by construction (no validation pass). One
-//! small launch (`list_plan`) samples 256 list lengths and reads the child range; from
-//! it each call takes a mapping of the segmented engine (`common/segmented.cuh`): a
-//! thread reduces each list when the sampled median length is below 8 (eight loads in
-//! flight), four lanes below 128, a warp below 2 048, else a block (the last three read
-//! the child as aligned 16-byte vectors); lists far longer than the mode serves go to
-//! the long path (`LongWork`), split over the grid.
+//! small launch (`list_plan`) samples 256 list lengths; from it each call takes a
+//! mapping of the segmented engine (`common/segmented.cuh`): a thread reduces each list
+//! when the sampled median length is below 8 (eight loads in flight), four lanes below
+//! 128, a warp below 2 048, else a block (the last three read the child as aligned
+//! 16-byte vectors); lists far longer than the mode serves go to the long path
+//! (`LongWork`), split over the grid.
 //!
 //! A tile-based reduction (fixed tiles of child elements, a segmented block scan and a
 //! fix-up pass for lists spanning tiles; PERFORMANCE v0.7) was measured on an H100 and
 //! removed: after the vector loads the modes beat it on every case (sum over lists of
 //! 10 000: 0.906 against 0.816 × copy) and it read outside the child (memcheck).
 //!
-//! Null lists reduce to the identity (their elements are never read). Results that always exist (sum, prod, counts, any, all)
-//! take the list validity; the others (min, max, arg forms, mean) get a validity bit
-//! per list (the list has a valid element), set by the kernels themselves (no flag
-//! bytes, no packing pass).
+//! Null lists reduce to the identity (their elements are never read). Results that
+//! always exist (sum, prod, counts, any, all) take the list validity; the others (min,
+//! max, arg forms, mean) get a validity bit per list (the list has a valid element),
+//! set by the kernels themselves (no flag bytes, no packing pass).
 
 use std::ffi::c_void;
 
@@ -30,7 +30,7 @@ use crate::compile::{lists_reduce_module, LISTS_REDUCE};
 use crate::error_word::ErrorWord;
 use crate::launch::{launch, params, resident_grid, BLOCK};
 use crate::memory::{Device, DeviceBitmap, DeviceBuffer};
-use crate::primitives::segmented_reduce::SEGMENT_GROUP;
+use crate::primitives::segmented_reduce::mode_threads;
 use crate::primitives::validity_args;
 use crate::CudaBackend;
 
@@ -41,8 +41,6 @@ struct Plan {
     list_bit_offset: u64,
     n: u64,
     mode: u32,
-    /// Threads the mode wants (the grid is `resident_grid` of the mode's kernel).
-    threads: u64,
     /// Lists longer than this go to the long path (see [`LongScratch`]).
     long_threshold: u64,
 }
@@ -50,8 +48,8 @@ struct Plan {
 /// Elements per chunk of the long path (`LONG_CHUNK` of `kernels/common/segmented.cuh`).
 const LONG_CHUNK: u64 = 8192;
 
-/// Lists sampled by `list_plan` (its block size); its result holds `offsets[0]`,
-/// `offsets[n]` and three counts of sampled lists shorter than 8, 128 and 2048.
+/// Lists sampled by `list_plan` (its block size); its result holds three counts of
+/// sampled lists shorter than 8, 128 and 2048.
 const PLAN_SAMPLES: i64 = BLOCK as i64;
 
 /// The scratch of the long path (`LongWork` of `kernels/common/segmented.cuh`): a
@@ -90,10 +88,10 @@ fn plan<O: OffsetSize>(
     let lists = n as u64;
     let function = backend.function(&LISTS_REDUCE, &format!("list_plan_{}", O::OFFSET_NAME))?;
     let offsets = col.offsets().device_ptr();
-    let bytes = backend.with_result_slot(5 * 8, |slot| {
+    let bytes = backend.with_result_slot(3 * 8, |slot| {
         let mut args = params![offsets, lists, slot, counters];
         // SAFETY: `list_plan_<O>(const O*, uint64_t, long long*, unsigned long long*)`
-        // reads the n + 1 offsets, writes 5 values into the 64-byte mapped slot and
+        // reads sampled offsets, writes 3 values into the 64-byte mapped slot and
         // zeroes two counters behind `counters` when it is not null (the caller's
         // scratch starts with them).
         unsafe { launch(function, 1, BLOCK, 0, backend.stream(), &mut args) }
@@ -105,14 +103,14 @@ fn plan<O: OffsetSize>(
             .map_or(0, i64::from_le_bytes)
     };
     let half = PLAN_SAMPLES / 2;
-    let (mode, threads, long_threshold) = if word(2) > half {
-        (0, lists, 256)
-    } else if word(3) > half {
-        (3, lists * SEGMENT_GROUP, 1024)
-    } else if word(4) > half {
-        (1, lists * 32, 8192)
+    let (mode, long_threshold) = if word(0) > half {
+        (0, 256)
+    } else if word(1) > half {
+        (3, 1024)
+    } else if word(2) > half {
+        (1, 8192)
     } else {
-        (2, lists * u64::from(BLOCK), 65_536)
+        (2, 65_536)
     };
     let (list_bits, list_bit_offset) = validity_args(col.validity());
     Ok(Plan {
@@ -121,7 +119,6 @@ fn plan<O: OffsetSize>(
         list_bit_offset,
         n: lists,
         mode,
-        threads,
         long_threshold,
     })
 }
@@ -131,9 +128,9 @@ fn plan<O: OffsetSize>(
 /// to do when no list was long.
 ///
 /// # Safety
-/// `extra` points to the kernel's parameters after the list arguments (and `mode`) and
-/// before the long path's four, each of its exact type and alive for
-/// the call; every output behind them holds `col.len()` entries.
+/// `extra` points to the kernel's parameters after the list arguments and before the
+/// long path's four, each of its exact type and alive for the call; every output behind
+/// them holds `col.len()` entries.
 unsafe fn launch_values<O: OffsetSize, T: Native>(
     backend: &CudaBackend,
     name: &str,
@@ -166,21 +163,23 @@ unsafe fn launch_values<O: OffsetSize, T: Native>(
             plan.offsets,
             plan.list_bits,
             plan.list_bit_offset,
-            plan.n,
-            plan.mode
+            plan.n
         ]
         .to_vec();
         args.extend_from_slice(extra);
         args.extend_from_slice(&params![plan.long_threshold, capacity, phase, scratch_ptr]);
         let (function, grid) = if phase == 0 {
-            (main, resident_grid(main, plan.threads, sms))
+            (
+                main,
+                resident_grid(main, mode_threads(plan.mode, plan.n), sms),
+            )
         } else {
             (long, fill)
         };
-        // SAFETY: the first eight parameters are `(const T*, const uint8_t*, uint64_t,
-        // const O*, const uint8_t*, uint64_t, uint64_t, uint32_t)` of every
-        // `list_<name>_<O>_<T>_m<mode>` and `_long`: the child's values and validity, the lists' n + 1
-        // offsets (valid for the child) and validity; then the caller's `extra`; the
+        // SAFETY: the first seven parameters are `(const T*, const uint8_t*, uint64_t,
+        // const O*, const uint8_t*, uint64_t, uint64_t)` of every
+        // `list_<name>_<O>_<T>_m<mode>` and `_long`: the child's values and validity,
+        // the lists' n + 1 offsets (valid for the child) and validity; then the caller's `extra`; the
         // last four are `(uint64_t, uint64_t, uint32_t, unsigned long long*)`: the
         // threshold, the capacity and the phase of the long path and its scratch,
         // sized for `capacity` by LongScratch and whose counters `list_plan` zeroed
@@ -382,13 +381,15 @@ pub(crate) fn list_count<O: OffsetSize>(
     let child_validity = col.child().validity().filter(|v| v.null_count() > 0);
     let out = backend.alloc::<i64>(col.len())?;
     if !col.is_empty() {
-        let mut plan = plan(backend, col, 0)?;
+        let plan = plan(backend, col, 0)?;
         let (bits, bit_offset) = validity_args(child_validity);
         let out_ptr = out.device_ptr();
-        if child_validity.is_none() {
-            // Without nulls the count is the length: one thread per list.
-            plan.threads = plan.n;
-        }
+        // Without nulls the count is the length: one thread per list, whatever the mode.
+        let threads = if child_validity.is_none() {
+            plan.n
+        } else {
+            mode_threads(plan.mode, plan.n)
+        };
         let function = backend.function(
             &LISTS_REDUCE,
             &format!("list_count_{}_m{}", O::OFFSET_NAME, plan.mode),
@@ -400,12 +401,11 @@ pub(crate) fn list_count<O: OffsetSize>(
             plan.list_bits,
             plan.list_bit_offset,
             plan.n,
-            plan.mode,
             out_ptr
         ];
-        let grid = resident_grid(function, plan.threads, backend.info().multiprocessors);
+        let grid = resident_grid(function, threads, backend.info().multiprocessors);
         // SAFETY: `list_count_<O>_m<mode>(const uint8_t*, uint64_t, const O*, const uint8_t*,
-        // uint64_t, uint64_t, uint32_t, long long*)`: reads the child's validity bits
+        // uint64_t, uint64_t, long long*)`: reads the child's validity bits
         // inside the lists (or none), n + 1 offsets and n list validity bits, writes n
         // counts (allocated above).
         unsafe { launch(function, grid, BLOCK, 0, backend.stream(), &mut args)? };
@@ -426,31 +426,32 @@ pub(crate) fn list_any_all<O: OffsetSize>(
         let (bits, bits_offset) = validity_args(Some(child.values()));
         let (validity, bit_offset) = validity_args(child.validity());
         let (all, flags_ptr) = (u32::from(want_all), flags.device_ptr());
-        {
-            let function = backend.function(
-                &LISTS_REDUCE,
-                &format!("list_any_all_{}_m{}", O::OFFSET_NAME, plan.mode),
-            )?;
-            let mut args = params![
-                bits,
-                bits_offset,
-                validity,
-                bit_offset,
-                plan.offsets,
-                plan.list_bits,
-                plan.list_bit_offset,
-                plan.n,
-                plan.mode,
-                all,
-                flags_ptr
-            ];
-            let grid = resident_grid(function, plan.threads, backend.info().multiprocessors);
-            // SAFETY: `list_any_all_<O>_m<mode>(const uint8_t*, uint64_t, const uint8_t*,
-            // uint64_t, const O*, const uint8_t*, uint64_t, uint64_t, uint32_t, uint32_t,
-            // uint8_t*)`: reads value and validity bits inside the lists, n + 1 offsets
-            // and n list validity bits, writes n flags (allocated above).
-            unsafe { launch(function, grid, BLOCK, 0, backend.stream(), &mut args)? };
-        }
+        let function = backend.function(
+            &LISTS_REDUCE,
+            &format!("list_any_all_{}_m{}", O::OFFSET_NAME, plan.mode),
+        )?;
+        let mut args = params![
+            bits,
+            bits_offset,
+            validity,
+            bit_offset,
+            plan.offsets,
+            plan.list_bits,
+            plan.list_bit_offset,
+            plan.n,
+            all,
+            flags_ptr
+        ];
+        let grid = resident_grid(
+            function,
+            mode_threads(plan.mode, plan.n),
+            backend.info().multiprocessors,
+        );
+        // SAFETY: `list_any_all_<O>_m<mode>(const uint8_t*, uint64_t, const uint8_t*,
+        // uint64_t, const O*, const uint8_t*, uint64_t, uint64_t, uint32_t, uint8_t*)`:
+        // reads value and validity bits inside the lists, n + 1 offsets and n list
+        // validity bits, writes n flags (allocated above).
+        unsafe { launch(function, grid, BLOCK, 0, backend.stream(), &mut args)? };
     }
     let (words, falses) = pack_flags(backend, &flags, n as u64)?;
     BooleanColumn::try_new(bitmap(words, n, falses), col.validity().cloned())

@@ -11,6 +11,13 @@ use ragged_core::{BooleanColumn, Native, OffsetSize, PrimitiveColumn, Primitives
 use crate::memory::{Device, DeviceBitmap, DeviceBuffer};
 use crate::CudaBackend;
 
+/// Whether a kernel checks a sum of T (a prefix or a segment's) against T::Sum: only
+/// for 64-bit integers (accumulated in 128 bits). Smaller integers sum into 64 bits,
+/// which fewer than 2^32 values of them cannot overflow; floats go to infinity.
+pub(crate) fn can_overflow<T: Native>() -> bool {
+    !T::IS_FLOAT && std::mem::size_of::<T>() == 8
+}
+
 /// (bitmap pointer, bit offset) for a kernel; (0, 0) when every row is valid.
 pub(crate) fn validity_args(validity: Option<&DeviceBitmap>) -> (u64, u64) {
     validity.map_or((0, 0), |v| (v.bits().device_ptr(), v.bit_offset() as u64))

@@ -8,7 +8,7 @@
 use ragged_core::ops::{OffsetWidth, Offsets, Predicate, ScanKind, Transform};
 use ragged_core::{Error, Native, PrimitiveColumn, Result};
 
-use super::{validity_args, value_from_bytes};
+use super::{can_overflow, validity_args, value_from_bytes};
 use crate::compile::{ModuleSource, PRIMITIVES_SCAN};
 use crate::error_word::ErrorWord;
 use crate::launch::{launch, params, BLOCK};
@@ -27,13 +27,6 @@ fn scan_tile<T>() -> u64 {
         } else {
             12
         }
-}
-
-/// Whether the kernel checks a prefix sum of T against T::Sum: only for 64-bit integers
-/// (accumulated in 128 bits). Smaller integers sum into 64 bits, which fewer than 2^32
-/// rows of them cannot overflow; floats go to infinity.
-fn can_overflow<T: Native>() -> bool {
-    !T::IS_FLOAT && std::mem::size_of::<T>() == 8
 }
 
 /// Values per tile of the float min/max scans ((value, seen) pairs, 12 per thread).
@@ -329,10 +322,7 @@ pub(crate) fn sizes_to_offsets(
 ) -> Result<(Offsets<Device>, i64)> {
     let n = sizes.len() as u64;
     if n == 0 {
-        return Ok(match width {
-            OffsetWidth::I64 => (Offsets::I64(backend.upload_slice(&[0i64])?), 0),
-            _ => (Offsets::I32(backend.upload_slice(&[0i32])?), 0),
-        });
+        return Ok((zero_offsets(backend, width == OffsetWidth::I64)?, 0));
     }
     let wide = width == OffsetWidth::I64;
     match offsets_pass(backend, sizes, wide)? {
@@ -419,14 +409,26 @@ fn launch_offsets(
     Ok(OffsetsLaunch { out, word, total })
 }
 
-/// Offsets from `n > 0` sizes that the caller knows are non-negative and whose total
-/// fits the width (`wide`: i64), queued without reading anything back: the two-pass
-/// strings helper, which counted the total itself, saves the scan's round trip.
+/// The offsets of no rows: one 0 (i64 when `wide`).
+fn zero_offsets(backend: &CudaBackend, wide: bool) -> Result<Offsets<Device>> {
+    Ok(if wide {
+        Offsets::I64(backend.upload_slice(&[0i64])?)
+    } else {
+        Offsets::I32(backend.upload_slice(&[0i32])?)
+    })
+}
+
+/// Offsets from sizes that the caller knows are non-negative and whose total fits the
+/// width (`wide`: i64), queued without reading anything back: the two-pass strings
+/// helper, which counted the total itself, saves the scan's round trip.
 pub(crate) fn sizes_to_offsets_queued(
     backend: &CudaBackend,
     sizes: &PrimitiveColumn<i32, Device>,
     wide: bool,
 ) -> Result<Offsets<Device>> {
+    if sizes.is_empty() {
+        return zero_offsets(backend, wide);
+    }
     Ok(launch_offsets(backend, sizes, wide)?.out)
 }
 

@@ -8,7 +8,7 @@
 
 use ragged_core::{Error, Native, OffsetSize, PrimitiveColumn, Result};
 
-use super::{validity_args, value_from_bytes};
+use super::{can_overflow, validity_args, value_from_bytes};
 use crate::compile::{BITMAP, PRIMITIVES_SEGMENTED_REDUCE};
 use crate::error_word::ErrorWord;
 use crate::launch::{grid_for, launch, params, resident_grid, BLOCK};
@@ -17,33 +17,44 @@ use crate::CudaBackend;
 
 /// Lanes per segment in mode 3, medium segments (`SEGMENT_GROUP` in
 /// `kernels/common/segmented.cuh`).
-pub(crate) const SEGMENT_GROUP: u64 = 4;
+const SEGMENT_GROUP: u64 = 4;
 
-/// Validate the offsets and pick (segments, mode, threads wanted; the grid is
-/// `resident_grid` of the mode's kernel): thread per segment below an
-/// average of 8 values, SEGMENT_GROUP lanes below 128, a warp below 2048, else a block. One read
-/// back (the validation's error word and the first and last offsets together).
+/// Threads a segmented kernel of `mode` wants for `segments` segments: one per segment
+/// (0), SEGMENT_GROUP (3), a warp (1) or a block (2) per segment. The grid is
+/// `resident_grid` of the mode's entry point.
+pub(crate) fn mode_threads(mode: u32, segments: u64) -> u64 {
+    segments
+        * match mode {
+            0 => 1,
+            3 => SEGMENT_GROUP,
+            1 => 32,
+            _ => u64::from(BLOCK),
+        }
+}
+
+/// Validate the offsets and pick (segments, mode): thread per segment below an average
+/// of 8 values, SEGMENT_GROUP lanes below 128, a warp below 2048, else a block. One
+/// read back (the validation's error word and the first and last offsets together).
 fn plan<T: Native, O: OffsetSize>(
     backend: &CudaBackend,
     col: &PrimitiveColumn<T, Device>,
     offsets: &DeviceBuffer<O>,
-) -> Result<(u64, u32, u64)> {
+) -> Result<(u64, u32)> {
     let (first, last) =
         crate::common::validate_offsets::validate_offsets_ends(backend, offsets, col.len())?;
     let segments = (offsets.len() - 1) as u64;
     if segments == 0 {
-        return Ok((0, 0, 0));
+        return Ok((0, 0));
     }
     let average = (last - first) as u64 / segments;
-    // Threads wanted: one per segment, SEGMENT_GROUP, a warp or a block per segment.
     Ok(if average < 8 {
-        (segments, 0, segments)
+        (segments, 0)
     } else if average < 128 {
-        (segments, 3, segments * SEGMENT_GROUP)
+        (segments, 3)
     } else if average < 2048 {
-        (segments, 1, segments * 32)
+        (segments, 1)
     } else {
-        (segments, 2, segments * u64::from(BLOCK))
+        (segments, 2)
     })
 }
 
@@ -52,16 +63,16 @@ pub(crate) fn segmented_sum<T: Native, O: OffsetSize>(
     col: &PrimitiveColumn<T, Device>,
     offsets: &DeviceBuffer<O>,
 ) -> Result<PrimitiveColumn<T::Sum, Device>> {
-    let (segments, mode, threads) = plan(backend, col, offsets)?;
+    let (segments, mode) = plan(backend, col, offsets)?;
     let out = backend.alloc::<T::Sum>(segments as usize)?;
     if segments > 0 {
         // Only sums of 64-bit integers (accumulated in 128 bits) can overflow their
         // output type; the others need no error word (null: the kernel never reports),
         // and so no read back and no wait.
-        let word = if T::IS_FLOAT || std::mem::size_of::<T>() < 8 {
-            None
-        } else {
+        let word = if can_overflow::<T>() {
             Some(ErrorWord::new(backend)?)
+        } else {
+            None
         };
         let function = backend.function(
             &PRIMITIVES_SEGMENTED_REDUCE,
@@ -80,13 +91,16 @@ pub(crate) fn segmented_sum<T: Native, O: OffsetSize>(
             bit_offset,
             offsets_ptr,
             segments,
-            mode,
             out_ptr,
             word_ptr
         ];
-        let grid = resident_grid(function, threads, backend.info().multiprocessors);
+        let grid = resident_grid(
+            function,
+            mode_threads(mode, segments),
+            backend.info().multiprocessors,
+        );
         // SAFETY: `segmented_sum_<O>_<T>_m<mode>(const T*, const uint8_t*, uint64_t, const O*,
-        // uint64_t, uint32_t, void*, uint64_t*)`: the offsets were validated against the
+        // uint64_t, void*, uint64_t*)`: the offsets were validated against the
         // column; writes one T::Sum per segment; the error word is null only for types
         // whose sums the kernel never reports.
         unsafe { launch(function, grid, BLOCK, 0, backend.stream(), &mut args)? };
@@ -141,7 +155,7 @@ fn extremum<T: Native, O: OffsetSize>(
     is_max: bool,
     want_values: bool,
 ) -> Result<(DeviceBuffer<T>, DeviceBuffer<i64>, Option<DeviceBitmap>)> {
-    let (segments, mode, threads) = plan(backend, col, offsets)?;
+    let (segments, mode) = plan(backend, col, offsets)?;
     let n = segments as usize;
     let values_out = if want_values {
         backend.alloc::<T>(n)?
@@ -175,14 +189,17 @@ fn extremum<T: Native, O: OffsetSize>(
         bit_offset,
         offsets_ptr,
         segments,
-        mode,
         out_values,
         out_positions,
         flags_ptr
     ];
-    let grid = resident_grid(function, threads, backend.info().multiprocessors);
+    let grid = resident_grid(
+        function,
+        mode_threads(mode, segments),
+        backend.info().multiprocessors,
+    );
     // SAFETY: `segmented_<which>_<O>_<T>_m<mode>(const T*, const uint8_t*, uint64_t, const O*,
-    // uint64_t, uint32_t, T*, long long*, uint8_t*)`: validated offsets; each non-null
+    // uint64_t, T*, long long*, uint8_t*)`: validated offsets; each non-null
     // output holds one entry per segment (a null pointer is skipped by the kernel).
     unsafe { launch(function, grid, BLOCK, 0, backend.stream(), &mut args)? };
     let validity = pack(backend, &flags, segments)?;
@@ -214,7 +231,7 @@ pub(crate) fn segmented_count<T: Native, O: OffsetSize>(
     col: &PrimitiveColumn<T, Device>,
     offsets: &DeviceBuffer<O>,
 ) -> Result<PrimitiveColumn<i64, Device>> {
-    let (segments, mode, threads) = plan(backend, col, offsets)?;
+    let (segments, mode) = plan(backend, col, offsets)?;
     let out = backend.alloc::<i64>(segments as usize)?;
     if segments > 0 {
         let function = backend.function(
@@ -223,10 +240,14 @@ pub(crate) fn segmented_count<T: Native, O: OffsetSize>(
         )?;
         let (bits, bit_offset) = validity_args(col.validity());
         let (offsets_ptr, out_ptr) = (offsets.device_ptr(), out.device_ptr());
-        let mut args = params![bits, bit_offset, offsets_ptr, segments, mode, out_ptr];
-        let grid = resident_grid(function, threads, backend.info().multiprocessors);
+        let mut args = params![bits, bit_offset, offsets_ptr, segments, out_ptr];
+        let grid = resident_grid(
+            function,
+            mode_threads(mode, segments),
+            backend.info().multiprocessors,
+        );
         // SAFETY: `segmented_count_<O>_m<mode>(const uint8_t*, uint64_t, const O*, uint64_t,
-        // uint32_t, long long*)`: validated offsets; one count per segment.
+        // long long*)`: validated offsets; one count per segment.
         unsafe { launch(function, grid, BLOCK, 0, backend.stream(), &mut args)? };
     }
     PrimitiveColumn::try_new(out, None)

@@ -16,6 +16,7 @@ use super::two_pass::column_input;
 use crate::common::bits::{ballot_grid, bitmap};
 use crate::compile::STRINGS_SPLIT;
 use crate::launch::{launch, params, BLOCK};
+use crate::lists::zero_offsets;
 use crate::memory::{Device, DeviceBuffer};
 use crate::CudaBackend;
 
@@ -208,7 +209,7 @@ pub(crate) fn split_record<O: OffsetSize>(
     let n = col.len();
     let dir = if from_right { "right" } else { "left" };
     let (list_offsets, parts) = if n == 0 {
-        (backend.upload_slice(&[O::usize_as(0)])?, None)
+        (zero_offsets::<O>(backend)?, None)
     } else {
         let counted = count_parts(backend, col, on, max_splits, dir)?;
         let counts = PrimitiveColumn::try_new(counted.counts.clone(), None)?;
@@ -265,7 +266,7 @@ pub(crate) fn split_record<O: OffsetSize>(
             unsafe { column_of_ranges(backend, col, &starts, &stops, None, op)? }
         }
         _ => {
-            let offsets = backend.upload_slice(&[O::usize_as(0)])?;
+            let offsets = zero_offsets::<O>(backend)?;
             let values = backend.alloc::<u8>(0)?;
             // SAFETY: one zero offset over no bytes: the empty column.
             unsafe { StringColumn::new_unchecked(offsets, values, None) }

@@ -12,6 +12,7 @@ use ragged_core::{BooleanColumn, Error, OffsetSize, PrimitiveColumn, Result, Str
 
 use crate::common::bits::{ballot_grid, validity_or_none};
 use crate::compile::ModuleSource;
+use crate::error_word::ErrorWordWith;
 use crate::launch::{launch, params, BLOCK};
 use crate::memory::{Device, DeviceBuffer};
 use crate::primitives::scan::sizes_to_offsets_queued;
@@ -128,20 +129,23 @@ pub(crate) fn two_pass<F: Copy>(
     let words = backend.alloc::<u32>(rows.div_ceil(32))?;
     let (mut nulls, mut total) = (0usize, 0u64);
     if rows > 0 {
-        // The error word, the null count and the output's bytes: one upload to set them,
-        // one read after the sizes pass (the only round trip of the op).
-        let state = backend.upload_slice(&[u64::MAX, 0, 0])?;
+        // The error word, the null count and the output's bytes: read together after
+        // the sizes pass (the only round trip of the op).
+        let state = ErrorWordWith::<2>::new(backend)?;
         let function = backend.function(module, &format!("{name}_sizes"))?;
-        let (sizes_ptr, words_ptr, word_ptr) =
-            (sizes.device_ptr(), words.device_ptr(), state.device_ptr());
-        let counts_ptr = word_ptr + 8;
+        let (sizes_ptr, words_ptr, word_ptr, counts_ptr) = (
+            sizes.device_ptr(),
+            words.device_ptr(),
+            state.device_ptr(),
+            state.values_ptr(),
+        );
         let f = functor;
         let mut args = params![f, n, sizes_ptr, words_ptr, counts_ptr, word_ptr];
         // SAFETY: `<name>_sizes(F, uint64_t, int32_t*, uint32_t*, unsigned long long*,
         // uint64_t*)` with F passed by value (its layout mirrored by the caller's
         // repr(C) struct, whose device pointers are alive); writes `rows` sizes and
         // ceil(rows / 32) words (allocated above), adds to the two zeroed counters after
-        // the error word (three words uploaded above), reports through the word.
+        // the error word (ErrorWordWith<2>), reports through the word.
         unsafe {
             launch(
                 function,
@@ -152,13 +156,11 @@ pub(crate) fn two_pass<F: Copy>(
                 &mut args,
             )?
         };
-        let read = backend.read_bytes(&state, 0, 24)?;
-        let word =
-            |i: usize| u64::from_le_bytes(read[i * 8..i * 8 + 8].try_into().unwrap_or([0xff; 8]));
-        if word(0) != u64::MAX {
-            return Err(Error::row_too_long(op, (word(0) >> 8) as usize));
+        let (error, [null_count, bytes]) = state.read(backend)?;
+        if let Some((row, _)) = error {
+            return Err(Error::row_too_long(op, row as usize));
         }
-        (nulls, total) = (word(1) as usize, word(2));
+        (nulls, total) = (null_count as usize, bytes);
     }
     let validity = validity_or_none(words, rows, nulls);
     let wide = match width {
@@ -174,17 +176,8 @@ pub(crate) fn two_pass<F: Copy>(
         }
         OffsetWidth::I32 => false,
     };
-    let offsets = if rows == 0 {
-        if wide {
-            Offsets::I64(backend.upload_slice(&[0i64])?)
-        } else {
-            Offsets::I32(backend.upload_slice(&[0i32])?)
-        }
-    } else {
-        let sizes = PrimitiveColumn::try_new(sizes, None)?;
-        // The sizes are non-negative and their total fits the width (checked above).
-        sizes_to_offsets_queued(backend, &sizes, wide)?
-    };
+    // The sizes are non-negative and their total fits the width (checked above).
+    let offsets = sizes_to_offsets_queued(backend, &PrimitiveColumn::try_new(sizes, None)?, wide)?;
     let chars = backend.alloc::<u8>(total as usize)?;
     let fill = |offsets_ptr: u64, suffix: &str| -> Result<()> {
         if rows == 0 || total == 0 {
