@@ -5,6 +5,13 @@
 #   strings-tests    strings conformance and the user-transform tests, side by side
 #   seg-bench [BIN]  segmented sums/extremes at 2^28 and the lists reductions
 #   lists-bench      the whole lists suite
+#   lines-tests      text conformance (line_ends, count_lines, split_lines)
+#   lines-bench      the lines suite at 80-byte lines
+#   ncu REGEX SUITE FILTER   Nsight Compute (clocks as found) of one launch of the
+#                    kernels matching REGEX in that bench case: throughput, warp
+#                    stalls, occupancy
+#   sanitize-gather  memcheck and racecheck of flatten, to_compact and local_index
+#   sanitize-lines   memcheck and racecheck of the lines' random text and delimiters
 #   sanitize         memcheck of the list reductions and segmented sums / maxima,
 #                    racecheck of the segmented sums and list reductions (pool off,
 #                    bounded in time)
@@ -43,6 +50,39 @@ while [ $# -gt 0 ]; do
         step "$tool $bin $filter"
         timeout 150 $cs --tool "$tool" "./tests/$bin" "$filter" 2>&1 | grep -E "ERROR SUMMARY|test result|Hazard|Invalid" | head -6
         echo "exit ${PIPESTATUS[0]}"
+      done
+      unset RAGGED_POOL ;;
+    ncu)
+      step "ncu $2 $3 $4"
+      /usr/local/cuda/bin/ncu --clock-control none --kernel-name "regex:$2" --launch-skip 2 --launch-count 1 \
+        --section SpeedOfLight --section WarpStateStats --section Occupancy --section LaunchStats \
+        --section ComputeWorkloadAnalysis --section InstructionStats --section MemoryWorkloadAnalysis_Tables \
+        ./ragged --device cuda bench --suite "$3" --filter "$4" 2>&1 | grep -vE "^==PROF==|^  (lines|lists|copy)" \
+        | grep -vE "^    -|^    (INF|OPT|WRN)|^ *$|Section:" | head -90
+      shift 3 ;;
+    lines-tests)
+      step text_conformance
+      ./tests/text_conformance > /tmp/t5.log 2>&1
+      grep -hE "test result|FAILED|panicked" /tmp/t5.log | head -20 ;;
+    lines-bench)
+      step bench lines avg80
+      ./ragged --device cuda bench --suite lines --filter avg80 2>&1 | grep -E "^  " | sed 's/  */ /g' | head -30 ;;
+    sanitize-gather|sanitize-lines)
+      export RAGGED_POOL=off
+      cs="/usr/local/cuda/bin/compute-sanitizer --error-exitcode 99"
+      if [ "$1" = sanitize-gather ]; then
+        targets=("lists_conformance lists_flatten_list" "lists_conformance lists_to_compact_large_list"
+                 "lists_conformance lists_local_index_list")
+      else
+        targets=("text_conformance lines_random_text" "text_conformance lines_delimiters_across_tiles")
+      fi
+      for t in "${targets[@]}"; do
+        read -r bin filter <<< "$t"
+        for tool in memcheck racecheck; do
+          step "$tool $bin $filter"
+          timeout 120 $cs --tool "$tool" "./tests/$bin" "$filter" 2>&1 | grep -E "ERROR SUMMARY|test result|Hazard|Invalid" | head -6
+          echo "exit ${PIPESTATUS[0]}"
+        done
       done
       unset RAGGED_POOL ;;
     lists-bench)

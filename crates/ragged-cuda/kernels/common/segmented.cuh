@@ -73,6 +73,46 @@ template <typename T, bool IS_MAX> struct ExtremumReducer {
     }
 };
 
+/// Add the V elements e[0 .. V) at positions pos .. pos + V (all inside the segment
+/// and valid) to `state`, in order.
+template <typename R, typename T, int V>
+__device__ __forceinline__ typename R::State add_vector(const R& reducer, typename R::State state, long long pos,
+                                                        const T (&e)[V]) {
+#pragma unroll
+    for (int i = 0; i < V; ++i) state = reducer.add(state, pos + i, e[i]);
+    return state;
+}
+
+/// The same for an extremum: the vector's best element first (a tree in which the
+/// later element wins only when strictly better, or when the earlier is NaN and it is
+/// not — the order add() applies), then one comparison with the state, so only one
+/// 64-bit position is formed per vector.
+template <typename T, bool IS_MAX, int V>
+__device__ __forceinline__ Arg<T> add_vector(const ExtremumReducer<T, IS_MAX>&, Arg<T> state, long long pos,
+                                             const T (&e)[V]) {
+    T v[V];
+    int at[V];
+#pragma unroll
+    for (int i = 0; i < V; ++i) {
+        v[i] = e[i];
+        at[i] = i;
+    }
+#pragma unroll
+    for (int step = 1; step < V; step *= 2) {
+#pragma unroll
+        for (int i = 0; i + step < V; i += 2 * step) {
+            const T x = v[i + step], y = v[i];
+            if ((IS_MAX ? x > y : x < y) || (is_nan(y) && !is_nan(x))) {
+                v[i] = x;
+                at[i] = at[i + step];
+            }
+        }
+    }
+    const bool take = state.index < 0 || (IS_MAX ? v[0] > state.value : v[0] < state.value) ||
+                      (is_nan(state.value) && !is_nan(v[0]));
+    return take ? Arg<T>{v[0], pos + at[0]} : state;
+}
+
 /// Count reducer: valid values.
 template <typename T> struct CountReducer {
     typedef long long State;
@@ -128,8 +168,10 @@ template <typename T> struct IsArrayLoad<ArrayLoad<T>> { static constexpr bool v
 /// when it lies inside lo .. hi (elements known to exist: a range of the column that
 /// holds the segment), otherwise element by element (only at the ends of lo .. hi), so
 /// nothing outside the column is read. Each lane adds its elements in increasing
-/// position order, which ExtremumReducer relies on. Other load functors, and reducers
-/// that read no values, go through fold_strided with SCALAR_UNROLL loads in flight.
+/// position order, which ExtremumReducer relies on; a vector wholly inside the segment
+/// with no validity bitmap is added without per-element checks (add_vector). Other
+/// load functors, and reducers that read no values, go through fold_strided with
+/// SCALAR_UNROLL loads in flight.
 template <int G, typename R, typename Load, int UNROLL, int SCALAR_UNROLL>
 __device__ __forceinline__ typename R::State fold_group(Load load, const uint8_t* validity, uint64_t bit_offset,
                                                         long long begin, long long end, unsigned lane, R reducer,
@@ -166,6 +208,11 @@ __device__ __forceinline__ typename R::State fold_group(Load load, const uint8_t
             for (int u = 0; u < UNROLL; ++u) {
                 const long long first = (k + u * G) * V - shift;
                 if (k + u * G >= k1) break;
+                if (validity == nullptr && first >= begin && first + V <= end) {
+                    // A vector inside the segment with no null elements: no checks.
+                    state = add_vector(reducer, state, first - origin, e[u]);
+                    continue;
+                }
 #pragma unroll
                 for (int i = 0; i < V; ++i) {
                     const long long j = first + i;

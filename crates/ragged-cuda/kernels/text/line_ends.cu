@@ -9,16 +9,20 @@
 // loads its run of ITEMS consecutive bytes with 16-byte vector loads (byte loads only
 // for the chunks that straddle the buffer's ends, so nothing outside the buffer is
 // read). A thread examines every position of its run: a candidate position q in
-// [lo, hi) is a match when the delimiter's m bytes start there. The first byte is
-// compared four bytes at a time in registers (a zero-byte test, equal_bytes); only on a
-// hit are the other m - 1 bytes compared, from the
+// [lo, hi) is a match when the delimiter's m bytes start there. Delimiters of up to 4
+// bytes (`\n`, `\r\n`) are matched in registers in the wide shape: every delimiter
+// byte is compared four bytes at a time (a zero-byte test), the flags moved into place
+// by funnel shifts and ANDed, with the 4 bytes after the run taken from the next
+// lane (short_matches). Otherwise the first byte is compared four bytes at a time
+// (equal_bytes); only on a hit are the other m - 1 bytes compared, from the
 // tile staged in shared memory with a halo of 64 bytes past the tile (the bytes a
-// delimiter starting in the tile can reach), so a delimiter crossing a run or tile
-// boundary is found exactly once, by the run it starts in. Per-thread matches are a
+// delimiter starting in the tile can reach). Either way a delimiter crossing a run or
+// tile boundary is found exactly once, by the run it starts in. Per-thread matches are a
 // bit mask; an exclusive cub::BlockScan of their counts gives positions inside the
 // tile, decoupled look-back (cub::TilePrefixCallbackOp over
-// cub::ScanTileState<long long>) the tile's first output slot; the block compacts its
-// matches in shared memory and writes them with consecutive (coalesced) stores.
+// cub::ScanTileState<long long>) the tile's first output slot; each thread writes its
+// own matches to its slots (a warp's slots are consecutive, so its stores land in a
+// few neighbouring sectors; staging them in shared memory first measured slower).
 // The host allocates `capacity` slots from an estimate; matches past it are counted but
 // not written, and the host reruns with the exact count (rare).
 //
@@ -80,31 +84,116 @@ __device__ __forceinline__ uint32_t equal_bytes(uint32_t word, uint32_t pattern)
     return ((zero >> 7) * 0x00204081u) >> 21 & 0xFu;
 }
 
+/// A run's matches, bit k for position run + k (ITEMS <= 64).
+typedef unsigned long long RunMask;
+
+/// The bits below `k` (k <= 64).
+__device__ __forceinline__ RunMask below(long long k) { return k >= 64 ? ~0ull : (1ull << k) - 1; }
+
 /// Bits k of a run of ITEMS positions starting at `run` with lo <= run + k < hi.
-template <int ITEMS> __device__ __forceinline__ uint32_t range_bits(long long run, long long lo, long long hi) {
+template <int ITEMS> __device__ __forceinline__ RunMask range_bits(long long run, long long lo, long long hi) {
     const long long from = min(max(lo - run, 0ll), static_cast<long long>(ITEMS));
     const long long to = min(max(hi - run, 0ll), static_cast<long long>(ITEMS));
-    const unsigned long long below_to = (1ull << to) - 1, below_from = (1ull << from) - 1;
-    return static_cast<uint32_t>(below_to & ~below_from);
+    return below(to) & ~below(from);
+}
+
+/// 4 bytes at buffer position `at` (a multiple of 4 of the address space), the bytes
+/// outside [0, len) read as 0 and never touched.
+__device__ __forceinline__ uint32_t load4(const uint8_t* hay, uint64_t len, long long at) {
+    if (at >= 0 && at + 4 <= static_cast<long long>(len)) return *reinterpret_cast<const uint32_t*>(hay + at);
+    uint32_t v = 0;
+#pragma unroll
+    for (int k = 0; k < 4; ++k) v |= static_cast<uint32_t>(load1(hay, len, at + k)) << (8 * k);
+    return v;
+}
+
+/// 0x80 in each byte of `word` equal to the byte repeated in `pattern`, 0 elsewhere:
+/// the exact zero-byte test of equal_bytes, before its bits are gathered.
+__device__ __forceinline__ uint32_t equal_flags(uint32_t word, uint32_t pattern) {
+    const uint32_t x = word ^ pattern;
+    return ~(((x & 0x7F7F7F7Fu) + 0x7F7F7F7Fu) | x) & 0x80808080u;
+}
+
+/// Bit k of the result = bit 7 of byte k of `flags` (k = 0..3; the other bits are 0).
+__device__ __forceinline__ uint32_t gather_flags(uint32_t flags) { return ((flags >> 7) * 0x00204081u) >> 21 & 0xFu; }
+
+/// The longest delimiter matched in registers (SHORT_DELIMITER; longer ones are checked
+/// against the tile staged in shared memory).
+constexpr uint32_t SHORT_DELIMITER = 4;
+
+/// The positions of a run of 4 * WORDS bytes `w` (little-endian words) where a
+/// delimiter of m <= SHORT_DELIMITER bytes starts, as a bit mask, with `next` the 4
+/// bytes after the run: for each delimiter byte j the flags of the bytes equal to it,
+/// moved j bytes down (a funnel shift across neighbouring words), all ANDed — no
+/// shared memory and no per-candidate loop.
+template <int WORDS>
+__device__ __forceinline__ RunMask short_matches(const uint32_t (&w)[WORDS], uint32_t next, const Delimiter& d,
+                                                 uint32_t m) {
+    uint32_t all[WORDS];
+    const uint32_t p0 = 0x01010101u * d.bytes[0];
+#pragma unroll
+    for (int i = 0; i < WORDS; ++i) all[i] = equal_flags(w[i], p0);
+    // Constant indices into the parameter only (see run_matches).
+#pragma unroll
+    for (uint32_t j = 1; j < SHORT_DELIMITER; ++j) {
+        if (j < m) {
+            const uint32_t pj = 0x01010101u * d.bytes[j];
+            uint32_t hi = equal_flags(next, pj);
+#pragma unroll
+            for (int i = WORDS - 1; i >= 0; --i) {
+                const uint32_t lo = equal_flags(w[i], pj);
+                all[i] &= __funnelshift_r(lo, hi, 8 * j);
+                hi = lo;
+            }
+        }
+    }
+    RunMask bits = 0;
+#pragma unroll
+    for (int i = 0; i < WORDS; ++i) bits |= static_cast<RunMask>(gather_flags(all[i])) << (4 * i);
+    return bits;
 }
 
 /// The matches of this thread's run as a bit mask (bit k: position run + k), for a
 /// tile of THREADS * ITEMS bytes starting at `tile_base` (ITEMS is 1 or a multiple of
-/// 16 up to 32). Candidates (the delimiter's first byte) are found four bytes at a time
-/// in registers (equal_bytes); only candidates are checked further, against the tile
-/// staged in `smem` with its halo when the delimiter is longer than one byte. Ends with
-/// a __syncthreads (the shared bytes may be reused).
+/// 16 up to 64). Runs of 16-byte words match delimiters of up to SHORT_DELIMITER bytes
+/// in registers (short_matches; `smem` untouched, no barrier). Otherwise candidates
+/// (the delimiter's first byte) are found four bytes at a time in registers
+/// (equal_bytes); only candidates are checked further, against the tile staged in
+/// `smem` with its halo when the delimiter is longer than one byte, and the function
+/// ends with a __syncthreads (the shared bytes may be reused). Called by every thread
+/// of the block.
 template <int THREADS, int ITEMS>
-__device__ __forceinline__ uint32_t run_matches(const uint8_t* hay, uint64_t len, long long lo, long long hi,
-                                                long long tile_base, const Delimiter& d, uint32_t m,
-                                                TileBytes<THREADS * ITEMS>& smem) {
+__device__ __forceinline__ RunMask run_matches(const uint8_t* hay, uint64_t len, long long lo, long long hi,
+                                               long long tile_base, const Delimiter& d, uint32_t m,
+                                               TileBytes<THREADS * ITEMS>& smem) {
     constexpr int TILE = THREADS * ITEMS;
-    static_assert(ITEMS == 1 || (ITEMS % 16 == 0 && ITEMS <= 32), "runs of 1 byte or 16-byte words");
+    constexpr int VECTORS = ITEMS / 16;
+    static_assert(ITEMS == 1 || (ITEMS % 16 == 0 && ITEMS <= 64), "runs of 1 byte or 16-byte words");
     const long long run = tile_base + static_cast<long long>(threadIdx.x) * ITEMS;
+    const bool inside = run >= lo && run + ITEMS <= hi;
+    RunMask candidates = 0;
+    if constexpr (ITEMS > 1) {
+        if (m <= SHORT_DELIMITER) {
+            // Short delimiters in registers: the 4 bytes after the run are the next
+            // lane's first word (a shuffle; the warp's last lane reads them).
+            uint32_t w[4 * VECTORS];
+#pragma unroll
+            for (int v = 0; v < VECTORS; ++v) {
+                const uint4 x = load16(hay, len, run + 16 * v);
+                w[4 * v] = x.x;
+                w[4 * v + 1] = x.y;
+                w[4 * v + 2] = x.z;
+                w[4 * v + 3] = x.w;
+            }
+            uint32_t next = __shfl_down_sync(0xffffffffu, w[0], 1);
+            if ((threadIdx.x & 31u) == 31u) next = m > 1 ? load4(hay, len, run + ITEMS) : 0u;
+            candidates = short_matches<4 * VECTORS>(w, next, d, m);
+            return inside ? candidates : candidates & range_bits<ITEMS>(run, lo, hi);
+        }
+    }
     const bool multi = m > 1;
     uint8_t* shared = reinterpret_cast<uint8_t*>(smem.words);
     const uint8_t first = d.bytes[0];
-    uint32_t candidates = 0;
     if constexpr (ITEMS == 1) {
         const uint8_t byte = load1(hay, len, run);
         if (multi) shared[threadIdx.x] = byte;
@@ -112,17 +201,17 @@ __device__ __forceinline__ uint32_t run_matches(const uint8_t* hay, uint64_t len
     } else {
         const uint32_t pattern = 0x01010101u * first;
 #pragma unroll
-        for (int w = 0; w < ITEMS / 16; ++w) {
-            const uint4 v = load16(hay, len, run + 16 * w);
+        for (int v = 0; v < VECTORS; ++v) {
+            const uint4 x = load16(hay, len, run + 16 * v);
             // Word stores: conflict-free, unlike byte stores at a 32-byte stride.
-            if (multi) smem.words[threadIdx.x * (ITEMS / 16) + w] = v;
-            candidates |= (equal_bytes(v.x, pattern) | equal_bytes(v.y, pattern) << 4 |
-                           equal_bytes(v.z, pattern) << 8 | equal_bytes(v.w, pattern) << 12)
-                          << (16 * w);
+            if (multi) smem.words[threadIdx.x * VECTORS + v] = x;
+            candidates |= static_cast<RunMask>(equal_bytes(x.x, pattern) | equal_bytes(x.y, pattern) << 4 |
+                                               equal_bytes(x.z, pattern) << 8 | equal_bytes(x.w, pattern) << 12)
+                          << (16 * v);
         }
     }
     // Positions outside [lo, hi) never match (tiles inside the range keep every bit).
-    if (run < lo || run + ITEMS > hi) candidates &= range_bits<ITEMS>(run, lo, hi);
+    if (!inside) candidates &= range_bits<ITEMS>(run, lo, hi);
     if (multi) {
         for (int k = threadIdx.x; k < HALO; k += THREADS) shared[TILE + k] = load1(hay, len, tile_base + TILE + k);
         // Constant indices only: indexing the by-value parameter with a variable would
@@ -131,14 +220,14 @@ __device__ __forceinline__ uint32_t run_matches(const uint8_t* hay, uint64_t len
         for (int k = 0; k < 64; ++k)
             if (threadIdx.x == k % THREADS) smem.delimiter[k] = d.bytes[k];
         __syncthreads();
-        uint32_t rest = candidates;
+        RunMask rest = candidates;
         while (rest) {
-            const int k = __ffs(rest) - 1;
+            const int k = __ffsll(rest) - 1;
             rest &= rest - 1;
             const uint8_t* at = smem.bytes() + threadIdx.x * ITEMS + k;
             for (uint32_t j = 1; j < m; ++j) {
                 if (at[j] != smem.delimiter[j]) {
-                    candidates &= ~(1u << k);
+                    candidates &= ~(1ull << k);
                     break;
                 }
             }
@@ -164,7 +253,6 @@ __device__ __forceinline__ void line_ends_tile(const uint8_t* hay, uint64_t len,
             typename Scanner::TempStorage scan;
             typename Prefix::TempStorage prefix;
         } scan;
-        uint16_t positions[TILE];
     } temp;
     __shared__ long long tile_start;
     __shared__ int tile_count;
@@ -172,10 +260,10 @@ __device__ __forceinline__ void line_ends_tile(const uint8_t* hay, uint64_t len,
     TileState state = scan_state<long long>(state_mem, state_bytes, tiles);
     const int tile = blockIdx.x;
     const long long tile_base = origin + static_cast<long long>(tile) * TILE;
-    const uint32_t mask = run_matches<THREADS, ITEMS>(hay, len, lo, hi, tile_base, d, m, temp.bytes);
+    const RunMask mask = run_matches<THREADS, ITEMS>(hay, len, lo, hi, tile_base, d, m, temp.bytes);
     int slot;
     int aggregate;
-    Scanner(temp.scan.scan).ExclusiveSum(static_cast<int>(__popc(mask)), slot, aggregate);
+    Scanner(temp.scan.scan).ExclusiveSum(static_cast<int>(__popcll(mask)), slot, aggregate);
     if (tile == 0) {
         if (threadIdx.x == 0) {
             if (tiles > 1) state.SetInclusive(0, static_cast<long long>(aggregate));
@@ -190,19 +278,16 @@ __device__ __forceinline__ void line_ends_tile(const uint8_t* hay, uint64_t len,
     if (threadIdx.x == 0) tile_count = aggregate;
     __syncthreads();
     if (tile == tiles - 1 && threadIdx.x == 0) total_out[0] = static_cast<unsigned long long>(tile_start + tile_count);
-    // Compact the tile's matches (positions inside the tile) in shared memory.
-    uint32_t rest = mask;
+    // Each thread writes its own matches: the slots of a warp's matches are
+    // consecutive, so its stores fall in a few neighbouring sectors.
+    const long long run = tile_base + static_cast<long long>(threadIdx.x) * ITEMS + add;
+    unsigned long long at = static_cast<unsigned long long>(tile_start + slot);
+    RunMask rest = mask;
     while (rest) {
-        const int k = __ffs(rest) - 1;
+        const int k = __ffsll(rest) - 1;
         rest &= rest - 1;
-        temp.positions[slot++] = static_cast<uint16_t>(threadIdx.x * ITEMS + k);
-    }
-    __syncthreads();
-    const long long start = tile_start;
-    const int count = tile_count;
-    for (int j = threadIdx.x; j < count; j += THREADS) {
-        const unsigned long long at = static_cast<unsigned long long>(start + j);
-        if (at < capacity) out[at] = tile_base + temp.positions[j] + add;
+        if (at < capacity) out[at] = run + k;
+        ++at;
     }
 }
 
@@ -218,12 +303,12 @@ __device__ __forceinline__ void count_tile(const uint8_t* hay, uint64_t len, lon
         typename Reducer::TempStorage reduce;
     } temp;
     const long long tile_base = origin + static_cast<long long>(blockIdx.x) * TILE;
-    const uint32_t mask = run_matches<THREADS, ITEMS>(hay, len, lo, hi, tile_base, d, m, temp.bytes);
-    const int sum = Reducer(temp.reduce).Sum(static_cast<int>(__popc(mask)));
+    const RunMask mask = run_matches<THREADS, ITEMS>(hay, len, lo, hi, tile_base, d, m, temp.bytes);
+    const int sum = Reducer(temp.reduce).Sum(static_cast<int>(__popcll(mask)));
     if (threadIdx.x == 0 && sum > 0) atomicAdd(total, static_cast<unsigned long long>(sum));
 }
 
-// Two shapes: 256 threads x 32 bytes (8 KiB tiles, the default), and 32 threads x 1
+// Two shapes: 256 threads x 64 bytes (16 KiB tiles, the default), and 32 threads x 1
 // byte (32-byte tiles) for a small tile hint, so that tests put tile and run
 // boundaries at every position of small inputs. src/text/line_ends.rs knows both.
 #define RAGGED_LINE_ENDS(THREADS, ITEMS, NAME)                                              \
@@ -239,7 +324,7 @@ __device__ __forceinline__ void count_tile(const uint8_t* hay, uint64_t len, lon
         Delimiter d, uint32_t m, unsigned long long* total) {                               \
         count_tile<THREADS, ITEMS>(hay, len, lo, hi, origin, d, m, total);                  \
     }
-RAGGED_LINE_ENDS(256, 32, wide)
+RAGGED_LINE_ENDS(256, 64, wide)
 RAGGED_LINE_ENDS(32, 1, narrow)
 
 /// The first match q in [from, to) (q + m <= len) reported through `word` as index q

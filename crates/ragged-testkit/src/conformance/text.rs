@@ -473,7 +473,8 @@ pub fn overlapping_delimiters<B: TextOps>(backend: &B) {
 }
 
 /// Random printable text (lines of mean 16, 80 and 1000 bytes, `\n` and `\r\n`) of
-/// about 3 MiB with the default tile (several tiles), and 64 KiB with 4 KiB tiles.
+/// about 3 MiB with the default tile (several tiles), and 64 KiB with 4 KiB tiles;
+/// 1 MiB of short lines ending in delimiters of 2 to 4 bytes with the default tile.
 ///
 /// # Panics
 /// When any case differs from the oracle.
@@ -498,6 +499,26 @@ pub fn random_text<B: TextOps>(backend: &B) {
                     &TextCase::new(format!("{label}/middle third"), data, o),
                 ));
             }
+        }
+    }
+    // Delimiters of 2 to 4 bytes (some self-overlapping) in random text with the
+    // default tile: matches straddle runs, warps and tiles at random positions.
+    for d in [&b"<>"[..], b"<=>", b"|#|", b"<==>", b"abab", b"\0\r\n\0"] {
+        let label = format!("random/short delimiter {d:?}");
+        let mut rng = Rng::from_label(&label);
+        let mut data = Vec::new();
+        for byte in random_lines(&mut rng, 1 << 20, 12, false) {
+            if byte == b'\n' {
+                data.extend_from_slice(d);
+            } else {
+                data.push(byte);
+            }
+        }
+        let delimiter = Delimiter::Bytes(d.to_vec());
+        for keep in [false, true] {
+            let o = options(&delimiter, keep);
+            let label = format!("{label}/keep={keep}");
+            failures.record(check_lines(backend, &TextCase::new(label, data.clone(), o)));
         }
     }
     failures.finish("lines_random_text");
