@@ -16,16 +16,15 @@
 // (gather_partition, one thread per tile, all in parallel, before the gather) the
 // first and last list of each tile by binary search in the offsets; a block stages its
 // tile's lists' offsets and starts in shared memory (up to 2048 lists; beyond
-// that the searches read global memory). Each thread takes a run of G groups of K
-// consecutive outputs (neighbouring threads neighbouring runs; each group one 16-byte
-// vector store), binary-searches the list of its run's first output in shared memory
-// once, and walks forward from there, usually to the next list, when an output passes
-// the current list's end. Element values and local_index first locate all of a
-// thread's groups, then move every group lying whole in one list at once (aligned
-// 16-byte loads of all of them in flight together, a block shared by two groups loaded
-// once, then 16-byte stores); the other groups go element by element. The profile of
-// the former mapping (a binary search per group) showed the SM, not memory, as the
-// limit.
+// that the searches read global memory). Each thread takes G groups of K consecutive
+// outputs (neighbouring threads neighbouring groups, so stores are coalesced 16-byte
+// vector stores) and binary-searches the list of each group's first output in shared
+// memory (32-bit keys relative to the tile, a step count the same for every lane);
+// within a group it moves to the next list only when an element passes the current
+// list's end. Element values and local_index first locate all of a thread's groups,
+// then move every group lying whole in one list at once (the loads of all of them in
+// flight together, then 16-byte stores; see ValueBatch); the other groups go element
+// by element.
 // Pseudo-code: for j in tile: l = upper_bound(offsets, j) - 1; out[j] = src[starts[l] + j - offsets[l]]
 // Complexity: O(total + lists) work plus O(tiles * log n) for the tile searches; each
 // output element written once, each gathered element read once.
@@ -40,8 +39,9 @@ constexpr int GATHER_GROUPS = 2;
 /// tile spreads the tile's setup (partition and offsets staging, two dependent global
 /// reads) over more output.
 constexpr int GATHER_GROUPS_WIDE = 4;
-/// Lists of one tile staged in shared memory.
-constexpr int GATHER_CAP = 2048;
+/// Lists of one tile staged in shared memory (a tile of average-64 lists holds about
+/// 64; beyond the cap the searches read global memory).
+constexpr int GATHER_CAP = 1024;
 
 /// The largest l in [lo, hi] with offsets[l] <= j (offsets non-decreasing, offsets[lo] <= j).
 template <typename O>
@@ -83,26 +83,28 @@ struct NoBatch {
     template <int GROUPS> __device__ __forceinline__ void run(uint32_t, const uint64_t (&)[GROUPS]) {}
 };
 
-/// Visit the output elements of this block's tile: each thread owns GROUPS
-/// consecutive groups of K consecutive outputs (a run of GROUPS * K; neighbouring
-/// threads neighbouring runs). The thread binary-searches the list of its run's first
-/// output once and then walks forward (to the next list, or by a search when lists
-/// are skipped). When Batch::ENABLED, a first walk offers every group lying whole in
-/// one list to `batch.claim(g, j0, source)` (sources source .. source + K); then
+/// Visit the output elements of this block's tile in groups of K consecutive outputs
+/// (GROUPS groups per thread; neighbouring threads neighbouring groups, so a warp's
+/// 16-byte stores are coalesced). Each group's first output finds its list by a binary
+/// search over the tile's lists staged in shared memory: 32-bit positions relative to
+/// the tile and a number of steps set by the tile's list count alone, so the lanes of
+/// a warp do not diverge. When Batch::ENABLED, every group lying whole in one list is
+/// offered to `batch.claim(g, j0, source)` (sources source .. source + K); then
 /// `batch.run(claimed, j0)` moves all claimed groups at once (so that their loads are
-/// in flight together). Every other group goes element by element:
-/// `visit(k, j, list, position, source)` for each of its `count` elements (k < count,
-/// in order), then `flush(j0, count)`. `starts` may be null (source = position).
-/// `partition` is gather_partition's output for this K. Launch one block of
-/// GATHER_BLOCK threads per tile of GATHER_BLOCK * GROUPS * K outputs; total > 0 and
-/// n > 0.
+/// in flight together). Every other group goes element by element, walking forward
+/// from its first output's list: `visit(k, j, list, position, source)` for each of its
+/// `count` elements (k < count, in order), then `flush(j0, count)`. `starts` may be
+/// null (source = position). `partition` is gather_partition's output for this K.
+/// Launch one block of GATHER_BLOCK threads per tile of GATHER_BLOCK * GROUPS * K
+/// outputs; total > 0 and n > 0.
 template <typename O, int K, int GROUPS, typename Batch, typename Visit, typename Flush>
 __device__ __forceinline__ void gather_tile(const O* starts, const O* offsets, const uint64_t* partition,
                                             uint64_t total, Batch& batch, Visit visit, Flush flush) {
-    constexpr uint64_t RUN = static_cast<uint64_t>(GROUPS) * K;
-    constexpr uint64_t TILE = static_cast<uint64_t>(GATHER_BLOCK) * RUN;
+    constexpr uint64_t TILE = static_cast<uint64_t>(GATHER_BLOCK) * GROUPS * K;
     __shared__ long long s_offsets[GATHER_CAP + 1];
     __shared__ long long s_starts[GATHER_CAP];
+    // offsets[l0 + i] - tile_first, clamped to [-1, TILE] (the searches' keys).
+    __shared__ int s_rel[GATHER_CAP + 1];
     const uint64_t tile_first = static_cast<uint64_t>(blockIdx.x) * TILE;
     const uint64_t tile_end = min(total, tile_first + TILE);
     // The tile's lists: l0 holds its first element; every list holding one of its
@@ -111,13 +113,16 @@ __device__ __forceinline__ void gather_tile(const O* starts, const O* offsets, c
     const uint64_t count = l1 - l0 + 1;
     const bool cached = count <= static_cast<uint64_t>(GATHER_CAP);
     if (cached) {
-        for (uint64_t i = threadIdx.x; i <= count; i += GATHER_BLOCK) s_offsets[i] = static_cast<long long>(offsets[l0 + i]);
+        for (uint64_t i = threadIdx.x; i <= count; i += GATHER_BLOCK) {
+            const long long o = static_cast<long long>(offsets[l0 + i]);
+            s_offsets[i] = o;
+            const long long rel = o - static_cast<long long>(tile_first);
+            s_rel[i] = static_cast<int>(rel < 0 ? -1 : rel > static_cast<long long>(TILE) ? TILE : rel);
+        }
         if (starts != nullptr)
             for (uint64_t i = threadIdx.x; i < count; i += GATHER_BLOCK) s_starts[i] = static_cast<long long>(starts[l0 + i]);
     }
     __syncthreads();
-    const uint64_t run_first = tile_first + static_cast<uint64_t>(threadIdx.x) * RUN;
-    if (run_first >= tile_end) return;
     // offset_of(l1 + 1) exists: l1 < n.
     auto offset_of = [&](uint64_t l) -> long long {
         return cached ? s_offsets[l - l0] : static_cast<long long>(offsets[l]);
@@ -128,59 +133,66 @@ __device__ __forceinline__ void gather_tile(const O* starts, const O* offsets, c
     };
     // The largest list in [lo, l1] starting at or before j.
     auto find = [&](uint64_t lo, long long j) -> uint64_t {
+        if (cached) {
+            // Largest r in [lo - l0, count) with s_rel[r] <= j - tile_first: the step
+            // count depends on the range alone.
+            const int key = static_cast<int>(j - static_cast<long long>(tile_first));
+            int r = static_cast<int>(lo - l0), n = static_cast<int>(count) - r;
+            while (n > 1) {
+                const int half = n >> 1;
+                if (s_rel[r + half] <= key) r += half;
+                n -= half;
+            }
+            return l0 + static_cast<uint64_t>(r);
+        }
         uint64_t hi = l1;
         while (lo < hi) {
             const uint64_t mid = lo + (hi - lo + 1) / 2;
-            if (offset_of(mid) <= j) lo = mid;
+            if (static_cast<long long>(offsets[mid]) <= j) lo = mid;
             else hi = mid - 1;
         }
         return lo;
     };
-    // The list holding output j (list l, its outputs base .. next, its first source).
-    uint64_t l = find(l0, static_cast<long long>(run_first));
-    long long base = offset_of(l), next = offset_of(l + 1), source = start_of(l);
-    // Move forward to the list holding j >= base (j < tile_end, so that list is <= l1).
-    auto reach = [&](long long j) {
-        if (j < next) return;
-        // Usually the next list; a search when lists are skipped.
-        l = offset_of(l + 2) > j ? l + 1 : find(l + 1, j);
-        base = offset_of(l);
-        next = offset_of(l + 1);
-        source = start_of(l);
+    // The first output of the thread's group g.
+    auto first_of = [&](int g) -> uint64_t {
+        return tile_first + (static_cast<uint64_t>(g) * GATHER_BLOCK + threadIdx.x) * K;
     };
     uint32_t claimed = 0;
     if constexpr (Batch::ENABLED) {
         uint64_t firsts[GROUPS];
 #pragma unroll
         for (int g = 0; g < GROUPS; ++g) {
-            const uint64_t j0 = run_first + static_cast<uint64_t>(g) * K;
+            const uint64_t j0 = first_of(g);
             firsts[g] = j0;
             if (j0 + K <= tile_end) {
-                reach(static_cast<long long>(j0));
-                if (static_cast<long long>(j0) + K <= next &&
-                    batch.claim(g, j0, source + (static_cast<long long>(j0) - base)))
+                const uint64_t l = find(l0, static_cast<long long>(j0));
+                const long long base = offset_of(l);
+                if (static_cast<long long>(j0) + K <= offset_of(l + 1) &&
+                    batch.claim(g, j0, start_of(l) + (static_cast<long long>(j0) - base)))
                     claimed |= 1u << g;
             }
         }
         batch.template run<GROUPS>(claimed, firsts);
-        if (claimed == (1u << GROUPS) - 1u) return;
-        // Walk again from the run's first list for the groups left.
-        l = find(l0, static_cast<long long>(run_first));
-        base = offset_of(l);
-        next = offset_of(l + 1);
-        source = start_of(l);
     }
 #pragma unroll 1
     for (int g = 0; g < GROUPS; ++g) {
-        const uint64_t j0 = run_first + static_cast<uint64_t>(g) * K;
+        const uint64_t j0 = first_of(g);
         if (j0 >= tile_end) break;
         if ((claimed >> g) & 1u) continue;
         const int count_here = static_cast<int>(min(static_cast<uint64_t>(K), tile_end - j0));
+        uint64_t l = find(l0, static_cast<long long>(j0));
+        long long base = offset_of(l), next = offset_of(l + 1), source = start_of(l);
 #pragma unroll
         for (int k = 0; k < K; ++k) {
             if (k < count_here) {
                 const long long j = static_cast<long long>(j0) + k;
-                reach(j);
+                if (j >= next) {
+                    // Lists l + 1 .. (the one holding j) start at or before j: l + 1 <= l1.
+                    l = find(l + 1, j);
+                    base = offset_of(l);
+                    next = offset_of(l + 1);
+                    source = start_of(l);
+                }
                 visit(k, j, l, j - base, source + (j - base));
             }
         }
@@ -209,61 +221,75 @@ __device__ __forceinline__ void store_group(U* dst, uint64_t j0, int count, cons
 
 // ---- element values (1, 2, 4, 8 bytes) ---------------------------------------------------
 
-/// The claimed groups of gather_values: each group's K source elements are covered by
-/// one or two aligned 16-byte blocks of the source (`block`, and `shift` bytes into the
-/// first; a block shared with the next group is loaded once); all the claimed groups'
-/// blocks are loaded before any is stored, the bytes
-/// shifted into place with __byte_perm, and each group stored as one 16-byte store.
-/// A group is claimed only when the destination is 16-byte aligned and both blocks lie
-/// inside the source (`src_len` elements), so nothing outside it is read.
+/// The claimed groups of gather_values, moved with all their loads issued before any
+/// store (each group then one 16-byte store; the destination is 16-byte aligned, or
+/// nothing is claimed). Elements of 4 and 8 bytes are loaded one by one (naturally
+/// aligned; the lanes of a warp read neighbouring elements, so the loads share
+/// sectors). Narrower elements come from the one or two aligned 16-byte blocks of the
+/// source covering the group (`block`, and `shift` bytes into the first), shifted into
+/// place with __byte_perm; such a group is claimed only when both blocks lie inside the
+/// source (`src_len` elements), so nothing outside it is read.
 template <typename U, int GROUPS> struct ValueBatch {
     static constexpr bool ENABLED = true;
+    static constexpr bool BY_ELEMENT = sizeof(U) >= 4;
+    static constexpr int K = Pack<U>::K;
     const U* src;
     uint64_t src_len;
     U* dst;
     bool aligned_dst;
     const uint4* block[GROUPS];
     uint32_t shift[GROUPS];
+    const U* from[GROUPS];
 
     __device__ __forceinline__ bool claim(int g, uint64_t, long long s) {
-        const uint64_t addr = reinterpret_cast<uint64_t>(src + s);
-        const uint64_t off = addr & 15;
-        if (!aligned_dst || (off != 0 && addr - off + 32 > reinterpret_cast<uint64_t>(src + src_len))) return false;
-        block[g] = reinterpret_cast<const uint4*>(addr - off);
-        shift[g] = static_cast<uint32_t>(off);
-        return true;
+        if (!aligned_dst) return false;
+        if constexpr (BY_ELEMENT) {
+            from[g] = src + s;
+            return true;
+        } else {
+            const uint64_t addr = reinterpret_cast<uint64_t>(src + s);
+            const uint64_t off = addr & 15;
+            if (off != 0 && addr - off + 32 > reinterpret_cast<uint64_t>(src + src_len)) return false;
+            block[g] = reinterpret_cast<const uint4*>(addr - off);
+            shift[g] = static_cast<uint32_t>(off);
+            return true;
+        }
     }
 
     template <int G> __device__ __forceinline__ void run(uint32_t claimed, const uint64_t (&firsts)[G]) {
-        uint4 a[GROUPS], b[GROUPS];
+        if constexpr (BY_ELEMENT) {
+            Pack<U> p[GROUPS];
 #pragma unroll
-        for (int g = 0; g < GROUPS; ++g)
-            if ((claimed >> g) & 1u) a[g] = block[g][0];
+            for (int g = 0; g < GROUPS; ++g)
+                if ((claimed >> g) & 1u)
 #pragma unroll
-        for (int g = 0; g < GROUPS; ++g) {
-            if ((claimed >> g) & 1u) {
-                // A run's consecutive groups of one list share blocks: the second
-                // block of group g is the first of group g + 1.
-                if (shift[g] == 0) b[g] = a[g];
-                else if (g + 1 < GROUPS && ((claimed >> (g + 1)) & 1u) && block[g + 1] == block[g] + 1) b[g] = a[g + 1];
-                else b[g] = block[g][1];
-            }
-        }
+                    for (int k = 0; k < K; ++k) p[g].v[k] = from[g][k];
 #pragma unroll
-        for (int g = 0; g < GROUPS; ++g) {
-            if ((claimed >> g) & 1u) {
-                const uint32_t w[8] = {a[g].x, a[g].y, a[g].z, a[g].w, b[g].x, b[g].y, b[g].z, b[g].w};
-                const uint32_t q = shift[g] >> 2;
-                const uint32_t selector = 0x3210u + 0x1111u * (shift[g] & 3u);
-                uint32_t r[4];
+            for (int g = 0; g < GROUPS; ++g)
+                if ((claimed >> g) & 1u) *reinterpret_cast<Pack<U>*>(dst + firsts[g]) = p[g];
+        } else {
+            uint4 a[GROUPS], b[GROUPS];
 #pragma unroll
-                for (int i = 0; i < 4; ++i) {
-                    // Words q + i and q + i + 1 of w, without dynamic indexing (q is 0..3).
-                    const uint32_t lo = q == 0 ? w[i] : q == 1 ? w[i + 1] : q == 2 ? w[i + 2] : w[i + 3];
-                    const uint32_t hi = q == 0 ? w[i + 1] : q == 1 ? w[i + 2] : q == 2 ? w[i + 3] : w[i + 4];
-                    r[i] = __byte_perm(lo, hi, selector);
+            for (int g = 0; g < GROUPS; ++g)
+                if ((claimed >> g) & 1u) a[g] = block[g][0];
+#pragma unroll
+            for (int g = 0; g < GROUPS; ++g)
+                if ((claimed >> g) & 1u) b[g] = shift[g] != 0 ? block[g][1] : a[g];
+#pragma unroll
+            for (int g = 0; g < GROUPS; ++g) {
+                if ((claimed >> g) & 1u) {
+                    const uint32_t w[8] = {a[g].x, a[g].y, a[g].z, a[g].w, b[g].x, b[g].y, b[g].z, b[g].w};
+                    const uint32_t q = shift[g] >> 2;
+                    const uint32_t selector = 0x3210u + 0x1111u * (shift[g] & 3u);
+                    // Words q .. q + 4 of w, without dynamic indexing (q is 0..3).
+                    uint32_t x[5];
+#pragma unroll
+                    for (int i = 0; i < 5; ++i) x[i] = q == 0 ? w[i] : q == 1 ? w[i + 1] : q == 2 ? w[i + 2] : w[i + 3];
+                    uint32_t r[4];
+#pragma unroll
+                    for (int i = 0; i < 4; ++i) r[i] = __byte_perm(x[i], x[i + 1], selector);
+                    *reinterpret_cast<uint4*>(dst + firsts[g]) = make_uint4(r[0], r[1], r[2], r[3]);
                 }
-                *reinterpret_cast<uint4*>(dst + firsts[g]) = make_uint4(r[0], r[1], r[2], r[3]);
             }
         }
     }

@@ -22,7 +22,8 @@
 // tile, decoupled look-back (cub::TilePrefixCallbackOp over
 // cub::ScanTileState<long long>) the tile's first output slot; each thread writes its
 // own matches to its slots (a warp's slots are consecutive, so its stores land in a
-// few neighbouring sectors; staging them in shared memory first measured slower).
+// few neighbouring sectors; with 32 bytes per thread and the matches staged in shared
+// memory first, line_ends measured 0.60-0.62 x copy on an H100, 0.66-0.70 now).
 // The host allocates `capacity` slots from an estimate; matches past it are counted but
 // not written, and the host reruns with the exact count (rare).
 //
