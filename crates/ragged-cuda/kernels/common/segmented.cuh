@@ -343,6 +343,9 @@ __device__ __forceinline__ void long_finish(const O* offsets, R reducer, Finish 
     }
 }
 
+/// X(args..., M) for each main-pass mode M = 0..3: the entry points of one reduction.
+#define RAGGED_FOR_EACH_MODE(X, ...) X(__VA_ARGS__, 0) X(__VA_ARGS__, 1) X(__VA_ARGS__, 2) X(__VA_ARGS__, 3)
+
 /// MODE of an entry point that runs only the long path's passes 1 and 2.
 constexpr int SEGMENT_LONG_PASSES = 4;
 

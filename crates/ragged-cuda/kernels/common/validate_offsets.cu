@@ -18,10 +18,12 @@
 template <typename O>
 __device__ void validate_offsets_check(const O* offsets, uint64_t count, int64_t values_len,
                                        uint64_t* error_word, uint64_t* ends) {
+    if (ends != nullptr && ragged::global_thread() == 0) {
+        ends[0] = static_cast<uint64_t>(static_cast<int64_t>(offsets[0]));
+        ends[1] = static_cast<uint64_t>(static_cast<int64_t>(offsets[count - 1]));
+    }
     for (uint64_t i = ragged::global_thread(); i < count; i += ragged::grid_threads()) {
         const int64_t value = static_cast<int64_t>(offsets[i]);
-        if (ends != nullptr && i == 0) ends[0] = static_cast<uint64_t>(value);
-        if (ends != nullptr && i == count - 1) ends[1] = static_cast<uint64_t>(value);
         if (i == 0) {
             if (value < 0) { ragged::report_error(error_word, i, 1); continue; }
         } else if (value < static_cast<int64_t>(offsets[i - 1])) {

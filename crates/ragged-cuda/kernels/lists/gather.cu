@@ -76,11 +76,10 @@ __device__ void gather_partition(const O* offsets, uint64_t n, uint64_t total, u
 RAGGED_GATHER_PARTITION(int32_t, i32)
 RAGGED_GATHER_PARTITION(int64_t, i64)
 
-/// A batch that claims no group: every group goes through visit / flush.
+/// A batch that claims no group: every group goes through visit / flush (gather_tile
+/// never calls its claim or run).
 struct NoBatch {
     static constexpr bool ENABLED = false;
-    __device__ __forceinline__ bool claim(int, uint64_t, long long) { return false; }
-    template <int GROUPS> __device__ __forceinline__ void run(uint32_t, const uint64_t (&)[GROUPS]) {}
 };
 
 /// Visit the output elements of this block's tile in groups of K consecutive outputs
@@ -172,7 +171,7 @@ __device__ __forceinline__ void gather_tile(const O* starts, const O* offsets, c
                     claimed |= 1u << g;
             }
         }
-        batch.template run<GROUPS>(claimed, firsts);
+        batch.run(claimed, firsts);
     }
 #pragma unroll 1
     for (int g = 0; g < GROUPS; ++g) {
@@ -256,7 +255,7 @@ template <typename U, int GROUPS> struct ValueBatch {
         }
     }
 
-    template <int G> __device__ __forceinline__ void run(uint32_t claimed, const uint64_t (&firsts)[G]) {
+    __device__ __forceinline__ void run(uint32_t claimed, const uint64_t (&firsts)[GROUPS]) {
         if constexpr (BY_ELEMENT) {
             Pack<U> p[GROUPS];
 #pragma unroll
@@ -407,7 +406,7 @@ template <int GROUPS> struct PositionBatch {
         first[g] = position;
         return true;
     }
-    template <int G> __device__ __forceinline__ void run(uint32_t claimed, const uint64_t (&firsts)[G]) {
+    __device__ __forceinline__ void run(uint32_t claimed, const uint64_t (&firsts)[GROUPS]) {
 #pragma unroll
         for (int g = 0; g < GROUPS; ++g) {
             if ((claimed >> g) & 1u) {

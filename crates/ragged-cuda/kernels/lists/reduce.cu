@@ -337,11 +337,7 @@ RAGGED_LIST_REDUCE_TYPED(double, f64)
                       AnyAllFinish{want_all, out_flags}(s, seen);                           \
                   });                                                                       \
     }
-#define RAGGED_LIST_COUNT(O, ONAME)                                                         \
-    RAGGED_LIST_COUNT_MODE(O, ONAME, 0)                                                     \
-    RAGGED_LIST_COUNT_MODE(O, ONAME, 1)                                                     \
-    RAGGED_LIST_COUNT_MODE(O, ONAME, 2)                                                     \
-    RAGGED_LIST_COUNT_MODE(O, ONAME, 3)
+#define RAGGED_LIST_COUNT(O, ONAME) RAGGED_FOR_EACH_MODE(RAGGED_LIST_COUNT_MODE, O, ONAME)
 RAGGED_LIST_COUNT(int32_t, i32)
 RAGGED_LIST_COUNT(int64_t, i64)
 

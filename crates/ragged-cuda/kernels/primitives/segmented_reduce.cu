@@ -48,11 +48,7 @@ using namespace ragged;
                   });                                                                       \
     }
 
-#define RAGGED_SEGMENTED(O, ONAME, T, NAME)                                                 \
-    RAGGED_SEGMENTED_MODE(O, ONAME, T, NAME, 0)                                             \
-    RAGGED_SEGMENTED_MODE(O, ONAME, T, NAME, 1)                                             \
-    RAGGED_SEGMENTED_MODE(O, ONAME, T, NAME, 2)                                             \
-    RAGGED_SEGMENTED_MODE(O, ONAME, T, NAME, 3)
+#define RAGGED_SEGMENTED(O, ONAME, T, NAME) RAGGED_FOR_EACH_MODE(RAGGED_SEGMENTED_MODE, O, ONAME, T, NAME)
 #define RAGGED_SEGMENTED_I32(T, NAME) RAGGED_SEGMENTED(int32_t, i32, T, NAME)
 #define RAGGED_SEGMENTED_I64(T, NAME) RAGGED_SEGMENTED(int64_t, i64, T, NAME)
 RAGGED_FOR_EACH_NATIVE(RAGGED_SEGMENTED_I32)
@@ -66,10 +62,6 @@ RAGGED_FOR_EACH_NATIVE(RAGGED_SEGMENTED_I64)
         segmented<M>(ArrayLoad<uint8_t>{none}, validity, bit_offset, offsets, nullptr, 0, segments, CountReducer<uint8_t>(), \
                   [=](uint64_t s, long long c) { out[s] = c; });                            \
     }
-#define RAGGED_SEGMENTED_COUNT(O, ONAME)                                                    \
-    RAGGED_SEGMENTED_COUNT_MODE(O, ONAME, 0)                                                \
-    RAGGED_SEGMENTED_COUNT_MODE(O, ONAME, 1)                                                \
-    RAGGED_SEGMENTED_COUNT_MODE(O, ONAME, 2)                                                \
-    RAGGED_SEGMENTED_COUNT_MODE(O, ONAME, 3)
+#define RAGGED_SEGMENTED_COUNT(O, ONAME) RAGGED_FOR_EACH_MODE(RAGGED_SEGMENTED_COUNT_MODE, O, ONAME)
 RAGGED_SEGMENTED_COUNT(int32_t, i32)
 RAGGED_SEGMENTED_COUNT(int64_t, i64)

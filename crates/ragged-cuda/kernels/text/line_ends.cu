@@ -56,6 +56,11 @@ template <int TILE> struct TileBytes {
     __device__ __forceinline__ const uint8_t* bytes() const { return reinterpret_cast<const uint8_t*>(words); }
 };
 
+/// The byte at buffer position `at`, 0 outside the buffer.
+__device__ __forceinline__ uint8_t load1(const uint8_t* hay, uint64_t len, long long at) {
+    return at >= 0 && at < static_cast<long long>(len) ? hay[at] : 0;
+}
+
 /// 16 bytes at buffer position `at` (a multiple of 16 of the address space), the bytes
 /// outside [0, len) read as 0 and never touched.
 __device__ __forceinline__ uint4 load16(const uint8_t* hay, uint64_t len, long long at) {
@@ -63,26 +68,8 @@ __device__ __forceinline__ uint4 load16(const uint8_t* hay, uint64_t len, long l
     uint4 v = make_uint4(0, 0, 0, 0);
     uint8_t* b = reinterpret_cast<uint8_t*>(&v);
 #pragma unroll
-    for (int k = 0; k < 16; ++k) {
-        const long long p = at + k;
-        b[k] = p >= 0 && p < static_cast<long long>(len) ? hay[p] : 0;
-    }
+    for (int k = 0; k < 16; ++k) b[k] = load1(hay, len, at + k);
     return v;
-}
-
-/// The byte at buffer position `at`, 0 outside the buffer.
-__device__ __forceinline__ uint8_t load1(const uint8_t* hay, uint64_t len, long long at) {
-    return at >= 0 && at < static_cast<long long>(len) ? hay[at] : 0;
-}
-
-/// Bit k set where byte k of `word` equals the byte repeated in `pattern` (k = 0..3),
-/// without a loop over bytes: an exact zero-byte test of word ^ pattern (no false
-/// positives from borrows), then the four byte flags gathered into four bits by one
-/// multiplication (the shifted copies land on distinct bits, so nothing carries).
-__device__ __forceinline__ uint32_t equal_bytes(uint32_t word, uint32_t pattern) {
-    const uint32_t x = word ^ pattern;
-    const uint32_t zero = ~(((x & 0x7F7F7F7Fu) + 0x7F7F7F7Fu) | x) & 0x80808080u;
-    return ((zero >> 7) * 0x00204081u) >> 21 & 0xFu;
 }
 
 /// A run's matches, bit k for position run + k (ITEMS <= 64).
@@ -108,15 +95,23 @@ __device__ __forceinline__ uint32_t load4(const uint8_t* hay, uint64_t len, long
     return v;
 }
 
-/// 0x80 in each byte of `word` equal to the byte repeated in `pattern`, 0 elsewhere:
-/// the exact zero-byte test of equal_bytes, before its bits are gathered.
+/// 0x80 in each byte of `word` equal to the byte repeated in `pattern`, 0 elsewhere,
+/// without a loop over bytes: an exact zero-byte test of word ^ pattern (no false
+/// positives from borrows).
 __device__ __forceinline__ uint32_t equal_flags(uint32_t word, uint32_t pattern) {
     const uint32_t x = word ^ pattern;
     return ~(((x & 0x7F7F7F7Fu) + 0x7F7F7F7Fu) | x) & 0x80808080u;
 }
 
-/// Bit k of the result = bit 7 of byte k of `flags` (k = 0..3; the other bits are 0).
+/// Bit k of the result = bit 7 of byte k of `flags` (k = 0..3; the other bits are 0):
+/// the four flags gathered by one multiplication (the shifted copies land on distinct
+/// bits, so nothing carries).
 __device__ __forceinline__ uint32_t gather_flags(uint32_t flags) { return ((flags >> 7) * 0x00204081u) >> 21 & 0xFu; }
+
+/// Bit k set where byte k of `word` equals the byte repeated in `pattern` (k = 0..3).
+__device__ __forceinline__ uint32_t equal_bytes(uint32_t word, uint32_t pattern) {
+    return gather_flags(equal_flags(word, pattern));
+}
 
 /// The longest delimiter matched in registers (SHORT_DELIMITER; longer ones are checked
 /// against the tile staged in shared memory).

@@ -30,7 +30,7 @@ use crate::compile::{lists_reduce_module, LISTS_REDUCE};
 use crate::error_word::ErrorWord;
 use crate::launch::{launch, params, resident_grid, BLOCK};
 use crate::memory::{Device, DeviceBitmap, DeviceBuffer};
-use crate::primitives::segmented_reduce::mode_threads;
+use crate::primitives::segmented_reduce::{mode_kernel, mode_threads};
 use crate::primitives::validity_args;
 use crate::CudaBackend;
 
@@ -144,17 +144,19 @@ unsafe fn launch_values<O: OffsetSize, T: Native>(
     let (values, (bits, bit_offset)) =
         (child.values().device_ptr(), validity_args(child.validity()));
     // The main pass in the plan's mode, then the long path's two passes.
-    let main = backend.function(
+    let (main, main_grid) = mode_kernel(
+        backend,
         module,
-        &format!("list_{name}_{}_{}_m{}", O::OFFSET_NAME, T::NAME, plan.mode),
+        &format!("list_{name}_{}_{}", O::OFFSET_NAME, T::NAME),
+        plan.mode,
+        mode_threads(plan.mode, plan.n),
     )?;
     let long = backend.function(
         module,
         &format!("list_{name}_{}_{}_long", O::OFFSET_NAME, T::NAME),
     )?;
     let (capacity, scratch_ptr) = (scratch.capacity, scratch.buffer.device_ptr());
-    let sms = backend.info().multiprocessors;
-    let fill = resident_grid(long, u64::MAX, sms);
+    let fill = resident_grid(long, u64::MAX, backend.info().multiprocessors);
     for phase in 0u32..3 {
         let mut args = params![
             values,
@@ -169,10 +171,7 @@ unsafe fn launch_values<O: OffsetSize, T: Native>(
         args.extend_from_slice(extra);
         args.extend_from_slice(&params![plan.long_threshold, capacity, phase, scratch_ptr]);
         let (function, grid) = if phase == 0 {
-            (
-                main,
-                resident_grid(main, mode_threads(plan.mode, plan.n), sms),
-            )
+            (main, main_grid)
         } else {
             (long, fill)
         };
@@ -390,9 +389,12 @@ pub(crate) fn list_count<O: OffsetSize>(
         } else {
             mode_threads(plan.mode, plan.n)
         };
-        let function = backend.function(
+        let (function, grid) = mode_kernel(
+            backend,
             &LISTS_REDUCE,
-            &format!("list_count_{}_m{}", O::OFFSET_NAME, plan.mode),
+            &format!("list_count_{}", O::OFFSET_NAME),
+            plan.mode,
+            threads,
         )?;
         let mut args = params![
             bits,
@@ -403,7 +405,6 @@ pub(crate) fn list_count<O: OffsetSize>(
             plan.n,
             out_ptr
         ];
-        let grid = resident_grid(function, threads, backend.info().multiprocessors);
         // SAFETY: `list_count_<O>_m<mode>(const uint8_t*, uint64_t, const O*, const uint8_t*,
         // uint64_t, uint64_t, long long*)`: reads the child's validity bits
         // inside the lists (or none), n + 1 offsets and n list validity bits, writes n
@@ -426,9 +427,12 @@ pub(crate) fn list_any_all<O: OffsetSize>(
         let (bits, bits_offset) = validity_args(Some(child.values()));
         let (validity, bit_offset) = validity_args(child.validity());
         let (all, flags_ptr) = (u32::from(want_all), flags.device_ptr());
-        let function = backend.function(
+        let (function, grid) = mode_kernel(
+            backend,
             &LISTS_REDUCE,
-            &format!("list_any_all_{}_m{}", O::OFFSET_NAME, plan.mode),
+            &format!("list_any_all_{}", O::OFFSET_NAME),
+            plan.mode,
+            mode_threads(plan.mode, plan.n),
         )?;
         let mut args = params![
             bits,
@@ -442,11 +446,6 @@ pub(crate) fn list_any_all<O: OffsetSize>(
             all,
             flags_ptr
         ];
-        let grid = resident_grid(
-            function,
-            mode_threads(plan.mode, plan.n),
-            backend.info().multiprocessors,
-        );
         // SAFETY: `list_any_all_<O>_m<mode>(const uint8_t*, uint64_t, const uint8_t*,
         // uint64_t, const O*, const uint8_t*, uint64_t, uint64_t, uint32_t, uint8_t*)`:
         // reads value and validity bits inside the lists, n + 1 offsets and n list

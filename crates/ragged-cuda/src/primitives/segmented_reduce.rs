@@ -9,9 +9,9 @@
 use ragged_core::{Error, Native, OffsetSize, PrimitiveColumn, Result};
 
 use super::{can_overflow, validity_args, value_from_bytes};
-use crate::compile::{BITMAP, PRIMITIVES_SEGMENTED_REDUCE};
+use crate::compile::{ModuleSource, BITMAP, PRIMITIVES_SEGMENTED_REDUCE};
 use crate::error_word::ErrorWord;
-use crate::launch::{grid_for, launch, params, resident_grid, BLOCK};
+use crate::launch::{grid_for, launch, params, resident_grid, Function, BLOCK};
 use crate::memory::{Device, DeviceBitmap, DeviceBuffer};
 use crate::CudaBackend;
 
@@ -21,7 +21,7 @@ const SEGMENT_GROUP: u64 = 4;
 
 /// Threads a segmented kernel of `mode` wants for `segments` segments: one per segment
 /// (0), SEGMENT_GROUP (3), a warp (1) or a block (2) per segment. The grid is
-/// `resident_grid` of the mode's entry point.
+/// `resident_grid` of the mode's entry point (see [`mode_kernel`]).
 pub(crate) fn mode_threads(mode: u32, segments: u64) -> u64 {
     segments
         * match mode {
@@ -30,6 +30,20 @@ pub(crate) fn mode_threads(mode: u32, segments: u64) -> u64 {
             1 => 32,
             _ => u64::from(BLOCK),
         }
+}
+
+/// The entry point `<name>_m<mode>` of `module` (one per mode of the segmented engine)
+/// and its grid for `threads` threads of work (usually [`mode_threads`]).
+pub(crate) fn mode_kernel(
+    backend: &CudaBackend,
+    module: &ModuleSource,
+    name: &str,
+    mode: u32,
+    threads: u64,
+) -> Result<(Function, u32)> {
+    let function = backend.function(module, &format!("{name}_m{mode}"))?;
+    let grid = resident_grid(function, threads, backend.info().multiprocessors);
+    Ok((function, grid))
 }
 
 /// Validate the offsets and pick (segments, mode): thread per segment below an average
@@ -74,9 +88,12 @@ pub(crate) fn segmented_sum<T: Native, O: OffsetSize>(
         } else {
             None
         };
-        let function = backend.function(
+        let (function, grid) = mode_kernel(
+            backend,
             &PRIMITIVES_SEGMENTED_REDUCE,
-            &format!("segmented_sum_{}_{}_m{mode}", O::OFFSET_NAME, T::NAME),
+            &format!("segmented_sum_{}_{}", O::OFFSET_NAME, T::NAME),
+            mode,
+            mode_threads(mode, segments),
         )?;
         let (values, (bits, bit_offset)) =
             (col.values().device_ptr(), validity_args(col.validity()));
@@ -94,11 +111,6 @@ pub(crate) fn segmented_sum<T: Native, O: OffsetSize>(
             out_ptr,
             word_ptr
         ];
-        let grid = resident_grid(
-            function,
-            mode_threads(mode, segments),
-            backend.info().multiprocessors,
-        );
         // SAFETY: `segmented_sum_<O>_<T>_m<mode>(const T*, const uint8_t*, uint64_t, const O*,
         // uint64_t, void*, uint64_t*)`: the offsets were validated against the
         // column; writes one T::Sum per segment; the error word is null only for types
@@ -172,9 +184,12 @@ fn extremum<T: Native, O: OffsetSize>(
     }
     let flags = backend.alloc::<u8>(n)?;
     let which = if is_max { "max" } else { "min" };
-    let function = backend.function(
+    let (function, grid) = mode_kernel(
+        backend,
         &PRIMITIVES_SEGMENTED_REDUCE,
-        &format!("segmented_{which}_{}_{}_m{mode}", O::OFFSET_NAME, T::NAME),
+        &format!("segmented_{which}_{}_{}", O::OFFSET_NAME, T::NAME),
+        mode,
+        mode_threads(mode, segments),
     )?;
     let (values, (bits, bit_offset)) = (col.values().device_ptr(), validity_args(col.validity()));
     let (offsets_ptr, out_values, out_positions, flags_ptr) = (
@@ -193,11 +208,6 @@ fn extremum<T: Native, O: OffsetSize>(
         out_positions,
         flags_ptr
     ];
-    let grid = resident_grid(
-        function,
-        mode_threads(mode, segments),
-        backend.info().multiprocessors,
-    );
     // SAFETY: `segmented_<which>_<O>_<T>_m<mode>(const T*, const uint8_t*, uint64_t, const O*,
     // uint64_t, T*, long long*, uint8_t*)`: validated offsets; each non-null
     // output holds one entry per segment (a null pointer is skipped by the kernel).
@@ -234,18 +244,16 @@ pub(crate) fn segmented_count<T: Native, O: OffsetSize>(
     let (segments, mode) = plan(backend, col, offsets)?;
     let out = backend.alloc::<i64>(segments as usize)?;
     if segments > 0 {
-        let function = backend.function(
+        let (function, grid) = mode_kernel(
+            backend,
             &PRIMITIVES_SEGMENTED_REDUCE,
-            &format!("segmented_count_{}_m{mode}", O::OFFSET_NAME),
+            &format!("segmented_count_{}", O::OFFSET_NAME),
+            mode,
+            mode_threads(mode, segments),
         )?;
         let (bits, bit_offset) = validity_args(col.validity());
         let (offsets_ptr, out_ptr) = (offsets.device_ptr(), out.device_ptr());
         let mut args = params![bits, bit_offset, offsets_ptr, segments, out_ptr];
-        let grid = resident_grid(
-            function,
-            mode_threads(mode, segments),
-            backend.info().multiprocessors,
-        );
         // SAFETY: `segmented_count_<O>_m<mode>(const uint8_t*, uint64_t, const O*, uint64_t,
         // long long*)`: validated offsets; one count per segment.
         unsafe { launch(function, grid, BLOCK, 0, backend.stream(), &mut args)? };
