@@ -5,6 +5,9 @@
 #   strings-tests    strings conformance and the user-transform tests, side by side
 #   seg-bench [BIN]  segmented sums/extremes at 2^28 and the lists reductions
 #   lists-bench      the whole lists suite
+#   strings-bench F  the strings suite's cases matching F
+#   sanitize-strings memcheck and racecheck of redact, copy_if_else, the modifiers,
+#                    concatenate and the user transforms
 #   lines-tests      text conformance (line_ends, count_lines, split_lines)
 #   lines-bench      the lines suite at 80-byte lines
 #   ncu REGEX SUITE FILTER   Nsight Compute (clocks as found) of one launch of the
@@ -77,6 +80,24 @@ while [ $# -gt 0 ]; do
         targets=("text_conformance lines_random_text" "text_conformance lines_delimiters_across_tiles")
       fi
       for t in "${targets[@]}"; do
+        read -r bin filter <<< "$t"
+        for tool in memcheck racecheck; do
+          step "$tool $bin $filter"
+          timeout 120 $cs --tool "$tool" "./tests/$bin" "$filter" 2>&1 | grep -E "ERROR SUMMARY|test result|Hazard|Invalid" | head -6
+          echo "exit ${PIPESTATUS[0]}"
+        done
+      done
+      unset RAGGED_POOL ;;
+    strings-bench)
+      step "bench strings $2"
+      ./ragged --device cuda bench --suite strings --filter "$2" 2>&1 | grep -E "^  " | sed 's/  */ /g' | head -60
+      shift ;;
+    sanitize-strings)
+      export RAGGED_POOL=off
+      cs="/usr/local/cuda/bin/compute-sanitizer --error-exitcode 99"
+      for t in "strings_conformance strings_redact_utf8" "strings_conformance strings_copy_if_else_utf8" \
+               "strings_conformance strings_modify_utf8" "strings_conformance strings_concatenate_utf8" \
+               "transform user"; do
         read -r bin filter <<< "$t"
         for tool in memcheck racecheck; do
           step "$tool $bin $filter"

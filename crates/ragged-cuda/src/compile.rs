@@ -247,6 +247,10 @@ const HEADERS: &[(&str, &str)] = &[
         include_str!("../kernels/common/strings.cuh"),
     ),
     (
+        "common/one_pass.cuh",
+        include_str!("../kernels/common/one_pass.cuh"),
+    ),
+    (
         "common/two_pass.cuh",
         include_str!("../kernels/common/two_pass.cuh"),
     ),

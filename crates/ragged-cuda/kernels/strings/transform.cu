@@ -12,7 +12,7 @@
 //   elsewhere; a public row whose name is null or has no space is null (the
 //   composition contains → split → slice → concatenate → copy_if_else, fused).
 // Complexity: O(bytes read + bytes written) per pass.
-#include "common/two_pass.cuh"
+#include "common/one_pass.cuh"
 
 using namespace ragged;
 
@@ -29,6 +29,7 @@ struct CopyIfElse {
     }
 };
 RAGGED_TWO_PASS(CopyIfElse, copy_if_else)
+RAGGED_ONE_PASS(CopyIfElse, copy_if_else)
 
 struct Concatenate {
     const StringInput* inputs;
@@ -59,6 +60,7 @@ struct Concatenate {
     }
 };
 RAGGED_TWO_PASS(Concatenate, concatenate)
+RAGGED_ONE_PASS(Concatenate, concatenate)
 
 struct Redact {
     StringInput names;
@@ -82,6 +84,7 @@ struct Redact {
     }
 };
 RAGGED_TWO_PASS(Redact, redact)
+RAGGED_ONE_PASS(Redact, redact)
 
 // ---- per-row rewrites: upper / lower, strip, pad, repeat, replace --------------------
 
@@ -124,6 +127,7 @@ struct CaseMap {
     }
 };
 RAGGED_TWO_PASS(CaseMap, case_map)
+RAGGED_ONE_PASS(CaseMap, case_map)
 
 // strip: sides 1 = left, 2 = right, 3 = both; a character is stripped when it is ASCII
 // whitespace (whitespace = 1) or one of the characters of `set` (row 0).
@@ -172,6 +176,7 @@ struct Strip {
     }
 };
 RAGGED_TWO_PASS(Strip, strip)
+RAGGED_ONE_PASS(Strip, strip)
 
 // pad: to `width` characters with the fill character's bytes; side 0 = left, 1 =
 // right, 2 = both (the extra one on the right).
@@ -200,6 +205,7 @@ struct Pad {
     }
 };
 RAGGED_TWO_PASS(Pad, pad)
+RAGGED_ONE_PASS(Pad, pad)
 
 // repeat: the row `times` times; the sizes pass multiplies (saturating), so that a
 // huge count costs nothing before the size check.
@@ -221,6 +227,7 @@ struct Repeat {
     }
 };
 RAGGED_TWO_PASS(Repeat, repeat)
+RAGGED_ONE_PASS(Repeat, repeat)
 
 // replace: the non-overlapping occurrences of `pattern` (row 0, not empty) from the
 // left, at most max_count of them, replaced by `replacement` (row 0).
@@ -250,6 +257,7 @@ struct Replace {
     }
 };
 RAGGED_TWO_PASS(Replace, replace)
+RAGGED_ONE_PASS(Replace, replace)
 
 // ---- rows of several rows: join's pieces, append ----------------------------------
 
@@ -267,6 +275,7 @@ struct JoinPieces {
     }
 };
 RAGGED_TWO_PASS(JoinPieces, join_pieces)
+RAGGED_ONE_PASS(JoinPieces, join_pieces)
 
 // append: row `row` of the output is row row - starts[k] of input k, where
 // starts[k] <= row < starts[k + 1] (count + 1 starts).
@@ -289,3 +298,4 @@ struct Append {
     }
 };
 RAGGED_TWO_PASS(Append, append)
+RAGGED_ONE_PASS(Append, append)

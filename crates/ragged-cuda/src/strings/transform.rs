@@ -1,18 +1,22 @@
-//! `copy_if_else`, `concatenate` and `redact` on the GPU: one functor each in
-//! `kernels/strings/transform.cu`, run by the two-pass helper; and user transforms
-//! (`CudaBackend::transform_strings`), a device function compiled at run time into the
-//! same helper.
+//! The strings ops with variable-length outputs on the GPU (`copy_if_else`,
+//! `concatenate`, `redact`, `upper`/`lower`, `strip`, `pad`, `repeat`, `replace`,
+//! `join`, `append`): one functor each in `kernels/strings/transform.cu`, run in one
+//! pass with the bound each op computes here on its output's bytes (in two when the
+//! bound is too large); and user transforms (`CudaBackend::transform_strings`), a
+//! device function compiled at run time into the two-pass helper.
 
 use ragged_core::ops::{case_table, AnyStringColumn, ConcatNulls, OffsetWidth, Side, StringArg};
 use ragged_core::{BooleanColumn, Error, OffsetSize, Result, StringColumn};
 
-use super::two_pass::{bool_input, column_input, two_pass, BoolInput, StringInput, Uploads};
+use super::two_pass::{
+    arg_bytes, bool_input, column_input, transform, two_pass, BoolInput, StringInput, Uploads,
+};
 use crate::compile::{user_transform_module, STRINGS_TRANSFORM};
 use crate::memory::Device;
 use crate::CudaBackend;
 
-/// Run the functor `entry` of `kernels/strings/transform.cu` through the two-pass
-/// helper (`op` names the API op in errors).
+/// Run the functor `entry` of `kernels/strings/transform.cu` (`op` names the API op in
+/// errors), in one pass when `bound` bounds the output's bytes.
 fn builtin<F: Copy>(
     backend: &CudaBackend,
     entry: &str,
@@ -20,8 +24,28 @@ fn builtin<F: Copy>(
     functor: F,
     rows: usize,
     width: OffsetWidth,
+    bound: Option<u64>,
 ) -> Result<AnyStringColumn<Device>> {
-    two_pass(backend, &STRINGS_TRANSFORM, entry, op, functor, rows, width)
+    transform(
+        backend,
+        &STRINGS_TRANSFORM,
+        entry,
+        op,
+        functor,
+        rows,
+        width,
+        bound,
+    )
+}
+
+/// The bytes of a column's chars buffer (at least its rows' bytes).
+fn col_bytes<O: OffsetSize>(col: &StringColumn<O, Device>) -> u64 {
+    col.values().len() as u64
+}
+
+/// `bytes` plus `per_row` bytes for each of `rows` rows; `None` on overflow.
+fn plus_per_row(bytes: u64, per_row: u64, rows: usize) -> Option<u64> {
+    per_row.checked_mul(rows as u64)?.checked_add(bytes)
 }
 
 #[repr(C)]
@@ -59,6 +83,10 @@ pub(crate) fn copy_if_else(
     let rows = mask.len();
     left.check_rows("copy_if_else", "the left column", rows)?;
     right.check_rows("copy_if_else", "the right column", rows)?;
+    // Each row is one side's row.
+    let bound = arg_bytes(left, rows)
+        .zip(arg_bytes(right, rows))
+        .and_then(|(l, r)| l.checked_add(r));
     let mut uploads = Uploads::default();
     let functor = CopyIfElse {
         mask: bool_input(mask),
@@ -72,6 +100,7 @@ pub(crate) fn copy_if_else(
         functor,
         rows,
         width,
+        bound,
     )
 }
 
@@ -92,6 +121,13 @@ pub(crate) fn concatenate(
         ConcatNulls::Skip => (1, None),
         ConcatNulls::Replace(r) => (2, Some(r)),
     };
+    // Every input's bytes, or the replacement in their place, and a separator between
+    // consecutive inputs.
+    let per_row = (separator.len() + replacement.map_or(0, str::len)) as u64 * columns.len() as u64;
+    let bound = columns
+        .iter()
+        .try_fold(0u64, |sum, &arg| sum.checked_add(arg_bytes(arg, rows)?))
+        .and_then(|bytes| plus_per_row(bytes, per_row, rows));
     let functor = Concatenate {
         inputs,
         count: columns.len() as u32,
@@ -99,7 +135,15 @@ pub(crate) fn concatenate(
         separator: uploads.string(backend, StringArg::Scalar(Some(separator)))?,
         replacement: uploads.string(backend, StringArg::Scalar(Some(replacement.unwrap_or(""))))?,
     };
-    builtin(backend, "concatenate", "concatenate", functor, rows, width)
+    builtin(
+        backend,
+        "concatenate",
+        "concatenate",
+        functor,
+        rows,
+        width,
+        bound,
+    )
 }
 
 /// The kernel's views of `args`, uploaded as one device array kept with `uploads`;
@@ -139,7 +183,17 @@ pub(crate) fn redact<O: OffsetSize>(
         names: column_input(names),
         visibility: uploads.string(backend, visibility)?,
     };
-    builtin(backend, "redact", "redact", functor, names.len(), width)
+    // "L First" is at most the name's bytes ("First Last"); "X X" is 3.
+    let bound = plus_per_row(col_bytes(names), 3, names.len());
+    builtin(
+        backend,
+        "redact",
+        "redact",
+        functor,
+        names.len(),
+        width,
+        bound,
+    )
 }
 
 #[repr(C)]
@@ -228,7 +282,26 @@ pub(crate) fn case_map<O: OffsetSize>(
         upper: u32::from(upper),
     };
     let op = if upper { "upper" } else { "lower" };
-    builtin(backend, "case_map", op, functor, col.len(), width)
+    let bound = case_bound(table, col_bytes(col));
+    builtin(backend, "case_map", op, functor, col.len(), width, bound)
+}
+
+/// The most bytes `bytes` of text can become under `table`: each changed character
+/// grows by at most the table's largest growth per byte of the original (a 2-byte
+/// character mapped to a 3-byte one grows by half).
+fn case_bound(table: &ragged_core::ops::CaseTable, bytes: u64) -> Option<u64> {
+    let utf8_len = |c: u32| char::from_u32(c).map_or(4, char::len_utf8) as u64;
+    // The largest growth / length, as a fraction (numerator, denominator).
+    let (num, den) = table
+        .from
+        .iter()
+        .zip(&table.to)
+        .map(|(&f, &t)| (utf8_len(t).saturating_sub(utf8_len(f)), utf8_len(f)))
+        .fold(
+            (0u64, 1u64),
+            |(n, d), (g, l)| if g * d > n * l { (g, l) } else { (n, d) },
+        );
+    bytes.checked_add(bytes.checked_mul(num)?.div_ceil(den))
 }
 
 #[repr(C)]
@@ -253,7 +326,16 @@ pub(crate) fn strip<O: OffsetSize>(
         sides: side_code(side, 1, 2, 3),
         whitespace: u32::from(chars.is_none()),
     };
-    let out = builtin(backend, "strip", "strip", functor, col.len(), O::WIDTH)?;
+    let bound = Some(col_bytes(col));
+    let out = builtin(
+        backend,
+        "strip",
+        "strip",
+        functor,
+        col.len(),
+        O::WIDTH,
+        bound,
+    )?;
     O::from_any_strings(out).ok_or_else(|| Error::invalid_argument("strip", "offset width"))
 }
 
@@ -293,7 +375,11 @@ pub(crate) fn pad<O: OffsetSize>(
         side: side_code(side, 0, 1, 2),
         unused: 0,
     };
-    builtin(backend, "pad", "pad", functor, col.len(), width)
+    // Each row's bytes and at most width_chars fill characters.
+    let bound = (width_chars as u64)
+        .checked_mul(fill.len_utf8() as u64)
+        .and_then(|per_row| plus_per_row(col_bytes(col), per_row, col.len()));
+    builtin(backend, "pad", "pad", functor, col.len(), width, bound)
 }
 
 #[repr(C)]
@@ -313,7 +399,16 @@ pub(crate) fn repeat<O: OffsetSize>(
         col: column_input(col),
         times: times as u64,
     };
-    builtin(backend, "repeat", "repeat", functor, col.len(), width)
+    let bound = col_bytes(col).checked_mul(times as u64);
+    builtin(
+        backend,
+        "repeat",
+        "repeat",
+        functor,
+        col.len(),
+        width,
+        bound,
+    )
 }
 
 #[repr(C)]
@@ -337,13 +432,30 @@ pub(crate) fn replace<O: OffsetSize>(
         return Err(Error::invalid_argument("replace", "the pattern is empty"));
     }
     let mut uploads = Uploads::default();
+    // At most bytes / pattern occurrences (and max_count per row), each growing by the
+    // difference of the lengths when the replacement is longer.
+    let bytes = col_bytes(col);
+    let growth = replacement.len().saturating_sub(pattern.len()) as u64;
+    let occurrences = (bytes / pattern.len() as u64)
+        .min(max_count.map_or(u64::MAX, |m| (m as u64).saturating_mul(col.len() as u64)));
+    let bound = occurrences
+        .checked_mul(growth)
+        .and_then(|extra| extra.checked_add(bytes));
     let functor = Replace {
         col: column_input(col),
         pattern: uploads.string(backend, StringArg::Scalar(Some(pattern)))?,
         replacement: uploads.string(backend, StringArg::Scalar(Some(replacement)))?,
         max_count: max_count.map_or(u64::MAX, |m| m as u64),
     };
-    builtin(backend, "replace", "replace", functor, col.len(), width)
+    builtin(
+        backend,
+        "replace",
+        "replace",
+        functor,
+        col.len(),
+        width,
+        bound,
+    )
 }
 
 #[repr(C)]
@@ -366,7 +478,16 @@ pub(crate) fn join<O: OffsetSize>(
         col: column_input(col),
         separator: uploads.string(backend, StringArg::Scalar(Some(separator)))?,
     };
-    let pieces = builtin(backend, "join_pieces", "join", functor, col.len(), width)?;
+    let bound = plus_per_row(col_bytes(col), separator.len() as u64, col.len());
+    let pieces = builtin(
+        backend,
+        "join_pieces",
+        "join",
+        functor,
+        col.len(),
+        width,
+        bound,
+    )?;
     Ok(match pieces {
         AnyStringColumn::Utf8(c) => AnyStringColumn::Utf8(one_row(backend, c, separator.len())?),
         AnyStringColumn::LargeUtf8(c) => {
@@ -409,6 +530,13 @@ pub(crate) fn append(
         .map(|s| s as u64)
         .collect();
     let total = starts[columns.len()] as usize;
+    // Each output row is one input row.
+    let bound = columns
+        .iter()
+        .zip(starts.windows(2))
+        .try_fold(0u64, |sum, (&arg, w)| {
+            sum.checked_add(arg_bytes(arg, (w[1] - w[0]) as usize)?)
+        });
     let mut uploads = Uploads::default();
     let inputs = input_table(backend, &mut uploads, columns)?;
     let starts = backend.upload_slice(&starts)?;
@@ -419,5 +547,5 @@ pub(crate) fn append(
         unused: 0,
     };
     uploads.keep(starts.into_bytes());
-    builtin(backend, "append", "append", functor, total, width)
+    builtin(backend, "append", "append", functor, total, width, bound)
 }

@@ -6,16 +6,24 @@
 //! reads the error word and both counts back in one round trip, queues the scan of the
 //! sizes into offsets (the width chosen from the total, or as asked) and runs
 //! `<name>_fill_<O>`; nothing else waits for the device, so an op costs one round trip.
+//!
+//! An op that can bound its output's bytes before the launch passes the bound, and
+//! then runs in one pass instead (`kernels/common/one_pass.cuh`): `<name>_one_pass_<O>`
+//! sizes, scans (decoupled look-back across tiles) and writes in one kernel, into
+//! chars allocated to the bound, and the same single round trip reads the counts. A
+//! bound above [`ONE_PASS_MAX_BOUND`] (memory that would be allocated and not used)
+//! keeps the two passes, as does a total above the bound (a wrong bound).
 
 use ragged_core::ops::{AnyStringColumn, OffsetWidth, Offsets, StringArg};
 use ragged_core::{BooleanColumn, Error, OffsetSize, PrimitiveColumn, Result, StringColumn};
 
 use crate::common::bits::{ballot_grid, validity_or_none};
 use crate::compile::ModuleSource;
+use crate::compile::PRIMITIVES_SCAN;
 use crate::error_word::ErrorWordWith;
 use crate::launch::{launch, params, BLOCK};
 use crate::memory::{Device, DeviceBuffer};
-use crate::primitives::scan::sizes_to_offsets_queued;
+use crate::primitives::scan::{sizes_to_offsets_queued, TileState};
 use crate::primitives::validity_args;
 use crate::CudaBackend;
 
@@ -111,6 +119,140 @@ pub(crate) fn bool_input(col: &BooleanColumn<Device>) -> BoolInput {
         bit_offset,
     }
 }
+
+/// The bytes `arg` contributes to `rows` rows at most: a column's chars buffer (its
+/// rows' bytes, or more when it is a slice), a scalar's bytes once per row; `None` on
+/// overflow.
+pub(crate) fn arg_bytes(arg: StringArg<'_, Device>, rows: usize) -> Option<u64> {
+    match arg {
+        StringArg::Utf8(c) => Some(c.values().len() as u64),
+        StringArg::LargeUtf8(c) => Some(c.values().len() as u64),
+        StringArg::Scalar(value) => (value.map_or(0, str::len) as u64).checked_mul(rows as u64),
+    }
+}
+
+/// The largest output bound run in one pass: chars are allocated to the bound, so a
+/// larger one would hold memory the output may not use; it also keeps every one-pass
+/// output within i32 offsets.
+pub(crate) const ONE_PASS_MAX_BOUND: u64 = i32::MAX as u64;
+
+/// Rows per tile of the one-pass kernels (ONE_PASS_ROWS of kernels/common/one_pass.cuh).
+const ONE_PASS_ROWS: u64 = 512;
+
+/// Run the string transform `<name>` of `module` over `rows` rows with `functor` (the
+/// `#[repr(C)]` mirror of the kernel's functor struct, whose pointers stay valid until
+/// this returns): in one pass when `bound` (the most bytes the output can have) is
+/// known and at most [`ONE_PASS_MAX_BOUND`], else in two.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn transform<F: Copy>(
+    backend: &CudaBackend,
+    module: &ModuleSource,
+    name: &str,
+    op: &'static str,
+    functor: F,
+    rows: usize,
+    width: OffsetWidth,
+    bound: Option<u64>,
+) -> Result<AnyStringColumn<Device>> {
+    if let Some(bound) = bound.filter(|&b| b <= ONE_PASS_MAX_BOUND && rows > 0) {
+        if let Some(out) = one_pass(backend, module, name, op, functor, rows, width, bound)? {
+            return Ok(out);
+        }
+    }
+    two_pass(backend, module, name, op, functor, rows, width)
+}
+
+/// The one-pass run of `transform` (rows > 0, bound <= ONE_PASS_MAX_BOUND); `None`
+/// when the output came out larger than `bound`.
+#[allow(clippy::too_many_arguments)]
+fn one_pass<F: Copy>(
+    backend: &CudaBackend,
+    module: &ModuleSource,
+    name: &str,
+    op: &'static str,
+    functor: F,
+    rows: usize,
+    width: OffsetWidth,
+    bound: u64,
+) -> Result<Option<AnyStringColumn<Device>>> {
+    let n = rows as u64;
+    // The bound fits i32 offsets, so Auto and I32 both get them.
+    let wide = width == OffsetWidth::I64;
+    let words = backend.alloc::<u32>(rows.div_ceil(32))?;
+    let chars = backend.alloc::<u8>(bound as usize)?;
+    let offsets = if wide {
+        backend.alloc::<i64>(rows + 1)?.into_bytes()
+    } else {
+        backend.alloc::<i32>(rows + 1)?.into_bytes()
+    };
+    let tiles = TileState::new(backend, &PRIMITIVES_SCAN, "acc_u64", n, ONE_PASS_ROWS)?;
+    let state = ErrorWordWith::<2>::new(backend)?;
+    let suffix = if wide { "i64" } else { "i32" };
+    let function = backend.function(module, &format!("{name}_one_pass_{suffix}"))?;
+    let (offsets_ptr, chars_ptr, words_ptr, counts_ptr, word_ptr) = (
+        offsets.device_ptr(),
+        chars.device_ptr(),
+        words.device_ptr(),
+        state.values_ptr(),
+        state.device_ptr(),
+    );
+    let (state_ptr, state_bytes) = (tiles.ptr, tiles.bytes);
+    let f = functor;
+    let mut args = params![
+        f,
+        n,
+        bound,
+        offsets_ptr,
+        chars_ptr,
+        words_ptr,
+        counts_ptr,
+        word_ptr,
+        state_ptr,
+        state_bytes
+    ];
+    // SAFETY: `<name>_one_pass_<O>(F, uint64_t rows, uint64_t capacity, O*, uint8_t*,
+    // uint32_t*, unsigned long long*, uint64_t*, void*, uint64_t)` with F by value (its
+    // layout mirrored by the caller's repr(C) struct, whose device pointers are alive);
+    // one block per tile of ONE_PASS_ROWS rows (the tile state's count) writes rows + 1
+    // offsets and ceil(rows / 32) words (allocated above), chars only below `capacity`
+    // (= the `bound` bytes allocated), the two counters after the error word
+    // (ErrorWordWith<2>), and the tile state initialized for that many tiles.
+    unsafe {
+        launch(
+            function,
+            tiles.tiles,
+            ONE_PASS_THREADS,
+            0,
+            backend.stream(),
+            &mut args,
+        )?
+    };
+    let (error, [nulls, total]) = state.read(backend)?;
+    if let Some((row, _)) = error {
+        return Err(Error::row_too_long(op, row as usize));
+    }
+    if total > bound {
+        return Ok(None);
+    }
+    let validity = validity_or_none(words, rows, nulls as usize);
+    let chars = chars.slice(0, total as usize)?;
+    Ok(Some(if wide {
+        // SAFETY: the offsets are the scan of the rows' sizes (0, non-decreasing, ending
+        // at the chars' length); every row holds the bytes the functor wrote, whole
+        // UTF-8 characters taken from valid rows or ASCII.
+        AnyStringColumn::LargeUtf8(unsafe {
+            StringColumn::new_unchecked(offsets.into_typed::<i64>(), chars, validity)
+        })
+    } else {
+        // SAFETY: as above.
+        AnyStringColumn::Utf8(unsafe {
+            StringColumn::new_unchecked(offsets.into_typed::<i32>(), chars, validity)
+        })
+    }))
+}
+
+/// Threads per block of the one-pass kernels (ONE_PASS_THREADS).
+const ONE_PASS_THREADS: u32 = 256;
 
 /// Run the two-pass transform `<name>` of `module` over `rows` rows with `functor` (the
 /// `#[repr(C)]` mirror of the kernel's functor struct, whose pointers stay valid until

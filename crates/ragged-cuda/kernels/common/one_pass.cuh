@@ -1,0 +1,161 @@
+// one_pass.cuh: the two-pass helper's sizes, scan and fill in one kernel, for the ops
+// whose output bytes the host can bound before the launch (DESIGN.md §3; ARCHITECTURE,
+// "one pass").
+//
+// An op's functor F is the two-pass helper's (common/two_pass.cuh): it writes row
+// `row`'s bytes through a Writer and returns whether the row is valid. The host
+// allocates `capacity` bytes of chars (the op's bound on the output) and launches one
+// block of ONE_PASS_THREADS threads per tile of ONE_PASS_ROWS rows. Each block:
+//   1. sizes its rows (the functor with a counting Writer), packs their validity by
+//      warp ballots and counts the nulls into counts[0]; a row of 2^31 bytes or more is
+//      reported through the error word (code 1) and sized 0;
+//   2. scans the sizes (cub::BlockScan) and takes the bytes of all earlier tiles by
+//      decoupled look-back (cub::TilePrefixCallbackOp over cub::ScanTileState<unsigned
+//      long long>, the state primitives/scan initializes as acc_u64), then writes its
+//      rows' offsets; the last tile writes the final offset and the total into
+//      counts[1];
+//   3. writes its rows again (the functor with a writing Writer), into shared memory
+//      when the tile's bytes fit TWO_PASS_STAGE, stored with aligned 16-byte stores.
+// A tile whose bytes end past `capacity` writes no chars: the host sees a total above
+// its bound and runs the two-pass helper instead (a wrong bound costs time, never
+// memory safety).
+// Against the two-pass helper this reads every input once from DRAM instead of twice
+// (the second functor call finds the tile's rows in L1/L2) and never writes or reads
+// the sizes array.
+// RAGGED_ONE_PASS(F, NAME) instantiates
+//   NAME_one_pass_i32(F, uint64_t rows, uint64_t capacity, int32_t* offsets, uint8_t* chars,
+//                     uint32_t* validity, unsigned long long* counts, uint64_t* error_word,
+//                     void* state, uint64_t state_bytes)
+//   NAME_one_pass_i64(... the same with long long* offsets)
+#pragma once
+#include "common/scan.cuh"
+#include "common/two_pass.cuh"
+
+namespace ragged {
+
+/// Threads per block of the one-pass kernels.
+constexpr int ONE_PASS_THREADS = 256;
+/// Rows each thread sizes and writes (rows tid, tid + 256, ... of its tile).
+constexpr int ONE_PASS_ITEMS = 2;
+/// Rows per tile (src/strings/two_pass.rs knows it).
+constexpr int ONE_PASS_ROWS = ONE_PASS_THREADS * ONE_PASS_ITEMS;
+
+template <typename F, typename O>
+__device__ void one_pass(const F& f, uint64_t rows, uint64_t capacity, O* offsets, uint8_t* chars,
+                         uint32_t* validity, unsigned long long* counts, uint64_t* error_word,
+                         void* state_mem, uint64_t state_bytes) {
+    typedef unsigned long long Acc;
+    // The look-back delays of the library's scans (ScanShape).
+    typedef ScanTuning<ONE_PASS_THREADS, ONE_PASS_ITEMS, 648, 1245> Tuning;
+    typedef cub::ScanTileState<Acc> TileState;
+    typedef cub::TilePrefixCallbackOp<Acc, SumOp, TileState, typename Tuning::Delay> Prefix;
+    typedef cub::BlockScan<Acc, ONE_PASS_THREADS, cub::BLOCK_SCAN_WARP_SCANS> Scanner;
+    __shared__ struct {
+        typename Scanner::TempStorage scan;
+        typename Prefix::TempStorage prefix;
+    } temp;
+    // The tile's rows' output offsets (after the scan; their sizes before it).
+    __shared__ Acc starts[ONE_PASS_ROWS];
+    __shared__ Acc tile_end;
+    __shared__ __align__(16) uint8_t stage[TWO_PASS_STAGE];
+
+    const int tiles = static_cast<int>((rows + ONE_PASS_ROWS - 1) / ONE_PASS_ROWS);
+    const int tile = blockIdx.x;
+    const unsigned tid = threadIdx.x;
+    const uint64_t first = static_cast<uint64_t>(tile) * ONE_PASS_ROWS;
+
+    // 1. Sizes and validity, rows in warp-contiguous order (row = first + k * 256 + tid).
+    int32_t sizes[ONE_PASS_ITEMS];
+    unsigned long long null_count = 0;
+#pragma unroll
+    for (int k = 0; k < ONE_PASS_ITEMS; ++k) {
+        const uint64_t row = first + k * ONE_PASS_THREADS + tid;
+        bool valid = false;
+        int32_t size = 0;
+        if (row < rows) {
+            Writer w{nullptr, 0};
+            valid = f(row, w);
+            if (w.pos > 0x7fffffffll) {
+                report_error(error_word, row, 1);
+                w.pos = 0;
+            }
+            size = valid ? static_cast<int32_t>(w.pos) : 0;
+        }
+        sizes[k] = size;
+        starts[k * ONE_PASS_THREADS + tid] = static_cast<Acc>(size);
+        // Uniform per warp: a warp whose first row is past the end has no word.
+        if (row - (tid & 31u) < rows) ballot_word(row, rows, valid, validity, null_count);
+    }
+    flush_count(counts, null_count);
+    __syncthreads();
+
+    // 2. The tile's exclusive scan, offset by the earlier tiles' bytes.
+    Acc items[ONE_PASS_ITEMS];
+#pragma unroll
+    for (int k = 0; k < ONE_PASS_ITEMS; ++k) items[k] = starts[tid * ONE_PASS_ITEMS + k];
+    __syncthreads();
+    if (tile == 0) {
+        Acc aggregate;
+        Scanner(temp.scan).ExclusiveSum(items, items, aggregate);
+        if (tid == 0) {
+            if (tiles > 1) {
+                TileState state = scan_state<Acc>(state_mem, state_bytes, tiles);
+                state.SetInclusive(0, aggregate);
+            }
+            tile_end = aggregate;
+        }
+    } else {
+        TileState state = scan_state<Acc>(state_mem, state_bytes, tiles);
+        Prefix prefix(state, temp.prefix, SumOp{}, tile);
+        Scanner(temp.scan).ExclusiveScan(items, items, SumOp{}, prefix);
+        __syncthreads();
+        if (tid == 0) tile_end = prefix.GetInclusivePrefix();
+    }
+#pragma unroll
+    for (int k = 0; k < ONE_PASS_ITEMS; ++k) starts[tid * ONE_PASS_ITEMS + k] = items[k];
+    __syncthreads();
+
+    // Offsets, coalesced; the last tile also writes the final offset and the total.
+    const Acc base = starts[0];
+    const Acc end = tile_end;
+#pragma unroll
+    for (int k = 0; k < ONE_PASS_ITEMS; ++k) {
+        const uint64_t row = first + k * ONE_PASS_THREADS + tid;
+        if (row < rows) offsets[row] = static_cast<O>(starts[k * ONE_PASS_THREADS + tid]);
+    }
+    if (tile == tiles - 1 && tid == 0) {
+        offsets[rows] = static_cast<O>(end);
+        counts[1] = end;
+    }
+    if (end > capacity) return;  // uniform: the host falls back to the two-pass helper
+
+    // 3. Fill: staged in shared memory when the tile's bytes fit, else direct.
+    const int shift = static_cast<int>(reinterpret_cast<unsigned long long>(chars + base) & 15u);
+    const bool staged = static_cast<long long>(end - base) + shift <= TWO_PASS_STAGE;
+#pragma unroll
+    for (int k = 0; k < ONE_PASS_ITEMS; ++k) {
+        if (sizes[k] == 0) continue;
+        const uint64_t row = first + k * ONE_PASS_THREADS + tid;
+        const Acc at = starts[k * ONE_PASS_THREADS + tid];
+        Writer w{staged ? stage + shift + (at - base) : chars + at, 0};
+        f(row, w);
+    }
+    if (staged) {
+        __syncthreads();
+        flush_stage(stage, chars + base, static_cast<long long>(end - base), shift);
+    }
+}
+
+}  // namespace ragged
+
+#define RAGGED_ONE_PASS(F, NAME)                                                            \
+    extern "C" __global__ void __launch_bounds__(ragged::ONE_PASS_THREADS) NAME##_one_pass_i32( \
+        F f, uint64_t rows, uint64_t capacity, int32_t* offsets, uint8_t* chars, uint32_t* validity, \
+        unsigned long long* counts, uint64_t* error_word, void* state, uint64_t state_bytes) { \
+        ragged::one_pass(f, rows, capacity, offsets, chars, validity, counts, error_word, state, state_bytes); \
+    }                                                                                       \
+    extern "C" __global__ void __launch_bounds__(ragged::ONE_PASS_THREADS) NAME##_one_pass_i64( \
+        F f, uint64_t rows, uint64_t capacity, long long* offsets, uint8_t* chars, uint32_t* validity, \
+        unsigned long long* counts, uint64_t* error_word, void* state, uint64_t state_bytes) { \
+        ragged::one_pass(f, rows, capacity, offsets, chars, validity, counts, error_word, state, state_bytes); \
+    }
