@@ -98,4 +98,60 @@ __device__ __forceinline__ void flush_count(unsigned long long* counter, unsigne
     if ((threadIdx.x & 31u) == 0 && zeros > 0) atomicAdd(counter, zeros);
 }
 
+// ---- byte matching, four bytes at a time ------------------------------------------
+
+/// 0x80 in each byte of `word` equal to the byte repeated in `pattern`, 0 elsewhere,
+/// without a loop over bytes: an exact zero-byte test of word ^ pattern (no false
+/// positives from borrows).
+__device__ __forceinline__ uint32_t equal_flags(uint32_t word, uint32_t pattern) {
+    const uint32_t x = word ^ pattern;
+    return ~(((x & 0x7F7F7F7Fu) + 0x7F7F7F7Fu) | x) & 0x80808080u;
+}
+
+/// Bit k of the result = bit 7 of byte k of `flags` (k = 0..3; the other bits are 0):
+/// the four flags gathered by one multiplication (the shifted copies land on distinct
+/// bits, so nothing carries).
+__device__ __forceinline__ uint32_t gather_flags(uint32_t flags) { return ((flags >> 7) * 0x00204081u) >> 21 & 0xFu; }
+
+/// Bit k set where byte k of `word` equals the byte repeated in `pattern` (k = 0..3).
+__device__ __forceinline__ uint32_t equal_bytes(uint32_t word, uint32_t pattern) {
+    return gather_flags(equal_flags(word, pattern));
+}
+
+/// The longest pattern short_matches compares in registers.
+constexpr uint32_t SHORT_MATCH = 4;
+
+/// The positions of a run of 4 * WORDS bytes `w` (little-endian words) where a
+/// pattern of m <= SHORT_MATCH bytes starts, as a bit mask (bit k: byte k), with
+/// `pattern` its first bytes as a little-endian word and `next` the 4 bytes after the
+/// run: for each pattern byte j the flags of the bytes equal to it, moved j bytes down
+/// (a funnel shift across neighbouring words), all ANDed — no shared memory and no
+/// per-candidate loop. m = 0 gives the positions of the byte pattern & 0xFF.
+template <int WORDS>
+__device__ __forceinline__ unsigned long long short_matches(const uint32_t (&w)[WORDS], uint32_t next,
+                                                            uint32_t pattern, uint32_t m) {
+    static_assert(WORDS <= 16, "at most 64 positions");
+    uint32_t all[WORDS];
+    const uint32_t p0 = 0x01010101u * (pattern & 0xFFu);
+#pragma unroll
+    for (int i = 0; i < WORDS; ++i) all[i] = equal_flags(w[i], p0);
+#pragma unroll
+    for (uint32_t j = 1; j < SHORT_MATCH; ++j) {
+        if (j < m) {
+            const uint32_t pj = 0x01010101u * ((pattern >> (8 * j)) & 0xFFu);
+            uint32_t hi = equal_flags(next, pj);
+#pragma unroll
+            for (int i = WORDS - 1; i >= 0; --i) {
+                const uint32_t lo = equal_flags(w[i], pj);
+                all[i] &= __funnelshift_r(lo, hi, 8 * j);
+                hi = lo;
+            }
+        }
+    }
+    unsigned long long bits = 0;
+#pragma unroll
+    for (int i = 0; i < WORDS; ++i) bits |= static_cast<unsigned long long>(gather_flags(all[i])) << (4 * i);
+    return bits;
+}
+
 }  // namespace ragged

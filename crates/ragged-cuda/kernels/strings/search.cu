@@ -16,9 +16,13 @@
 // count_matches in i32 reports a row whose answer does not fit (only the empty pattern
 // in a row of 2^31 - 1 ASCII characters) through the error word (code 1).
 //
-// Mapping: one thread per row, grid-stride over rows rounded up to whole warps (every
-// lane takes part in the ballots). A warp first stages the bytes of its 32 rows in
-// shared memory (16-byte vector loads, coalesced; up to STAGE_BYTES), so that the
+// Scalar patterns (search_tiles_<op>_<O>) go by tiles of rows instead: the tile's
+// bytes staged in shared memory, the pattern's matches found for every position at
+// once as bits (32 positions per thread), each row's answer read off its positions'
+// bits (see search_tiles).
+// Per-row patterns (search_<op>_<O>_<P>): one thread per row, grid-stride over rows
+// rounded up to whole warps (every lane takes part in the ballots). A warp first
+// stages the bytes of its 32 rows in shared memory (16-byte vector loads, coalesced; up to STAGE_BYTES), so that the
 // per-row searches read shared memory instead of issuing scattered byte loads; rows
 // too long to stage are searched in global memory.
 // Pseudo-code: out[r] = op(chars[offsets[r] .. offsets[r + 1]], pattern row r or 0)
@@ -162,6 +166,214 @@ __device__ void search(const O* offsets, const uint8_t* chars, uint64_t rows, co
     if (out_validity != nullptr) flush_count(nulls, null_count);
 }
 
+// ---- scalar patterns: tiles of rows, matched byte-parallel ------------------------------
+
+/// Bytes of a tile's rows staged in shared memory (the host sizes tiles of rows to fit).
+constexpr int TILE_BYTES = 16384;
+/// The most rows in a tile (a multiple of 32; the host's tile_rows is at most this).
+constexpr int TILE_ROWS = 1024;
+/// Offsets each thread loads per tile: TILE_ROWS + 1 over SEARCH_BLOCK threads.
+constexpr int OFFSETS_PER_THREAD = (TILE_ROWS + SEARCH_BLOCK) / SEARCH_BLOCK;
+
+/// Bit p of `bits` (position p of the tile).
+__device__ __forceinline__ bool bit_at(const uint32_t* bits, int p) { return (bits[p >> 5] >> (p & 31)) & 1u; }
+
+/// The bits of word `i` of `bits` at positions in [from, to).
+__device__ __forceinline__ uint32_t word_in(const uint32_t* bits, int i, int from, int to) {
+    const int lo = max(from - 32 * i, 0), hi = min(to - 32 * i, 32);
+    const uint32_t upper = hi >= 32 ? ~0u : (1u << hi) - 1u;
+    return bits[i] & upper & ~((1u << lo) - 1u);
+}
+
+/// The first set position in [from, to), or -1.
+__device__ __forceinline__ int first_bit(const uint32_t* bits, int from, int to) {
+    if (from >= to) return -1;
+    for (int i = from >> 5; i <= (to - 1) >> 5; ++i) {
+        const uint32_t w = word_in(bits, i, from, to);
+        if (w != 0) return 32 * i + __ffs(w) - 1;
+    }
+    return -1;
+}
+
+/// The last set position in [from, to), or -1.
+__device__ __forceinline__ int last_bit(const uint32_t* bits, int from, int to) {
+    if (from >= to) return -1;
+    for (int i = (to - 1) >> 5; i >= from >> 5; --i) {
+        const uint32_t w = word_in(bits, i, from, to);
+        if (w != 0) return 32 * i + 31 - __clz(w);
+    }
+    return -1;
+}
+
+/// The set positions in [from, to).
+__device__ __forceinline__ int count_bits(const uint32_t* bits, int from, int to) {
+    int n = 0;
+    if (from < to)
+        for (int i = from >> 5; i <= (to - 1) >> 5; ++i) n += __popc(word_in(bits, i, from, to));
+    return n;
+}
+
+/// The answer of OP for the row at tile positions [begin, end), from the tile's match
+/// bits (a match of the m-byte pattern starts there, m > 0) and lead bits (a
+/// character starts there).
+template <int OP>
+__device__ __forceinline__ long long tile_answer(const uint32_t* match, const uint32_t* lead, int begin, int end,
+                                                 int m) {
+    const int len = end - begin;
+    if (m == 0) {
+        if (OP == RFIND) return count_bits(lead, begin, end);
+        if (OP == COUNT_MATCHES) return count_bits(lead, begin, end) + 1;
+        return OP == FIND ? 0 : 1;
+    }
+    if (m > len) return OP == FIND || OP == RFIND ? -1 : 0;
+    const int last = end - m + 1;  // matches start in [begin, last)
+    if (OP == STARTS_WITH) return bit_at(match, begin);
+    if (OP == ENDS_WITH) return bit_at(match, end - m);
+    if (OP == CONTAINS) return first_bit(match, begin, last) >= 0;
+    if (OP == COUNT_MATCHES) {
+        long long count = 0;
+        for (int p = first_bit(match, begin, last); p >= 0; p = first_bit(match, p + m, last)) ++count;
+        return count;
+    }
+    const int p = OP == FIND ? first_bit(match, begin, last) : last_bit(match, begin, last);
+    return p < 0 ? -1 : count_bits(lead, begin, p);
+}
+
+/// Stage bytes [w0, w1) of chars as tile bytes [w0 - base, w1 - base) (base: w0 rounded
+/// down to a 16-byte aligned address), with zeros around them up to the next 32-byte
+/// boundary plus 16 bytes (what the match pass reads): 16-byte loads for the chunks
+/// inside the range, byte loads for the two chunks at its ends. Block-wide.
+__device__ __forceinline__ void stage_tile(const uint8_t* chars, long long w0, long long w1, long long base,
+                                           uint8_t* bytes) {
+    const int span = static_cast<int>(w1 - base);
+    const int chunks = (span + 15) / 16;
+    const int padded = (span + 31) / 32 * 2 + 1;  // chunks the match pass reads
+    for (int c = threadIdx.x; c < padded; c += blockDim.x) {
+        const long long lo = base + 16ll * c;
+        uint4 v = make_uint4(0, 0, 0, 0);
+        if (c < chunks) {
+            if (lo >= w0 && lo + 16 <= w1) {
+                v = *reinterpret_cast<const uint4*>(chars + lo);
+            } else {
+                uint8_t* b = reinterpret_cast<uint8_t*>(&v);
+                for (int j = 0; j < 16; ++j)
+                    if (lo + j >= w0 && lo + j < w1) b[j] = chars[lo + j];
+            }
+        }
+        *reinterpret_cast<uint4*>(bytes + 16 * c) = v;
+    }
+}
+
+/// The scalar-pattern searches over tiles of `tile_rows` rows (a multiple of 32, at
+/// most TILE_ROWS), grid-stride. A tile whose bytes fit TILE_BYTES is staged in shared
+/// memory; every thread then computes the match bits of 32 positions (short_matches
+/// for the pattern's first 4 bytes, the rest compared for each candidate when the
+/// pattern is longer) and, for find / rfind / count_matches, the lead bits (a
+/// character starts there); each row's answer is then a few bit operations over its
+/// positions (tile_answer), with no per-byte loop and no divergence between rows of
+/// different lengths. A tile that does not fit (a very long row) is searched row per
+/// thread in global memory, as search() does.
+template <typename O, int OP>
+__device__ void search_tiles(const O* offsets, const uint8_t* chars, uint64_t rows, const int32_t* pattern_offsets,
+                             const uint8_t* pattern_chars, uint32_t tile_rows, void* out, unsigned long long* falses,
+                             uint64_t* error_word) {
+    constexpr bool PREDICATE = OP == CONTAINS || OP == STARTS_WITH || OP == ENDS_WITH;
+    constexpr bool LEAD = OP == FIND || OP == RFIND || OP == COUNT_MATCHES;
+    __shared__ __align__(16) uint8_t bytes[TILE_BYTES + 48];
+    __shared__ uint32_t match[TILE_BYTES / 32 + 1];
+    __shared__ uint32_t lead[LEAD ? TILE_BYTES / 32 + 1 : 1];
+    __shared__ int32_t starts[TILE_ROWS + 1];
+    __shared__ long long ends[2];
+    const unsigned tid = threadIdx.x;
+    const int m = pattern_offsets[1] - pattern_offsets[0];
+    const uint8_t* needle = pattern_chars + pattern_offsets[0];
+    uint32_t first4 = 0;
+    for (int j = 0; j < m && j < 4; ++j) first4 |= static_cast<uint32_t>(needle[j]) << (8 * j);
+    const long long misalign = static_cast<long long>(reinterpret_cast<unsigned long long>(chars) & 15u);
+    const uint64_t tiles = (rows + tile_rows - 1) / tile_rows;
+    unsigned long long false_count = 0;
+    for (uint64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+        const uint64_t first = tile * tile_rows;
+        const int n = static_cast<int>(rows - first < tile_rows ? rows - first : tile_rows);
+        long long off[OFFSETS_PER_THREAD];
+#pragma unroll
+        for (int k = 0; k < OFFSETS_PER_THREAD; ++k) {
+            const int r = tid + k * SEARCH_BLOCK;
+            off[k] = r <= n ? static_cast<long long>(offsets[first + r]) : 0;
+            if (r == 0) ends[0] = off[k];
+            if (r == n) ends[1] = off[k];
+        }
+        __syncthreads();
+        const long long w0 = ends[0], w1 = ends[1];
+        const long long base = ((w0 + misalign) & ~15ll) - misalign;
+        const bool staged = w1 - base <= TILE_BYTES;  // uniform
+        if (staged) {
+#pragma unroll
+            for (int k = 0; k < OFFSETS_PER_THREAD; ++k) {
+                const int r = tid + k * SEARCH_BLOCK;
+                if (r <= n) starts[r] = static_cast<int32_t>(off[k] - base);
+            }
+            stage_tile(chars, w0, w1, base, bytes);
+            __syncthreads();
+            const int span = static_cast<int>(w1 - base);
+            for (int c = tid; 32 * c < span; c += SEARCH_BLOCK) {
+                const uint4 a = *reinterpret_cast<const uint4*>(bytes + 32 * c);
+                const uint4 b = *reinterpret_cast<const uint4*>(bytes + 32 * c + 16);
+                const uint32_t w[8] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w};
+                if (m > 0) {
+                    const uint32_t next = *reinterpret_cast<const uint32_t*>(bytes + 32 * c + 32);
+                    uint32_t found = static_cast<uint32_t>(
+                        short_matches<8>(w, next, first4, m < static_cast<int>(SHORT_MATCH) ? m : SHORT_MATCH));
+                    if (m > static_cast<int>(SHORT_MATCH)) {
+                        // Longer patterns: the rest compared for each candidate that
+                        // ends inside the staged rows.
+                        for (uint32_t rest = found; rest != 0; rest &= rest - 1) {
+                            const int p = 32 * c + __ffs(rest) - 1;
+                            bool equal = p + m <= span;
+                            for (int j = SHORT_MATCH; equal && j < m; ++j) equal = bytes[p + j] == needle[j];
+                            if (!equal) found &= ~(1u << (p - 32 * c));
+                        }
+                    }
+                    match[c] = found;
+                }
+                if (LEAD) {
+                    uint32_t continuation = 0;
+#pragma unroll
+                    for (int i = 0; i < 8; ++i)
+                        continuation |= equal_bytes(w[i] & 0xC0C0C0C0u, 0x80808080u) << (4 * i);
+                    lead[c] = ~continuation;
+                }
+            }
+            __syncthreads();
+        }
+        for (int r = tid; r - static_cast<int>(tid & 31u) < n; r += SEARCH_BLOCK) {
+            const uint64_t row = first + r;
+            long long answer = 0;
+            if (r < n) {
+                if (staged) {
+                    answer = tile_answer<OP>(match, lead, starts[r], starts[r + 1], m);
+                } else {
+                    const long long begin = static_cast<long long>(offsets[row]);
+                    const long long end = static_cast<long long>(offsets[row + 1]);
+                    answer = search_row<OP>(chars, begin, end, needle, m);
+                }
+                if (!PREDICATE) {
+                    O value = static_cast<O>(answer);
+                    if (static_cast<long long>(value) != answer) {
+                        report_error(error_word, row, 1);
+                        value = O(0);
+                    }
+                    static_cast<O*>(out)[row] = value;
+                }
+            }
+            if (PREDICATE) ballot_word(row, rows, answer != 0, static_cast<uint32_t*>(out), false_count);
+        }
+        // The next tile overwrites the shared arrays.
+        __syncthreads();
+    }
+    if (PREDICATE) flush_count(falses, false_count);
+}
+
 #define RAGGED_SEARCH(O, ONAME, P, PNAME)                                                   \
     RAGGED_SEARCH_OP(O, ONAME, P, PNAME, contains, CONTAINS)                                \
     RAGGED_SEARCH_OP(O, ONAME, P, PNAME, starts_with, STARTS_WITH)                          \
@@ -169,6 +381,21 @@ __device__ void search(const O* offsets, const uint8_t* chars, uint64_t rows, co
     RAGGED_SEARCH_OP(O, ONAME, P, PNAME, find, FIND)                                        \
     RAGGED_SEARCH_OP(O, ONAME, P, PNAME, rfind, RFIND)                                      \
     RAGGED_SEARCH_OP(O, ONAME, P, PNAME, count_matches, COUNT_MATCHES)
+#define RAGGED_SEARCH_TILES(O, ONAME)                                                       \
+    RAGGED_SEARCH_TILES_OP(O, ONAME, contains, CONTAINS)                                    \
+    RAGGED_SEARCH_TILES_OP(O, ONAME, starts_with, STARTS_WITH)                              \
+    RAGGED_SEARCH_TILES_OP(O, ONAME, ends_with, ENDS_WITH)                                  \
+    RAGGED_SEARCH_TILES_OP(O, ONAME, find, FIND)                                            \
+    RAGGED_SEARCH_TILES_OP(O, ONAME, rfind, RFIND)                                          \
+    RAGGED_SEARCH_TILES_OP(O, ONAME, count_matches, COUNT_MATCHES)
+#define RAGGED_SEARCH_TILES_OP(O, ONAME, NAME, OP)                                          \
+    extern "C" __global__ void __launch_bounds__(SEARCH_BLOCK) search_tiles_##NAME##_##ONAME( \
+        const O* offsets, const uint8_t* chars, uint64_t rows, const int32_t* pattern_offsets, \
+        const uint8_t* pattern_chars, uint32_t tile_rows, void* out, unsigned long long* falses, \
+        uint64_t* error_word) {                                                             \
+        search_tiles<O, OP>(offsets, chars, rows, pattern_offsets, pattern_chars, tile_rows, out, falses, \
+                            error_word);                                                    \
+    }
 #define RAGGED_SEARCH_OP(O, ONAME, P, PNAME, NAME, OP)                                      \
     extern "C" __global__ void __launch_bounds__(SEARCH_BLOCK) search_##NAME##_##ONAME##_##PNAME( \
         const O* offsets, const uint8_t* chars, uint64_t rows, const P* pattern_offsets,    \
@@ -183,3 +410,5 @@ RAGGED_SEARCH(int32_t, i32, int32_t, i32)
 RAGGED_SEARCH(int32_t, i32, int64_t, i64)
 RAGGED_SEARCH(int64_t, i64, int32_t, i32)
 RAGGED_SEARCH(int64_t, i64, int64_t, i64)
+RAGGED_SEARCH_TILES(int32_t, i32)
+RAGGED_SEARCH_TILES(int64_t, i64)

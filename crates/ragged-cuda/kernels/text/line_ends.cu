@@ -95,58 +95,15 @@ __device__ __forceinline__ uint32_t load4(const uint8_t* hay, uint64_t len, long
     return v;
 }
 
-/// 0x80 in each byte of `word` equal to the byte repeated in `pattern`, 0 elsewhere,
-/// without a loop over bytes: an exact zero-byte test of word ^ pattern (no false
-/// positives from borrows).
-__device__ __forceinline__ uint32_t equal_flags(uint32_t word, uint32_t pattern) {
-    const uint32_t x = word ^ pattern;
-    return ~(((x & 0x7F7F7F7Fu) + 0x7F7F7F7Fu) | x) & 0x80808080u;
-}
-
-/// Bit k of the result = bit 7 of byte k of `flags` (k = 0..3; the other bits are 0):
-/// the four flags gathered by one multiplication (the shifted copies land on distinct
-/// bits, so nothing carries).
-__device__ __forceinline__ uint32_t gather_flags(uint32_t flags) { return ((flags >> 7) * 0x00204081u) >> 21 & 0xFu; }
-
-/// Bit k set where byte k of `word` equals the byte repeated in `pattern` (k = 0..3).
-__device__ __forceinline__ uint32_t equal_bytes(uint32_t word, uint32_t pattern) {
-    return gather_flags(equal_flags(word, pattern));
-}
-
-/// The longest delimiter matched in registers (SHORT_DELIMITER; longer ones are checked
+/// The longest delimiter matched in registers (SHORT_MATCH; longer ones are checked
 /// against the tile staged in shared memory).
-constexpr uint32_t SHORT_DELIMITER = 4;
+constexpr uint32_t SHORT_DELIMITER = SHORT_MATCH;
 
-/// The positions of a run of 4 * WORDS bytes `w` (little-endian words) where a
-/// delimiter of m <= SHORT_DELIMITER bytes starts, as a bit mask, with `next` the 4
-/// bytes after the run: for each delimiter byte j the flags of the bytes equal to it,
-/// moved j bytes down (a funnel shift across neighbouring words), all ANDed — no
-/// shared memory and no per-candidate loop.
-template <int WORDS>
-__device__ __forceinline__ RunMask short_matches(const uint32_t (&w)[WORDS], uint32_t next, const Delimiter& d,
-                                                 uint32_t m) {
-    uint32_t all[WORDS];
-    const uint32_t p0 = 0x01010101u * d.bytes[0];
-#pragma unroll
-    for (int i = 0; i < WORDS; ++i) all[i] = equal_flags(w[i], p0);
-    // Constant indices into the parameter only (see run_matches).
-#pragma unroll
-    for (uint32_t j = 1; j < SHORT_DELIMITER; ++j) {
-        if (j < m) {
-            const uint32_t pj = 0x01010101u * d.bytes[j];
-            uint32_t hi = equal_flags(next, pj);
-#pragma unroll
-            for (int i = WORDS - 1; i >= 0; --i) {
-                const uint32_t lo = equal_flags(w[i], pj);
-                all[i] &= __funnelshift_r(lo, hi, 8 * j);
-                hi = lo;
-            }
-        }
-    }
-    RunMask bits = 0;
-#pragma unroll
-    for (int i = 0; i < WORDS; ++i) bits |= static_cast<RunMask>(gather_flags(all[i])) << (4 * i);
-    return bits;
+/// The delimiter's first 4 bytes as a little-endian word (constant indices into the
+/// parameter only, so it stays in parameter memory).
+__device__ __forceinline__ uint32_t first_word(const Delimiter& d) {
+    return d.bytes[0] | static_cast<uint32_t>(d.bytes[1]) << 8 | static_cast<uint32_t>(d.bytes[2]) << 16 |
+           static_cast<uint32_t>(d.bytes[3]) << 24;
 }
 
 /// The matches of this thread's run as a bit mask (bit k: position run + k), for a
@@ -183,7 +140,7 @@ __device__ __forceinline__ RunMask run_matches(const uint8_t* hay, uint64_t len,
             }
             uint32_t next = __shfl_down_sync(0xffffffffu, w[0], 1);
             if ((threadIdx.x & 31u) == 31u) next = m > 1 ? load4(hay, len, run + ITEMS) : 0u;
-            candidates = short_matches<4 * VECTORS>(w, next, d, m);
+            candidates = short_matches<4 * VECTORS>(w, next, first_word(d), m);
             return inside ? candidates : candidates & range_bits<ITEMS>(run, lo, hi);
         }
     }

@@ -1,6 +1,7 @@
 //! The literal searches on the GPU (`contains`, `starts_with`, `ends_with`, `find`,
-//! `rfind`, `count_matches`): host dispatch for `kernels/strings/search.cu`
-//! (`search_<op>_<O>_<P>`, one thread per row).
+//! `rfind`, `count_matches`): host dispatch for `kernels/strings/search.cu` — a
+//! scalar pattern by tiles of rows matched byte-parallel (`search_tiles_<op>_<O>`), a
+//! per-row pattern one thread per row (`search_<op>_<O>_<P>`).
 //!
 //! A scalar pattern is uploaded as a one-row `Utf8` column. The output validity is the
 //! column's or the pattern's when only one has a bitmap; when both have one the kernel
@@ -12,7 +13,7 @@ use ragged_core::{BooleanColumn, Error, OffsetSize, PrimitiveColumn, Result, Str
 use crate::common::bits::{ballot_grid, bitmap, validity_or_none};
 use crate::compile::STRINGS_SEARCH;
 use crate::error_word::ErrorWord;
-use crate::launch::{launch, params, BLOCK};
+use crate::launch::{launch, params, resident_grid, BLOCK};
 use crate::memory::{Device, DeviceBitmap, DeviceBuffer};
 use crate::primitives::validity_args;
 use crate::CudaBackend;
@@ -104,6 +105,18 @@ fn run<O: OffsetSize, B>(
     };
     let counters = backend.alloc::<u64>(2)?;
     backend.zero(&counters)?;
+    if pattern.scalar {
+        run_tiles::<O>(
+            backend,
+            op,
+            col,
+            pattern,
+            out_ptr,
+            counters.device_ptr(),
+            &word,
+        )?;
+        return finish(backend, op, out, and_words, word, &counters);
+    }
     let function = backend.function(
         &STRINGS_SEARCH,
         &format!(
@@ -156,19 +169,90 @@ fn run<O: OffsetSize, B>(
             &mut args,
         )?
     };
+    finish(backend, op, out, and_words, word, &counters)
+}
+
+/// Read a search launch's error word and counters back.
+fn finish<B>(
+    backend: &CudaBackend,
+    op: Search,
+    out: B,
+    and_words: Option<DeviceBuffer<u32>>,
+    word: Option<ErrorWord>,
+    counters: &DeviceBuffer<u64>,
+) -> Result<Launched<B>> {
     if let Some((row, _)) = word.map(|w| w.read(backend)).transpose()?.flatten() {
         return Err(Error::Overflow {
             op: op.name(),
             message: format!("the answer of row {row} exceeds the i32 offset type"),
         });
     }
-    let counts = backend.download_vec(&counters)?;
+    let counts = backend.download_vec(counters)?;
     Ok(Launched {
         out,
         and_words,
         falses: counts[0] as usize,
         nulls: counts[1] as usize,
     })
+}
+
+/// Bytes of a tile staged by `search_tiles` (TILE_BYTES of kernels/strings/search.cu).
+const TILE_BYTES: usize = 16384;
+/// The most rows per tile (TILE_ROWS).
+const TILE_ROWS: usize = 1024;
+
+/// Rows per tile of `search_tiles` for rows of `avg` bytes on average: tiles expected
+/// to fill three quarters of TILE_BYTES, so that rows longer than average rarely make
+/// a tile overflow (which then searches in global memory), in whole warps.
+fn tile_rows(avg: usize) -> u32 {
+    let rows = (TILE_BYTES * 3 / 4) / avg.max(1);
+    (rows.clamp(32, TILE_ROWS) / 32 * 32) as u32
+}
+
+/// Launch `search_tiles_<op>_<O>` for a scalar pattern (its validity: the column's).
+fn run_tiles<O: OffsetSize>(
+    backend: &CudaBackend,
+    op: Search,
+    col: &StringColumn<O, Device>,
+    pattern: &DevicePattern<'_>,
+    out_ptr: u64,
+    falses_ptr: u64,
+    word: &Option<ErrorWord>,
+) -> Result<()> {
+    let rows = col.len() as u64;
+    // The chars buffer over the rows: their average length, or more for a slice.
+    let per_tile = tile_rows(col.values().len().div_ceil(col.len().max(1)));
+    let function = backend.function(
+        &STRINGS_SEARCH,
+        &format!("search_tiles_{}_{}", op.name(), O::OFFSET_NAME),
+    )?;
+    let grid = resident_grid(
+        function,
+        rows.div_ceil(u64::from(per_tile)) * u64::from(BLOCK),
+        backend.info().multiprocessors,
+    );
+    let (offsets, chars) = (col.offsets().device_ptr(), col.values().device_ptr());
+    let (pattern_offsets, pattern_chars) = (pattern.offsets, pattern.chars);
+    let word_ptr = word.as_ref().map_or(0, ErrorWord::device_ptr);
+    let mut args = params![
+        offsets,
+        chars,
+        rows,
+        pattern_offsets,
+        pattern_chars,
+        per_tile,
+        out_ptr,
+        falses_ptr,
+        word_ptr
+    ];
+    // SAFETY: `search_tiles_<op>_<O>(const O*, const uint8_t*, uint64_t, const int32_t*,
+    // const uint8_t*, uint32_t, void*, unsigned long long*, uint64_t*)`: reads rows + 1
+    // offsets and the bytes between them, the scalar pattern's two i32 offsets (uploaded
+    // by DevicePattern::new) and its bytes; writes `rows` answers of O, or ceil(rows /
+    // 32) answer words for a predicate, into `out` (allocated by the caller), adds to
+    // the zeroed counter, reports through the word when not null; tile_rows is a
+    // multiple of 32 of at most TILE_ROWS.
+    unsafe { launch(function, grid, BLOCK, 0, backend.stream(), &mut args) }
 }
 
 /// The output validity: the kernel's AND words, or the one bitmap present.
