@@ -6,8 +6,8 @@
 #   seg-bench [BIN]  segmented sums/extremes at 2^28 and the lists reductions
 #   lists-bench      the whole lists suite
 #   strings-bench F  the strings suite's cases matching F
-#   sanitize-strings memcheck and racecheck of redact, copy_if_else, the modifiers,
-#                    concatenate and the user transforms
+#   sanitize-strings memcheck and racecheck of redact, copy_if_else, slice, the
+#                    scalar searches, like and the user transforms
 #   lines-tests      text conformance (line_ends, count_lines, split_lines)
 #   lines-bench      the lines suite at 80-byte lines
 #   ncu REGEX SUITE FILTER   Nsight Compute (clocks as found) of one launch of the
@@ -96,8 +96,8 @@ while [ $# -gt 0 ]; do
       export RAGGED_POOL=off
       cs="/usr/local/cuda/bin/compute-sanitizer --error-exitcode 99"
       for t in "strings_conformance strings_redact_utf8" "strings_conformance strings_copy_if_else_utf8" \
-               "strings_conformance strings_modify_utf8" "strings_conformance strings_concatenate_utf8" \
-               "transform user"; do
+               "strings_conformance strings_slice_utf8" "strings_conformance strings_search_scalar_utf8" \
+               "strings_conformance strings_like_utf8" "transform user"; do
         read -r bin filter <<< "$t"
         for tool in memcheck racecheck; do
           step "$tool $bin $filter"

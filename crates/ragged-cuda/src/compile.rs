@@ -75,9 +75,10 @@ pub const STRINGS_LENGTH: ModuleSource = module!("strings/length");
 pub const STRINGS_SEARCH: ModuleSource = module!("strings/search");
 /// `like`: SQL LIKE matching against compiled tokens.
 pub const STRINGS_LIKE: ModuleSource = module!("strings/like");
-/// `slice_chars` / `slice_bytes`: each row's kept byte range.
+/// `slice_chars` / `slice_bytes`: the `Slice` functor (one pass, or two).
 pub const STRINGS_SLICE: ModuleSource = module!("strings/slice");
-/// The two-pass strings ops: `copy_if_else`, `concatenate`, `redact`.
+/// The strings transforms (one pass, or two): `copy_if_else`, `concatenate`, `redact`,
+/// the per-row rewrites, `join`, `append`.
 pub const STRINGS_TRANSFORM: ModuleSource = module!("strings/transform");
 /// `split` / `rsplit`: each row's parts.
 pub const STRINGS_SPLIT: ModuleSource = module!("strings/split");

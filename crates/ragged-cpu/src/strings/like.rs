@@ -8,7 +8,8 @@
 //! decides `LIKE` exactly. Segments without `_` are searched with memchr's SIMD
 //! `memmem`; others by trying each character position. Characters are decoded from
 //! the row's UTF-8 bytes on the fly. The output validity is the column's.
-//! (The unit tests check it against the greedy backtracking matcher the GPU runs.)
+//! (The GPU matches segments the same way; the unit tests check this against a greedy
+//! matcher that backtracks to the last `%`.)
 
 use arrow_buffer::NullBuffer;
 

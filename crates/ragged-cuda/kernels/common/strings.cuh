@@ -155,4 +155,77 @@ struct Writer {
     }
 };
 
+/// Bytes of a tile of rows staged in shared memory (stage_row_tile; the host sizes
+/// tiles of rows to fit, src/strings/mod.rs).
+constexpr int TILE_BYTES = 16384;
+/// The most rows in a tile (a multiple of 32).
+constexpr int TILE_ROWS = 1024;
+
+/// A tile of rows in shared memory: their bytes from a 16-byte aligned address, with
+/// zeros around them up to the next 32-byte boundary plus 16 bytes, and each row's
+/// first byte's position in `bytes` (starts[n] = the end of the last row).
+struct RowTile {
+    __align__(16) uint8_t bytes[TILE_BYTES + 48];
+    int32_t starts[TILE_ROWS + 1];
+    long long ends[2];
+};
+
+/// Stage bytes [w0, w1) of chars as tile bytes [w0 - base, w1 - base) (base: w0 rounded
+/// down to a 16-byte aligned address), with zeros around them up to the next 32-byte
+/// boundary plus 16 bytes (what the match pass reads): 16-byte loads for the chunks
+/// inside the range, byte loads for the two chunks at its ends. Block-wide.
+__device__ __forceinline__ void stage_tile(const uint8_t* chars, long long w0, long long w1, long long base,
+                                           uint8_t* bytes) {
+    const int span = static_cast<int>(w1 - base);
+    const int chunks = (span + 15) / 16;
+    const int padded = (span + 31) / 32 * 2 + 1;  // chunks the match pass reads
+    for (int c = threadIdx.x; c < padded; c += blockDim.x) {
+        const long long lo = base + 16ll * c;
+        uint4 v = make_uint4(0, 0, 0, 0);
+        if (c < chunks) {
+            if (lo >= w0 && lo + 16 <= w1) {
+                v = *reinterpret_cast<const uint4*>(chars + lo);
+            } else {
+                uint8_t* b = reinterpret_cast<uint8_t*>(&v);
+                for (int j = 0; j < 16; ++j)
+                    if (lo + j >= w0 && lo + j < w1) b[j] = chars[lo + j];
+            }
+        }
+        *reinterpret_cast<uint4*>(bytes + 16 * c) = v;
+    }
+}
+
+/// Stage rows [first, first + n) (n <= TILE_ROWS) of a strings column in `tile`, when
+/// their bytes fit: returns the staged span (bytes from tile.bytes[0] to the end of
+/// the last row) or -1 when they do not fit (then only tile.ends is written). Called
+/// by every thread of the block (blockDim.x = 256) with the same arguments; ends with
+/// a __syncthreads. The caller synchronizes before staging again in `tile`.
+template <typename O>
+__device__ __forceinline__ int stage_row_tile(const O* offsets, const uint8_t* chars, uint64_t first, int n,
+                                              RowTile& tile) {
+    constexpr int PER_THREAD = (TILE_ROWS + 256) / 256;
+    const int tid = threadIdx.x;
+    long long off[PER_THREAD];
+#pragma unroll
+    for (int k = 0; k < PER_THREAD; ++k) {
+        const int r = tid + k * 256;
+        off[k] = r <= n ? static_cast<long long>(offsets[first + r]) : 0;
+        if (r == 0) tile.ends[0] = off[k];
+        if (r == n) tile.ends[1] = off[k];
+    }
+    __syncthreads();
+    const long long w0 = tile.ends[0], w1 = tile.ends[1];
+    const long long misalign = static_cast<long long>(reinterpret_cast<unsigned long long>(chars) & 15u);
+    const long long base = ((w0 + misalign) & ~15ll) - misalign;
+    if (w1 - base > TILE_BYTES) return -1;  // uniform
+#pragma unroll
+    for (int k = 0; k < PER_THREAD; ++k) {
+        const int r = tid + k * 256;
+        if (r <= n) tile.starts[r] = static_cast<int32_t>(off[k] - base);
+    }
+    stage_tile(chars, w0, w1, base, tile.bytes);
+    __syncthreads();
+    return static_cast<int>(w1 - base);
+}
+
 }  // namespace ragged

@@ -1,16 +1,16 @@
 // like: SQL LIKE matching of every row of a strings column against one pattern,
 // compiled on the host into tokens (ragged_core::ops::like_tokens): a code point,
 // ANY_ONE (`_`) or ANY_MANY (`%`). Matching is by characters, decoded from the row's
-// UTF-8 bytes on the fly, with the greedy wildcard algorithm that backtracks to the
-// last `%` (the CPU backend runs the same algorithm).
+// UTF-8 bytes on the fly: the segments between `%` are matched anchored at the two
+// ends and leftmost in between (the CPU backend's algorithm).
 // The answers are bit-packed by warp ballots; their unset bits are counted into
 // `falses`. The output validity is the column's (set by the host).
 //
-// Mapping: one thread per row, grid-stride over rows rounded up to whole warps (every
-// lane takes part in the ballots).
+// Mapping: tiles of rows staged in shared memory (16-byte loads; stage_row_tile), one
+// thread per row of the tile; grid-stride over tiles.
 // Pseudo-code: out[r] = like(chars[offsets[r] .. offsets[r + 1]], tokens)
-// Complexity: O(row × pattern) per row in the worst case, linear with at most one `%`.
-#include "common/ragged.cuh"
+// Complexity: O(row × pattern) per row in the worst case, O(row) for short segments.
+#include "common/strings.cuh"
 
 using namespace ragged;
 
@@ -37,49 +37,95 @@ __device__ __forceinline__ uint32_t decode(const uint8_t* chars, long long at, l
     return ((b0 & 0x07u) << 18) | (cont(1) << 12) | (cont(2) << 6) | cont(3);
 }
 
-/// Whether chars[begin, end) matches the m tokens.
-__device__ __forceinline__ bool like_match(const uint8_t* chars, long long begin, long long end,
-                                           const uint32_t* tokens, long long m) {
-    long long s = begin, p = 0;
-    long long star_after = -1, mark = 0;  // after the last `%`: its next token, the resume position
-    while (s < end) {
+/// Whether tokens [t0, t1) (none of them ANY_MANY) match the characters from chars[at]
+/// on, none at or after `end`; on a match `at` moves past them.
+__device__ __forceinline__ bool match_segment(const uint8_t* chars, long long& at, long long end,
+                                              const uint32_t* tokens, long long t0, long long t1) {
+    long long s = at;
+    for (long long p = t0; p < t1; ++p) {
+        if (s >= end) return false;
         int width;
         const uint32_t c = decode(chars, s, end, width);
-        const uint32_t t = p < m ? tokens[p] : 0u;
-        if (p < m && t == ANY_MANY) {
-            star_after = p + 1;
-            mark = s;
-            ++p;
-        } else if (p < m && (t == ANY_ONE || t == c)) {
-            ++p;
-            s += width;
-        } else if (star_after >= 0) {
-            // Let the last `%` take one more character and retry from there.
-            int w;
-            decode(chars, mark, end, w);
-            mark += w;
-            p = star_after;
-            s = mark;
-        } else {
-            return false;
-        }
+        const uint32_t t = tokens[p];
+        if (t != ANY_ONE && t != c) return false;
+        s += width;
     }
-    while (p < m && tokens[p] == ANY_MANY) ++p;
-    return p == m;
+    at = s;
+    return true;
 }
 
+/// Whether chars[begin, end) matches the m tokens: the segments between `%` tokens
+/// (like_tokens collapses their runs) are matched anchored at the start (the first),
+/// anchored at the end (the last) and leftmost in between, each after the one before —
+/// leftmost is the earliest end, so no other placement can match where it does not.
+__device__ __forceinline__ bool like_match(const uint8_t* chars, long long begin, long long end,
+                                           const uint32_t* tokens, long long m) {
+    long long first_any = 0;
+    while (first_any < m && tokens[first_any] != ANY_MANY) ++first_any;
+    long long pos = begin;
+    if (first_any == m) return match_segment(chars, pos, end, tokens, 0, m) && pos == end;
+    if (!match_segment(chars, pos, end, tokens, 0, first_any)) return false;
+    // The last segment: as many characters before the end as it has tokens.
+    long long last_any = m - 1;
+    while (tokens[last_any] != ANY_MANY) --last_any;
+    long long hi = end;
+    for (long long p = last_any + 1; p < m; ++p) {
+        if (hi <= pos) return false;
+        --hi;
+        while (hi > pos && (chars[hi] & 0xC0u) == 0x80u) --hi;
+    }
+    long long tail = hi;
+    if (!match_segment(chars, tail, end, tokens, last_any + 1, m)) return false;
+    // The middle segments, each at its leftmost match ending by `hi`.
+    for (long long t = first_any + 1; t < last_any;) {
+        long long e = t;
+        while (tokens[e] != ANY_MANY) ++e;
+        bool found = false;
+        for (long long p = pos; p < hi;) {
+            long long s = p;
+            if (match_segment(chars, s, hi, tokens, t, e)) {
+                pos = s;
+                found = true;
+                break;
+            }
+            int width;
+            decode(chars, p, hi, width);
+            p += width;
+        }
+        if (!found) return false;
+        t = e + 1;
+    }
+    return true;
+}
+
+/// Tiles of `tile_rows` rows (a multiple of 32, at most TILE_ROWS), grid-stride: a
+/// tile whose bytes fit is staged in shared memory (stage_row_tile) and matched there,
+/// else matched in global memory.
 template <typename O>
 __device__ void like(const O* offsets, const uint8_t* chars, uint64_t rows, const uint32_t* tokens, uint64_t m,
-                     uint32_t* out, unsigned long long* falses) {
-    const uint64_t rounded = (rows + 31) / 32 * 32;
+                     uint32_t tile_rows, uint32_t* out, unsigned long long* falses) {
+    __shared__ RowTile tiled;
+    const int tid = threadIdx.x;
+    const uint64_t tiles = (rows + tile_rows - 1) / tile_rows;
     unsigned long long false_count = 0;
-    for (uint64_t row = global_thread(); row < rounded; row += grid_threads()) {
-        bool hit = false;
-        if (row < rows) {
-            hit = like_match(chars, static_cast<long long>(offsets[row]), static_cast<long long>(offsets[row + 1]),
-                             tokens, static_cast<long long>(m));
+    for (uint64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+        const uint64_t first = tile * tile_rows;
+        const int n = static_cast<int>(rows - first < tile_rows ? rows - first : tile_rows);
+        const int span = stage_row_tile(offsets, chars, first, n, tiled);
+        for (int r = tid; r - (tid & 31) < n; r += blockDim.x) {
+            const uint64_t row = first + r;
+            bool hit = false;
+            if (r < n) {
+                hit = span >= 0 ? like_match(tiled.bytes, tiled.starts[r], tiled.starts[r + 1], tokens,
+                                             static_cast<long long>(m))
+                                : like_match(chars, static_cast<long long>(offsets[row]),
+                                             static_cast<long long>(offsets[row + 1]), tokens,
+                                             static_cast<long long>(m));
+            }
+            ballot_word(row, rows, hit, out, false_count);
         }
-        ballot_word(row, rows, hit, out, false_count);
+        // The next tile overwrites the shared rows.
+        __syncthreads();
     }
     flush_count(falses, false_count);
 }
@@ -87,8 +133,8 @@ __device__ void like(const O* offsets, const uint8_t* chars, uint64_t rows, cons
 #define RAGGED_LIKE(O, ONAME)                                                               \
     extern "C" __global__ void __launch_bounds__(256) like_##ONAME(                        \
         const O* offsets, const uint8_t* chars, uint64_t rows, const uint32_t* tokens, uint64_t m, \
-        uint32_t* out, unsigned long long* falses) {                                        \
-        like<O>(offsets, chars, rows, tokens, m, out, falses);                              \
+        uint32_t tile_rows, uint32_t* out, unsigned long long* falses) {                    \
+        like<O>(offsets, chars, rows, tokens, m, tile_rows, out, falses);                   \
     }
 RAGGED_LIKE(int32_t, i32)
 RAGGED_LIKE(int64_t, i64)

@@ -28,7 +28,7 @@
 // Pseudo-code: out[r] = op(chars[offsets[r] .. offsets[r + 1]], pattern row r or 0)
 // Complexity: O(bytes × pattern length) work in the worst case, O(bytes) typically
 // (the first pattern byte rejects most positions).
-#include "common/ragged.cuh"
+#include "common/strings.cuh"
 
 using namespace ragged;
 
@@ -168,13 +168,6 @@ __device__ void search(const O* offsets, const uint8_t* chars, uint64_t rows, co
 
 // ---- scalar patterns: tiles of rows, matched byte-parallel ------------------------------
 
-/// Bytes of a tile's rows staged in shared memory (the host sizes tiles of rows to fit).
-constexpr int TILE_BYTES = 16384;
-/// The most rows in a tile (a multiple of 32; the host's tile_rows is at most this).
-constexpr int TILE_ROWS = 1024;
-/// Offsets each thread loads per tile: TILE_ROWS + 1 over SEARCH_BLOCK threads.
-constexpr int OFFSETS_PER_THREAD = (TILE_ROWS + SEARCH_BLOCK) / SEARCH_BLOCK;
-
 /// Bit p of `bits` (position p of the tile).
 __device__ __forceinline__ bool bit_at(const uint32_t* bits, int p) { return (bits[p >> 5] >> (p & 31)) & 1u; }
 
@@ -239,31 +232,6 @@ __device__ __forceinline__ long long tile_answer(const uint32_t* match, const ui
     return p < 0 ? -1 : count_bits(lead, begin, p);
 }
 
-/// Stage bytes [w0, w1) of chars as tile bytes [w0 - base, w1 - base) (base: w0 rounded
-/// down to a 16-byte aligned address), with zeros around them up to the next 32-byte
-/// boundary plus 16 bytes (what the match pass reads): 16-byte loads for the chunks
-/// inside the range, byte loads for the two chunks at its ends. Block-wide.
-__device__ __forceinline__ void stage_tile(const uint8_t* chars, long long w0, long long w1, long long base,
-                                           uint8_t* bytes) {
-    const int span = static_cast<int>(w1 - base);
-    const int chunks = (span + 15) / 16;
-    const int padded = (span + 31) / 32 * 2 + 1;  // chunks the match pass reads
-    for (int c = threadIdx.x; c < padded; c += blockDim.x) {
-        const long long lo = base + 16ll * c;
-        uint4 v = make_uint4(0, 0, 0, 0);
-        if (c < chunks) {
-            if (lo >= w0 && lo + 16 <= w1) {
-                v = *reinterpret_cast<const uint4*>(chars + lo);
-            } else {
-                uint8_t* b = reinterpret_cast<uint8_t*>(&v);
-                for (int j = 0; j < 16; ++j)
-                    if (lo + j >= w0 && lo + j < w1) b[j] = chars[lo + j];
-            }
-        }
-        *reinterpret_cast<uint4*>(bytes + 16 * c) = v;
-    }
-}
-
 /// The scalar-pattern searches over tiles of `tile_rows` rows (a multiple of 32, at
 /// most TILE_ROWS), grid-stride. A tile whose bytes fit TILE_BYTES is staged in shared
 /// memory; every thread then computes the match bits of 32 positions (short_matches
@@ -279,43 +247,23 @@ __device__ void search_tiles(const O* offsets, const uint8_t* chars, uint64_t ro
                              uint64_t* error_word) {
     constexpr bool PREDICATE = OP == CONTAINS || OP == STARTS_WITH || OP == ENDS_WITH;
     constexpr bool LEAD = OP == FIND || OP == RFIND || OP == COUNT_MATCHES;
-    __shared__ __align__(16) uint8_t bytes[TILE_BYTES + 48];
+    __shared__ RowTile tiled;
     __shared__ uint32_t match[TILE_BYTES / 32 + 1];
     __shared__ uint32_t lead[LEAD ? TILE_BYTES / 32 + 1 : 1];
-    __shared__ int32_t starts[TILE_ROWS + 1];
-    __shared__ long long ends[2];
+    const uint8_t* bytes = tiled.bytes;
+    const int32_t* starts = tiled.starts;
     const unsigned tid = threadIdx.x;
     const int m = pattern_offsets[1] - pattern_offsets[0];
     const uint8_t* needle = pattern_chars + pattern_offsets[0];
     uint32_t first4 = 0;
     for (int j = 0; j < m && j < 4; ++j) first4 |= static_cast<uint32_t>(needle[j]) << (8 * j);
-    const long long misalign = static_cast<long long>(reinterpret_cast<unsigned long long>(chars) & 15u);
     const uint64_t tiles = (rows + tile_rows - 1) / tile_rows;
     unsigned long long false_count = 0;
     for (uint64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
         const uint64_t first = tile * tile_rows;
         const int n = static_cast<int>(rows - first < tile_rows ? rows - first : tile_rows);
-        long long off[OFFSETS_PER_THREAD];
-#pragma unroll
-        for (int k = 0; k < OFFSETS_PER_THREAD; ++k) {
-            const int r = tid + k * SEARCH_BLOCK;
-            off[k] = r <= n ? static_cast<long long>(offsets[first + r]) : 0;
-            if (r == 0) ends[0] = off[k];
-            if (r == n) ends[1] = off[k];
-        }
-        __syncthreads();
-        const long long w0 = ends[0], w1 = ends[1];
-        const long long base = ((w0 + misalign) & ~15ll) - misalign;
-        const bool staged = w1 - base <= TILE_BYTES;  // uniform
-        if (staged) {
-#pragma unroll
-            for (int k = 0; k < OFFSETS_PER_THREAD; ++k) {
-                const int r = tid + k * SEARCH_BLOCK;
-                if (r <= n) starts[r] = static_cast<int32_t>(off[k] - base);
-            }
-            stage_tile(chars, w0, w1, base, bytes);
-            __syncthreads();
-            const int span = static_cast<int>(w1 - base);
+        const int span = stage_row_tile(offsets, chars, first, n, tiled);
+        if (span >= 0) {
             for (int c = tid; 32 * c < span; c += SEARCH_BLOCK) {
                 const uint4 a = *reinterpret_cast<const uint4*>(bytes + 32 * c);
                 const uint4 b = *reinterpret_cast<const uint4*>(bytes + 32 * c + 16);
@@ -350,7 +298,7 @@ __device__ void search_tiles(const O* offsets, const uint8_t* chars, uint64_t ro
             const uint64_t row = first + r;
             long long answer = 0;
             if (r < n) {
-                if (staged) {
+                if (span >= 0) {
                     answer = tile_answer<OP>(match, lead, starts[r], starts[r + 1], m);
                 } else {
                     const long long begin = static_cast<long long>(offsets[row]);

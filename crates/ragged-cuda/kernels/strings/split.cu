@@ -5,19 +5,22 @@
 //
 // split_count_<dir>_<O>: each valid row's number of parts (0 for a null row) and their
 //   maximum (atomicMax), from which the host sizes the output.
-// split_parts_<dir>_<O>: part k of row i as a byte range out_starts[k * rows + i],
-//   out_stops[k * rows + i] for k < columns (empty at the row's start where the row has
-//   no part k), and the validity of each output column (valid row and k < parts),
-//   packed by warp ballots into words[k * words_per_column ..], its unset bits counted
-//   into nulls[k].
-// The host then builds each column as slice does: compact offsets and the byte gather.
+// SplitPart (split_part_one_pass_<O>, split_part_sizes / _fill_<O>): output column
+//   `part` of split / rsplit when there are few columns, run by the string transform
+//   helpers (one pass, bounded by the input's bytes): row i's part `part`, null where
+//   the row is null or has no such part (counts[i] from split_count).
+// split_parts_<dir>_<O>: when there are many columns, part k of row i as a byte range
+//   out_starts[k * rows + i], out_stops[k * rows + i] for k < columns (empty at the
+//   row's start where the row has no part k), and the validity of each output column
+//   (valid row and k < parts), packed by warp ballots into words[k * words_per_column
+//   ..], its unset bits counted into nulls[k]; the host gathers each column from them.
 // split_record_parts_<dir>_<O>: for split_record, every part of valid row i as a byte
 //   range out_starts[j], out_stops[j] at j = list_offsets[i] + k (part k, numbered from
 //   the left), where list_offsets is the scan of split_count's counts; the host then
 //   builds the parts' column the same way.
-// Mapping: one thread per row, grid-stride over rows rounded up to whole warps.
+// Mapping: one thread per row (grid-stride for the count and the record parts).
 // Complexity: O(bytes × delimiter length) worst case, O(bytes) typically, per kernel.
-#include "common/strings.cuh"
+#include "common/one_pass.cuh"
 
 using namespace ragged;
 
@@ -142,6 +145,38 @@ __device__ void split_parts(StringInput col, uint64_t rows, const uint8_t* d, lo
         }
     }
 }
+
+struct SplitPart {
+    StringInput col;
+    const uint8_t* d;
+    long long m;
+    unsigned long long cuts;
+    const int32_t* counts;
+    uint32_t part;
+    uint32_t right;
+
+    __device__ bool operator()(uint64_t row, Writer& w) const {
+        const long long parts = counts[row];
+        if (part >= parts) return false;  // a null row has no parts
+        const string_view s = col.get(row);
+        long long a = 0, b = 0;
+        const auto take = [&](long long j, long long x, long long y) {
+            if (j == (right ? parts - 1 - part : part)) {
+                a = x;
+                b = y;
+            }
+        };
+        if (right) {
+            for_each_part<true>(s, d, m, cuts, take);
+        } else {
+            for_each_part<false>(s, d, m, cuts, take);
+        }
+        w.bytes(s.data + a, b - a);
+        return true;
+    }
+};
+RAGGED_TWO_PASS(SplitPart, split_part)
+RAGGED_ONE_PASS(SplitPart, split_part)
 
 template <typename O, bool RIGHT>
 __device__ void split_record_parts(StringInput col, uint64_t rows, const uint8_t* d, long long m,

@@ -19,6 +19,23 @@ use ragged_core::{
 use crate::memory::Device;
 use crate::CudaBackend;
 
+/// Bytes of a tile of rows staged in shared memory (TILE_BYTES of
+/// kernels/common/strings.cuh).
+const TILE_BYTES: usize = 16384;
+/// The most rows per tile (TILE_ROWS of kernels/common/strings.cuh).
+const TILE_ROWS: usize = 1024;
+
+/// Rows per tile of the kernels that stage tiles of rows (`stage_row_tile`): tiles
+/// expected to fill three quarters of TILE_BYTES at the column's average row length
+/// (its chars buffer over its rows, or more for a slice), so that rows longer than
+/// average rarely make a tile overflow (which then reads global memory), in whole
+/// warps of 32 to TILE_ROWS rows.
+pub(crate) fn tile_rows<O: OffsetSize>(col: &StringColumn<O, Device>) -> u32 {
+    let avg = col.values().len().div_ceil(col.len().max(1));
+    let rows = (TILE_BYTES * 3 / 4) / avg.max(1);
+    (rows.clamp(32, TILE_ROWS) / 32 * 32) as u32
+}
+
 impl StringOps for CudaBackend {
     fn length<O: OffsetSize>(
         &self,

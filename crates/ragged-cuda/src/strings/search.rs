@@ -18,6 +18,8 @@ use crate::memory::{Device, DeviceBitmap, DeviceBuffer};
 use crate::primitives::validity_args;
 use crate::CudaBackend;
 
+use super::tile_rows;
+
 /// The pattern as the kernel reads it: offsets and chars of a strings column, whether
 /// its one row serves every row, its validity and its offset type's name.
 struct DevicePattern<'a> {
@@ -196,19 +198,6 @@ fn finish<B>(
     })
 }
 
-/// Bytes of a tile staged by `search_tiles` (TILE_BYTES of kernels/strings/search.cu).
-const TILE_BYTES: usize = 16384;
-/// The most rows per tile (TILE_ROWS).
-const TILE_ROWS: usize = 1024;
-
-/// Rows per tile of `search_tiles` for rows of `avg` bytes on average: tiles expected
-/// to fill three quarters of TILE_BYTES, so that rows longer than average rarely make
-/// a tile overflow (which then searches in global memory), in whole warps.
-fn tile_rows(avg: usize) -> u32 {
-    let rows = (TILE_BYTES * 3 / 4) / avg.max(1);
-    (rows.clamp(32, TILE_ROWS) / 32 * 32) as u32
-}
-
 /// Launch `search_tiles_<op>_<O>` for a scalar pattern (its validity: the column's).
 fn run_tiles<O: OffsetSize>(
     backend: &CudaBackend,
@@ -220,8 +209,7 @@ fn run_tiles<O: OffsetSize>(
     word: &Option<ErrorWord>,
 ) -> Result<()> {
     let rows = col.len() as u64;
-    // The chars buffer over the rows: their average length, or more for a slice.
-    let per_tile = tile_rows(col.values().len().div_ceil(col.len().max(1)));
+    let per_tile = tile_rows(col);
     let function = backend.function(
         &STRINGS_SEARCH,
         &format!("search_tiles_{}_{}", op.name(), O::OFFSET_NAME),
@@ -251,7 +239,7 @@ fn run_tiles<O: OffsetSize>(
     // by DevicePattern::new) and its bytes; writes `rows` answers of O, or ceil(rows /
     // 32) answer words for a predicate, into `out` (allocated by the caller), adds to
     // the zeroed counter, reports through the word when not null; tile_rows is a
-    // multiple of 32 of at most TILE_ROWS.
+    // multiple of 32 of at most TILE_ROWS (tile_rows).
     unsafe { launch(function, grid, BLOCK, 0, backend.stream(), &mut args) }
 }
 

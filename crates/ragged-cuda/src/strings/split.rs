@@ -1,8 +1,10 @@
 //! `split` and `rsplit` on the GPU: `kernels/strings/split.cu` counts each row's parts
-//! (`split_count_<dir>_<O>`, with their maximum, the number of output columns) and
-//! then writes every part's byte range and each column's validity
-//! (`split_parts_<dir>_<O>`); each column is then built as `slice` builds its output
-//! (`column_of_ranges`).
+//! (`split_count_<dir>_<O>`, with their maximum, the number of output columns). Up to
+//! [`PART_PASSES`] columns, each is the `SplitPart` functor run by the string transform
+//! helpers (one pass, bounded by the input's bytes); more are built from every part's
+//! byte range (`split_parts_<dir>_<O>`, then `column_of_ranges`). `split_record` writes
+//! every part's byte range (`split_record_parts_<dir>_<O>`) and builds the parts'
+//! column from them.
 
 use std::sync::Arc;
 
@@ -11,13 +13,12 @@ use ragged_core::{
     Error, ListColumn, OffsetSize, PrimitiveColumn, Primitives, Result, StringColumn,
 };
 
-use super::slice::column_of_ranges;
-use super::two_pass::column_input;
+use super::two_pass::{column_input, transform, StringInput};
 use crate::common::bits::{ballot_grid, bitmap};
 use crate::compile::STRINGS_SPLIT;
 use crate::launch::{launch, params, BLOCK};
-use crate::lists::zero_offsets;
-use crate::memory::{Device, DeviceBuffer};
+use crate::lists::{compact_for, gather_values, zero_offsets, GatherPlan};
+use crate::memory::{Device, DeviceBitmap, DeviceBuffer};
 use crate::CudaBackend;
 
 /// The delimiter's bytes on the device and each row's part count, from
@@ -33,6 +34,19 @@ struct Counted {
     counts: DeviceBuffer<i32>,
     /// The most parts of a row.
     most: usize,
+}
+
+/// `SplitPart` of `kernels/strings/split.cu`.
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct SplitPart {
+    col: StringInput,
+    d: u64,
+    m: i64,
+    cuts: u64,
+    counts: u64,
+    part: u32,
+    right: u32,
 }
 
 /// Check the delimiter and run the count pass over `n > 0` rows.
@@ -106,10 +120,75 @@ pub(crate) fn split<O: OffsetSize>(
     if n == 0 {
         return Ok(vec![col.clone()]);
     }
-    let rows = n as u64;
     let dir = if from_right { "right" } else { "left" };
-    let input = column_input(col);
     let counted = count_parts(backend, col, on, max_splits, dir)?;
+    if counted.most <= PART_PASSES {
+        split_by_parts(backend, col, &counted, from_right, op)
+    } else {
+        split_by_ranges(backend, col, counted, dir, op)
+    }
+}
+
+/// The most columns `split` builds by one pass over the rows each ([`split_by_parts`]);
+/// more would read the rows too many times (a row with many parts would be walked once
+/// per column), so they go through the parts' ranges ([`split_by_ranges`]).
+const PART_PASSES: usize = 8;
+
+/// The columns of `split` with few parts: each one the `SplitPart` functor run in one
+/// pass (its rows' parts located again, no ranges materialized).
+fn split_by_parts<O: OffsetSize>(
+    backend: &CudaBackend,
+    col: &StringColumn<O, Device>,
+    counted: &Counted,
+    from_right: bool,
+    op: &'static str,
+) -> Result<Vec<StringColumn<O, Device>>> {
+    let n = col.len();
+    let mut out = Vec::with_capacity(counted.most.max(1));
+    for part in 0..counted.most.max(1) {
+        let functor = SplitPart {
+            col: column_input(col),
+            d: counted.delimiter.device_ptr(),
+            m: counted.m,
+            cuts: counted.cuts,
+            counts: counted.counts.device_ptr(),
+            part: u32::try_from(part)
+                .map_err(|_| Error::invalid_argument(op, "more than 2^32 parts in a row"))?,
+            right: u32::from(from_right),
+        };
+        // Each row's part is a part of its bytes: at most the chars buffer.
+        let bound = Some(col.values().len() as u64);
+        let column = transform(
+            backend,
+            &STRINGS_SPLIT,
+            "split_part",
+            op,
+            functor,
+            n,
+            O::WIDTH,
+            bound,
+        )?;
+        out.push(
+            O::from_any_strings(column)
+                .ok_or_else(|| Error::invalid_argument(op, "offset width"))?,
+        );
+    }
+    Ok(out)
+}
+
+/// The columns of `split` with many parts: `split_parts_<dir>_<O>` writes every part's
+/// byte range and each column's validity in one pass over the rows, then each column is
+/// gathered from its ranges (`column_of_ranges`) — the rows are read once whatever the
+/// number of columns.
+fn split_by_ranges<O: OffsetSize>(
+    backend: &CudaBackend,
+    col: &StringColumn<O, Device>,
+    counted: Counted,
+    dir: &str,
+    op: &'static str,
+) -> Result<Vec<StringColumn<O, Device>>> {
+    let (n, rows) = (col.len(), col.len() as u64);
+    let input = column_input(col);
     let (d_ptr, m, cuts) = (counted.delimiter.device_ptr(), counted.m, counted.cuts);
     let counts = counted.counts;
     let columns = counted.most.max(1);
@@ -282,4 +361,35 @@ pub(crate) fn split_record<O: OffsetSize>(
             col.validity().cloned(),
         )
     })
+}
+
+/// The strings column whose row `i` is bytes `starts[i]..stops[i]` of `col`'s values,
+/// built as the lists family builds a starts/stops view (compact offsets, then the
+/// load-balanced byte gather); `split` and `split_record` make their outputs with it.
+///
+/// # Safety
+/// Every range lies within `col`'s values and starts and ends on UTF-8 character
+/// boundaries of a row (null rows' ranges empty), so that every output row is valid
+/// UTF-8.
+unsafe fn column_of_ranges<O: OffsetSize>(
+    backend: &CudaBackend,
+    col: &StringColumn<O, Device>,
+    starts: &DeviceBuffer<O>,
+    stops: &DeviceBuffer<O>,
+    validity: Option<DeviceBitmap>,
+    op: &'static str,
+) -> Result<StringColumn<O, Device>> {
+    let (offsets, total) = compact_for::<O>(backend, starts, stops, None, col.values().len(), op)?;
+    let plan = GatherPlan {
+        starts,
+        offsets: &offsets,
+        n: starts.len() as u64,
+        total: total as u64,
+        op,
+    };
+    let values = gather_values(backend, &plan, col.values())?;
+    // SAFETY: the offsets are the compact offsets of the ranges, so they start at 0, do
+    // not decrease and end at the values' length; the caller guarantees each range is
+    // valid UTF-8.
+    Ok(unsafe { StringColumn::new_unchecked(offsets, values, validity) })
 }
