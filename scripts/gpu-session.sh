@@ -7,7 +7,7 @@
 #   lists-bench      the whole lists suite
 #   strings-bench F  the strings suite's cases matching F
 #   sanitize-strings memcheck and racecheck of redact, copy_if_else, slice, the
-#                    scalar searches, like and the user transforms
+#                    scalar searches, like, split and the user transforms, all at once
 #   lines-tests      text conformance (line_ends, count_lines, split_lines)
 #   lines-bench      the lines suite at 80-byte lines
 #   ncu REGEX SUITE FILTER   Nsight Compute (clocks as found) of one launch of the
@@ -93,18 +93,25 @@ while [ $# -gt 0 ]; do
       ./ragged --device cuda bench --suite strings --filter "$2" 2>&1 | grep -E "^  " | sed 's/  */ /g' | head -60
       shift ;;
     sanitize-strings)
+      # Every (tool, test) pair at once, each bounded to 240 s; the logs printed after.
       export RAGGED_POOL=off
       cs="/usr/local/cuda/bin/compute-sanitizer --error-exitcode 99"
+      i=0
       for t in "strings_conformance strings_redact_utf8" "strings_conformance strings_copy_if_else_utf8" \
                "strings_conformance strings_slice_utf8" "strings_conformance strings_search_scalar_utf8" \
-               "strings_conformance strings_like_utf8" "transform user"; do
+               "strings_conformance strings_like_utf8" "strings_conformance strings_split_utf8" \
+               "transform user"; do
         read -r bin filter <<< "$t"
         for tool in memcheck racecheck; do
-          step "$tool $bin $filter"
-          timeout 120 $cs --tool "$tool" "./tests/$bin" "$filter" 2>&1 | grep -E "ERROR SUMMARY|test result|Hazard|Invalid" | head -6
-          echo "exit ${PIPESTATUS[0]}"
+          i=$((i + 1))
+          ( echo "=== $tool $bin $filter"
+            timeout 240 $cs --tool "$tool" "./tests/$bin" "$filter" 2>&1 | grep -E "ERROR SUMMARY|test result|Hazard|Invalid" | head -6
+            echo "exit ${PIPESTATUS[0]}" ) > "/tmp/san$i.log" 2>&1 &
         done
       done
+      wait
+      cat /tmp/san*.log
+      rm -f /tmp/san*.log
       unset RAGGED_POOL ;;
     lists-bench)
       step bench lists all

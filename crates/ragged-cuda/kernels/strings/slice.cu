@@ -7,15 +7,16 @@
 // Bounds: the same for every row (per_row = 0: has_start / start, has_stop / stop), or
 // row i's starts[i] / stops[i] (per_row = 1). A row that is null, or whose per-row
 // bound is null, is null.
-// Characters: the k-th character starts at the row's k-th lead byte (not 0b10xxxxxx).
+// Characters: the k-th character starts at the row's k-th lead byte (not 0b10xxxxxx);
+// a bound is located by walking from the row's start (k >= 0) or end (k < 0).
 // Bytes: a valid row whose non-empty range starts or ends inside a character reports
 // its row through error_word (code 1, lowest row wins) and writes nothing; the host
 // finds the byte.
 //
 // Pseudo-code: (a, b) = python_slice(len(row), start, stop); out = row[byte(a) ..
 //              byte(b)]
-// Complexity: O(row bytes) per row for characters (a count and a walk), O(1) + the
-// copy for bytes.
+// Complexity: O(|start| + |stop|) characters walked per row for characters, O(1) for
+// bytes, plus the copy.
 #include "common/one_pass.cuh"
 
 using namespace ragged;
@@ -31,6 +32,23 @@ __device__ __forceinline__ void python_bounds(long long len, bool has_start, lon
     a = has_start ? norm(start) : 0;
     b = has_stop ? norm(stop) : len;
     if (b < a) b = a;
+}
+
+/// The byte position in `s` of character `k` as Python indexes it (negative counts
+/// from the end), clamped to [0, size]: a walk over k characters from the nearer end,
+/// so that the row's characters need not be counted.
+__device__ __forceinline__ long long char_position(string_view s, long long k) {
+    long long p = 0;
+    if (k >= 0) {
+        for (; k > 0 && p < s.size; --k) p += s.char_bytes_at(p);
+        return p < s.size ? p : s.size;
+    }
+    p = s.size;
+    for (; k < 0 && p > 0; ++k) {
+        --p;
+        while (p > 0 && (s[p] & 0xC0u) == 0x80u) --p;
+    }
+    return p;
 }
 
 struct Slice {
@@ -60,18 +78,11 @@ struct Slice {
         const long long e_at = per_row ? stops[row] : stop;
         long long from, to;
         if (chars) {
-            const long long n = s.chars();
-            long long a, b;
-            python_bounds(n, s_has, s_at, e_has, e_at, a, b);
-            from = a == n ? s.size : -1;
-            to = b == n ? s.size : -1;
-            long long k = 0;
-            for (long long p = 0; p < s.size && (from < 0 || to < 0); ++p) {
-                if ((s[p] & 0xC0u) == 0x80u) continue;
-                if (k == a) from = p;
-                if (k == b) to = p;
-                ++k;
-            }
+            // Character positions map to byte positions in order, so Python's clamped
+            // bounds are the byte positions of the clamped characters.
+            from = s_has ? char_position(s, s_at) : 0;
+            to = e_has ? char_position(s, e_at) : s.size;
+            if (to < from) to = from;
         } else {
             python_bounds(s.size, s_has, s_at, e_has, e_at, from, to);
             const auto cuts = [&](long long x) { return x < s.size && (s[x] & 0xC0u) == 0x80u; };

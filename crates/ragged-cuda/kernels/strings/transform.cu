@@ -22,9 +22,10 @@ struct CopyIfElse {
     StringInput right;
 
     __device__ bool operator()(uint64_t row, Writer& w) const {
-        const StringInput& side = mask.is_true(row) ? left : right;
-        if (!side.valid(row)) return false;
-        w.str(side.get(row));
+        // Each side read by name: a reference to the chosen one puts both on the stack.
+        const bool take_left = mask.is_true(row);
+        if (!(take_left ? left.valid(row) : right.valid(row))) return false;
+        w.str(take_left ? left.get(row) : right.get(row));
         return true;
     }
 };
