@@ -130,19 +130,21 @@ struct CaseMap {
 RAGGED_TWO_PASS(CaseMap, case_map)
 RAGGED_ONE_PASS(CaseMap, case_map)
 
-// strip: sides 1 = left, 2 = right, 3 = both; a character is stripped when it is ASCII
-// whitespace (whitespace = 1) or one of the characters of `set` (row 0).
+// strip: sides 1 = left, 2 = right, 3 = both; a character is stripped when it is one
+// of the characters of `set` (row 0). When they are all ASCII (ascii = 1; ASCII
+// whitespace for the default set), low and high hold them as bits 0..63 and 64..127
+// and the row's bytes are tested directly: an ASCII byte is a whole character, never
+// inside one.
 struct Strip {
     StringInput col;
     StringInput set;
     uint32_t sides;
-    uint32_t whitespace;
+    uint32_t ascii;
+    unsigned long long low;
+    unsigned long long high;
 
+    /// Whether the character of `len` bytes at p is one of `set`'s.
     __device__ bool strips(const uint8_t* p, int len) const {
-        if (whitespace) {
-            const uint8_t b = p[0];
-            return len == 1 && (b == ' ' || b == '\t' || b == '\n' || b == 0x0b || b == 0x0c || b == '\r');
-        }
         const string_view chars = set.get(0);
         for (long long i = 0; i < chars.size; i += chars.char_bytes_at(i)) {
             if (chars.char_bytes_at(i) != len) continue;
@@ -153,23 +155,35 @@ struct Strip {
         return false;
     }
 
+    /// Whether byte c is an ASCII character of the set (ascii = 1).
+    __device__ __forceinline__ bool in_mask(uint8_t c) const {
+        return c < 64u ? ((low >> c) & 1u) : (c < 128u && ((high >> (c - 64u)) & 1u));
+    }
+
     __device__ bool operator()(uint64_t row, Writer& w) const {
         if (!col.valid(row)) return false;
         const string_view s = col.get(row);
         long long a = 0, b = s.size;
-        if (sides & 1u) {
-            while (a < b) {
-                const int len = s.char_bytes_at(a);
-                if (!strips(s.data + a, len)) break;
-                a += len;
+        if (ascii) {
+            if (sides & 1u)
+                while (a < b && in_mask(s[a])) ++a;
+            if (sides & 2u)
+                while (b > a && in_mask(s[b - 1])) --b;
+        } else {
+            if (sides & 1u) {
+                while (a < b) {
+                    const int len = s.char_bytes_at(a);
+                    if (!strips(s.data + a, len)) break;
+                    a += len;
+                }
             }
-        }
-        if (sides & 2u) {
-            while (b > a) {
-                long long start = b - 1;
-                while (start > a && (s[start] & 0xC0u) == 0x80u) --start;
-                if (!strips(s.data + start, static_cast<int>(b - start))) break;
-                b = start;
+            if (sides & 2u) {
+                while (b > a) {
+                    long long start = b - 1;
+                    while (start > a && (s[start] & 0xC0u) == 0x80u) --start;
+                    if (!strips(s.data + start, static_cast<int>(b - start))) break;
+                    b = start;
+                }
             }
         }
         w.bytes(s.data + a, b - a);

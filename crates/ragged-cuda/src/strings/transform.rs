@@ -310,8 +310,13 @@ struct Strip {
     col: StringInput,
     set: StringInput,
     sides: u32,
-    whitespace: u32,
+    ascii: u32,
+    low: u64,
+    high: u64,
 }
+
+/// ASCII whitespace, `strip`'s default set.
+const WHITESPACE: &str = " \t\n\u{b}\u{c}\r";
 
 pub(crate) fn strip<O: OffsetSize>(
     backend: &CudaBackend,
@@ -319,12 +324,24 @@ pub(crate) fn strip<O: OffsetSize>(
     side: Side,
     chars: Option<&str>,
 ) -> Result<StringColumn<O, Device>> {
+    let set = chars.unwrap_or(WHITESPACE);
+    // An ASCII set as bits 0..63 and 64..127, which the kernel tests bytes against.
+    let (mut low, mut high) = (0u64, 0u64);
+    for b in set.bytes().filter(u8::is_ascii) {
+        if b < 64 {
+            low |= 1 << b;
+        } else {
+            high |= 1 << (b - 64);
+        }
+    }
     let mut uploads = Uploads::default();
     let functor = Strip {
         col: column_input(col),
-        set: uploads.string(backend, StringArg::Scalar(Some(chars.unwrap_or(""))))?,
+        set: uploads.string(backend, StringArg::Scalar(Some(set)))?,
         sides: side_code(side, 1, 2, 3),
-        whitespace: u32::from(chars.is_none()),
+        ascii: u32::from(set.is_ascii()),
+        low,
+        high,
     };
     let bound = Some(col_bytes(col));
     let out = builtin(
