@@ -72,15 +72,7 @@ __device__ void one_pass(const F& f, uint64_t rows, uint64_t capacity, O* offset
         const uint64_t row = first + k * ONE_PASS_THREADS + tid;
         bool valid = false;
         int32_t size = 0;
-        if (row < rows) {
-            Writer w{nullptr, 0};
-            valid = f(row, w);
-            if (w.pos > 0x7fffffffll) {
-                report_error(error_word, row, 1);
-                w.pos = 0;
-            }
-            size = valid ? static_cast<int32_t>(w.pos) : 0;
-        }
+        if (row < rows) size = size_row(f, row, error_word, valid);
         sizes[k] = size;
         starts[k * ONE_PASS_THREADS + tid] = static_cast<Acc>(size);
         // Uniform per warp: a warp whose first row is past the end has no word.

@@ -22,6 +22,20 @@
 
 namespace ragged {
 
+/// Row `row`'s output size by f with a counting Writer, and in `valid` whether the
+/// row is valid; a row of 2^31 bytes or more is reported through the error word (code
+/// 1) and sized 0, as is a null row. Shared by the sizes pass and one_pass.cuh.
+template <typename F>
+__device__ __forceinline__ int32_t size_row(const F& f, uint64_t row, uint64_t* error_word, bool& valid) {
+    Writer w{nullptr, 0};
+    valid = f(row, w);
+    if (w.pos > 0x7fffffffll) {
+        report_error(error_word, row, 1);
+        w.pos = 0;
+    }
+    return valid ? static_cast<int32_t>(w.pos) : 0;
+}
+
 template <typename F>
 __device__ void two_pass_sizes(const F& f, uint64_t rows, int32_t* sizes, uint32_t* validity,
                                unsigned long long* counts, uint64_t* error_word) {
@@ -31,13 +45,7 @@ __device__ void two_pass_sizes(const F& f, uint64_t rows, int32_t* sizes, uint32
     for (uint64_t row = global_thread(); row < rounded; row += grid_threads()) {
         bool valid = false;
         if (row < rows) {
-            Writer w{nullptr, 0};
-            valid = f(row, w);
-            if (w.pos > 0x7fffffffll) {
-                report_error(error_word, row, 1);
-                w.pos = 0;
-            }
-            const int32_t size = valid ? static_cast<int32_t>(w.pos) : 0;
+            const int32_t size = size_row(f, row, error_word, valid);
             sizes[row] = size;
             bytes += static_cast<unsigned long long>(size);
         }

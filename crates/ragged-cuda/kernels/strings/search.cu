@@ -22,9 +22,9 @@
 // bits (see search_tiles).
 // Per-row patterns (search_<op>_<O>_<P>): one thread per row, grid-stride over rows
 // rounded up to whole warps (every lane takes part in the ballots). A warp first
-// stages the bytes of its 32 rows in shared memory (16-byte vector loads, coalesced; up to STAGE_BYTES), so that the
-// per-row searches read shared memory instead of issuing scattered byte loads; rows
-// too long to stage are searched in global memory.
+// stages the bytes of its 32 rows in shared memory (16-byte vector loads, coalesced;
+// up to STAGE_BYTES), so that the per-row searches read shared memory instead of
+// issuing scattered byte loads; rows too long to stage are searched in global memory.
 // Pseudo-code: out[r] = op(chars[offsets[r] .. offsets[r + 1]], pattern row r or 0)
 // Complexity: O(bytes × pattern length) work in the worst case, O(bytes) typically
 // (the first pattern byte rejects most positions).
@@ -111,6 +111,18 @@ __device__ __forceinline__ void stage_bytes(const uint8_t* chars, long long w0, 
     }
 }
 
+/// Store a position or count answer for `row` in O, or report the row through the
+/// error word (code 1) and store 0 when it does not fit.
+template <typename O>
+__device__ __forceinline__ void store_answer(void* out, uint64_t row, long long answer, uint64_t* error_word) {
+    O value = static_cast<O>(answer);
+    if (static_cast<long long>(value) != answer) {
+        report_error(error_word, row, 1);
+        value = O(0);
+    }
+    static_cast<O*>(out)[row] = value;
+}
+
 template <typename O, typename P, int OP>
 __device__ void search(const O* offsets, const uint8_t* chars, uint64_t rows, const P* pattern_offsets,
                        const uint8_t* pattern_chars, uint32_t scalar, void* out, const uint8_t* bits,
@@ -146,14 +158,7 @@ __device__ void search(const O* offsets, const uint8_t* chars, uint64_t rows, co
             const long long end = static_cast<long long>(offsets[row + 1]);
             answer = staged ? search_row<OP>(stage, begin - base, end - base, pattern_chars + pb, m)
                             : search_row<OP>(chars, begin, end, pattern_chars + pb, m);
-            if (!PREDICATE) {
-                O value = static_cast<O>(answer);
-                if (static_cast<long long>(value) != answer) {
-                    report_error(error_word, row, 1);
-                    value = O(0);
-                }
-                static_cast<O*>(out)[row] = value;
-            }
+            if (!PREDICATE) store_answer<O>(out, row, answer, error_word);
             valid = is_valid(bits, bit_offset, row) && is_valid(pattern_bits, pattern_bit_offset, row);
         }
         // Every lane is done with the stage before the next round overwrites it.
@@ -305,14 +310,7 @@ __device__ void search_tiles(const O* offsets, const uint8_t* chars, uint64_t ro
                     const long long end = static_cast<long long>(offsets[row + 1]);
                     answer = search_row<OP>(chars, begin, end, needle, m);
                 }
-                if (!PREDICATE) {
-                    O value = static_cast<O>(answer);
-                    if (static_cast<long long>(value) != answer) {
-                        report_error(error_word, row, 1);
-                        value = O(0);
-                    }
-                    static_cast<O*>(out)[row] = value;
-                }
+                if (!PREDICATE) store_answer<O>(out, row, answer, error_word);
             }
             if (PREDICATE) ballot_word(row, rows, answer != 0, static_cast<uint32_t*>(out), false_count);
         }

@@ -1,6 +1,6 @@
 //! `like` on the GPU: the pattern is compiled on the host
 //! (`ragged_core::ops::like_tokens`), uploaded, and matched by
-//! `kernels/strings/like.cu` (`like_<O>`: tiles of [`tile_rows`] rows staged in shared
+//! `kernels/strings/like.cu` (`like_<O>`: tiles of rows ([`tile_launch`]) staged in shared
 //! memory, one thread per row). The output validity is the column's.
 
 use ragged_core::ops::like_tokens;
@@ -8,11 +8,11 @@ use ragged_core::{BooleanColumn, OffsetSize, Result, StringColumn};
 
 use crate::common::bits::{bitmap, counter, read_counter};
 use crate::compile::STRINGS_LIKE;
-use crate::launch::{launch, params, resident_grid, BLOCK};
+use crate::launch::{launch, params, BLOCK};
 use crate::memory::Device;
 use crate::CudaBackend;
 
-use super::tile_rows;
+use super::tile_launch;
 
 /// See [`ragged_core::StringOps::like`].
 pub(crate) fn like<O: OffsetSize>(
@@ -35,12 +35,7 @@ pub(crate) fn like<O: OffsetSize>(
             n as u64,
         );
         let (tokens_ptr, m) = (device_tokens.device_ptr(), tokens.len() as u64);
-        let per_tile = tile_rows(col);
-        let grid = resident_grid(
-            function,
-            rows.div_ceil(u64::from(per_tile)) * u64::from(BLOCK),
-            backend.info().multiprocessors,
-        );
+        let (per_tile, grid) = tile_launch(backend, function, col);
         let (words_ptr, falses_ptr) = (words.device_ptr(), falses_counter.device_ptr());
         let mut args =
             params![offsets, chars, rows, tokens_ptr, m, per_tile, words_ptr, falses_ptr];

@@ -16,6 +16,7 @@ use ragged_core::{
     BooleanColumn, ListColumn, OffsetSize, PrimitiveColumn, Result, StringColumn, StringOps,
 };
 
+use crate::launch::{resident_grid, Function, BLOCK};
 use crate::memory::Device;
 use crate::CudaBackend;
 
@@ -30,10 +31,28 @@ const TILE_ROWS: usize = 1024;
 /// (its chars buffer over its rows, or more for a slice), so that rows longer than
 /// average rarely make a tile overflow (which then reads global memory), in whole
 /// warps of 32 to TILE_ROWS rows.
-pub(crate) fn tile_rows<O: OffsetSize>(col: &StringColumn<O, Device>) -> u32 {
+fn tile_rows<O: OffsetSize>(col: &StringColumn<O, Device>) -> u32 {
     let avg = col.values().len().div_ceil(col.len().max(1));
     let rows = (TILE_BYTES * 3 / 4) / avg.max(1);
     (rows.clamp(32, TILE_ROWS) / 32 * 32) as u32
+}
+
+/// The rows per tile ([`tile_rows`]) and the grid of [`BLOCK`]-thread blocks for
+/// `function`, a kernel that strides over tiles of `col`'s rows: one block per tile, at
+/// most the blocks resident at once.
+pub(crate) fn tile_launch<O: OffsetSize>(
+    backend: &CudaBackend,
+    function: Function,
+    col: &StringColumn<O, Device>,
+) -> (u32, u32) {
+    let per_tile = tile_rows(col);
+    let tiles = (col.len() as u64).div_ceil(u64::from(per_tile));
+    let grid = resident_grid(
+        function,
+        tiles * u64::from(BLOCK),
+        backend.info().multiprocessors,
+    );
+    (per_tile, grid)
 }
 
 impl StringOps for CudaBackend {

@@ -13,12 +13,12 @@ use ragged_core::{BooleanColumn, Error, OffsetSize, PrimitiveColumn, Result, Str
 use crate::common::bits::{ballot_grid, bitmap, validity_or_none};
 use crate::compile::STRINGS_SEARCH;
 use crate::error_word::ErrorWord;
-use crate::launch::{launch, params, resident_grid, BLOCK};
+use crate::launch::{launch, params, BLOCK};
 use crate::memory::{Device, DeviceBitmap, DeviceBuffer};
 use crate::primitives::validity_args;
 use crate::CudaBackend;
 
-use super::tile_rows;
+use super::tile_launch;
 
 /// The pattern as the kernel reads it: offsets and chars of a strings column, whether
 /// its one row serves every row, its validity and its offset type's name.
@@ -209,16 +209,11 @@ fn run_tiles<O: OffsetSize>(
     word: &Option<ErrorWord>,
 ) -> Result<()> {
     let rows = col.len() as u64;
-    let per_tile = tile_rows(col);
     let function = backend.function(
         &STRINGS_SEARCH,
         &format!("search_tiles_{}_{}", op.name(), O::OFFSET_NAME),
     )?;
-    let grid = resident_grid(
-        function,
-        rows.div_ceil(u64::from(per_tile)) * u64::from(BLOCK),
-        backend.info().multiprocessors,
-    );
+    let (per_tile, grid) = tile_launch(backend, function, col);
     let (offsets, chars) = (col.offsets().device_ptr(), col.values().device_ptr());
     let (pattern_offsets, pattern_chars) = (pattern.offsets, pattern.chars);
     let word_ptr = word.as_ref().map_or(0, ErrorWord::device_ptr);

@@ -5,7 +5,7 @@
 use ragged_core::ops::{slice_range, SliceBounds};
 use ragged_core::{Error, OffsetSize, Result, StringColumn};
 
-use super::two_pass::{column_input, transform, StringInput};
+use super::two_pass::{column_input, transform_as, StringInput};
 use crate::compile::STRINGS_SLICE;
 use crate::error_word::ErrorWord;
 use crate::lists::read_offset;
@@ -85,20 +85,19 @@ pub(crate) fn slice<O: OffsetSize>(
     };
     // Each row keeps a part of its bytes: at most the chars buffer.
     let bound = Some(col.values().len() as u64);
-    let out = transform(
+    let out = transform_as(
         backend,
         &STRINGS_SLICE,
         "slice",
         op,
         functor,
         col.len(),
-        O::WIDTH,
         bound,
     )?;
     if let Some((row, _)) = word.map(|w| w.read(backend)).transpose()?.flatten() {
         return Err(cut_error(backend, col, &bounds, row as usize)?);
     }
-    O::from_any_strings(out).ok_or_else(|| Error::invalid_argument(op, "offset width"))
+    Ok(out)
 }
 
 /// The error of a byte slice that cuts a character in `row` (the kernel reported the

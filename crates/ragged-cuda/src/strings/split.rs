@@ -13,7 +13,7 @@ use ragged_core::{
     Error, ListColumn, OffsetSize, PrimitiveColumn, Primitives, Result, StringColumn,
 };
 
-use super::two_pass::{column_input, transform, StringInput};
+use super::two_pass::{column_input, transform_as, StringInput};
 use crate::common::bits::{ballot_grid, bitmap};
 use crate::compile::STRINGS_SPLIT;
 use crate::launch::{launch, params, BLOCK};
@@ -158,20 +158,15 @@ fn split_by_parts<O: OffsetSize>(
         };
         // Each row's part is a part of its bytes: at most the chars buffer.
         let bound = Some(col.values().len() as u64);
-        let column = transform(
+        out.push(transform_as(
             backend,
             &STRINGS_SPLIT,
             "split_part",
             op,
             functor,
             n,
-            O::WIDTH,
             bound,
-        )?;
-        out.push(
-            O::from_any_strings(column)
-                .ok_or_else(|| Error::invalid_argument(op, "offset width"))?,
-        );
+        )?);
     }
     Ok(out)
 }

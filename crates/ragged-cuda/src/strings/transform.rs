@@ -9,7 +9,8 @@ use ragged_core::ops::{case_table, AnyStringColumn, ConcatNulls, OffsetWidth, Si
 use ragged_core::{BooleanColumn, Error, OffsetSize, Result, StringColumn};
 
 use super::two_pass::{
-    arg_bytes, bool_input, column_input, transform, two_pass, BoolInput, StringInput, Uploads,
+    arg_bytes, bool_input, column_input, transform, transform_as, two_pass, BoolInput, StringInput,
+    Uploads,
 };
 use crate::compile::{user_transform_module, STRINGS_TRANSFORM};
 use crate::memory::Device;
@@ -344,16 +345,15 @@ pub(crate) fn strip<O: OffsetSize>(
         high,
     };
     let bound = Some(col_bytes(col));
-    let out = builtin(
+    transform_as(
         backend,
+        &STRINGS_TRANSFORM,
         "strip",
         "strip",
         functor,
         col.len(),
-        O::WIDTH,
         bound,
-    )?;
-    O::from_any_strings(out).ok_or_else(|| Error::invalid_argument("strip", "offset width"))
+    )
 }
 
 /// The kernel's code of a side.

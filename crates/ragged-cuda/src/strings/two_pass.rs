@@ -227,10 +227,7 @@ fn one_pass<F: Copy>(
             &mut args,
         )?
     };
-    let (error, [nulls, total]) = state.read(backend)?;
-    if let Some((row, _)) = error {
-        return Err(Error::row_too_long(op, row as usize));
-    }
+    let [nulls, total] = read_counts(backend, &state, op)?;
     if total > bound {
         return Ok(None);
     }
@@ -249,6 +246,36 @@ fn one_pass<F: Copy>(
             StringColumn::new_unchecked(offsets.into_typed::<i32>(), chars, validity)
         })
     }))
+}
+
+/// The null count and the output's bytes a sizes pass counted, or the error of the
+/// lowest row it reported as too long.
+fn read_counts(
+    backend: &CudaBackend,
+    state: &ErrorWordWith<2>,
+    op: &'static str,
+) -> Result<[u64; 2]> {
+    let (error, counts) = state.read(backend)?;
+    match error {
+        Some((row, _)) => Err(Error::row_too_long(op, row as usize)),
+        None => Ok(counts),
+    }
+}
+
+/// `transform` for an op whose output keeps the input's offset type `O` (its bound
+/// fits that type: at most the input's bytes).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn transform_as<O: OffsetSize, F: Copy>(
+    backend: &CudaBackend,
+    module: &ModuleSource,
+    name: &str,
+    op: &'static str,
+    functor: F,
+    rows: usize,
+    bound: Option<u64>,
+) -> Result<StringColumn<O, Device>> {
+    let out = transform(backend, module, name, op, functor, rows, O::WIDTH, bound)?;
+    O::from_any_strings(out).ok_or_else(|| Error::invalid_argument(op, "offset width"))
 }
 
 /// Threads per block of the one-pass kernels (ONE_PASS_THREADS).
@@ -298,10 +325,7 @@ pub(crate) fn two_pass<F: Copy>(
                 &mut args,
             )?
         };
-        let (error, [null_count, bytes]) = state.read(backend)?;
-        if let Some((row, _)) = error {
-            return Err(Error::row_too_long(op, row as usize));
-        }
+        let [null_count, bytes] = read_counts(backend, &state, op)?;
         (nulls, total) = (null_count as usize, bytes);
     }
     let validity = validity_or_none(words, rows, nulls);
