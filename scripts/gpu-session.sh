@@ -3,6 +3,7 @@
 # (run from dist/gpu on the GPU machine; see scripts/gpu-build.sh). Steps by name:
 #   seg-tests        primitives segmented and lists conformance, side by side
 #   strings-tests    strings conformance and the user-transform tests, side by side
+#   strings-only F   the strings conformance tests whose names contain F
 #   seg-bench [BIN]  segmented sums/extremes at 2^28 and the lists reductions
 #   lists-bench      the whole lists suite
 #   strings-bench F  the strings suite's cases matching F
@@ -13,6 +14,8 @@
 #   ncu REGEX SUITE FILTER   Nsight Compute (clocks as found) of one launch of the
 #                    kernels matching REGEX in that bench case: throughput, warp
 #                    stalls, occupancy
+#   ncu-times REGEX SUITE FILTER N   the durations of the first N launches of the
+#                    kernels matching REGEX in that bench case (a kernel timeline)
 #   sanitize-gather  memcheck and racecheck of flatten, to_compact and local_index
 #   sanitize-lines   memcheck and racecheck of the lines' random text and delimiters
 #   sanitize         memcheck of the list reductions and segmented sums / maxima,
@@ -38,6 +41,11 @@ while [ $# -gt 0 ]; do
       ./tests/transform > /tmp/t4.log 2>&1
       wait
       grep -hE "test result|FAILED|panicked" /tmp/t3.log /tmp/t4.log | head -20 ;;
+    strings-only)
+      # The strings conformance tests whose names contain $2.
+      step "strings_conformance $2"
+      ./tests/strings_conformance "$2" 2>&1 | grep -E "test result|FAILED|panicked|^---- |Mismatch|expected" | head -30
+      shift ;;
     seg-bench)
       bin=${2:-./ragged}; shift
       step "bench $bin"
@@ -63,6 +71,15 @@ while [ $# -gt 0 ]; do
         ./ragged --device cuda bench --suite "$3" --filter "$4" 2>&1 | grep -vE "^==PROF==|^  (lines|lists|copy)" \
         | grep -vE "^    -|^    (INF|OPT|WRN)|^ *$|Section:" | head -90
       shift 3 ;;
+    ncu-times)
+      # Every launch of kernels matching $2 (at most $5) in `bench --suite $3 --filter $4`,
+      # with its duration in ns: a timeline of one case's kernels.
+      step "ncu-times $2 $3 $4 $5"
+      /usr/local/cuda/bin/ncu --clock-control none --kernel-name "regex:$2" --launch-count "$5" \
+        --metrics gpu__time_duration.sum --csv --print-units base \
+        ./ragged --device cuda bench --suite "$3" --filter "$4" 2>/dev/null \
+        | grep gpu__time_duration | awk -F'","' '{print $5 "  " $NF}' | tr -d '"' | head -200
+      shift 4 ;;
     lines-tests)
       step text_conformance
       ./tests/text_conformance > /tmp/t5.log 2>&1

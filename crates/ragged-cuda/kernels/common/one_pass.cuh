@@ -126,10 +126,10 @@ __device__ void one_pass(const F& f, uint64_t rows, uint64_t capacity, O* offset
     const bool staged = static_cast<long long>(end - base) + shift <= TWO_PASS_STAGE;
 #pragma unroll
     for (int k = 0; k < ONE_PASS_ITEMS; ++k) {
-        if (sizes[k] == 0) continue;
         const uint64_t row = first + k * ONE_PASS_THREADS + tid;
+        if (sizes[k] == 0 && !(FillsEmptyRows<F>::value && row < rows)) continue;
         const Acc at = starts[k * ONE_PASS_THREADS + tid];
-        Writer w{staged ? stage + shift + (at - base) : chars + at, 0};
+        Writer w{staged ? stage + shift + (at - base) : chars + at, 0, static_cast<long long>(at)};
         f(row, w);
     }
     if (staged) {

@@ -34,11 +34,42 @@ struct string_view {
         return -1;
     }
 
+    /// The last byte position p with p + needle.size <= before where `needle` occurs,
+    /// or -1.
+    __device__ __forceinline__ long long rfind(string_view needle, long long before) const {
+        if (needle.size == 0) return before;
+        const uint8_t first = needle.data[0];
+        for (long long p = before - needle.size; p >= 0; --p) {
+            if (data[p] != first) continue;
+            long long k = 1;
+            while (k < needle.size && data[p + k] == needle.data[k]) ++k;
+            if (k == needle.size) return p;
+        }
+        return -1;
+    }
+
     /// The first byte position >= from holding `byte`, or -1.
     __device__ __forceinline__ long long find_byte(uint8_t byte, long long from = 0) const {
         for (long long p = from; p < size; ++p)
             if (data[p] == byte) return p;
         return -1;
+    }
+
+    /// The distance from byte `i` to the next 4-byte aligned address (0 to 3).
+    __device__ __forceinline__ long long to_aligned(long long i) const {
+        return static_cast<long long>((4u - (reinterpret_cast<unsigned long long>(data + i) & 3u)) & 3u);
+    }
+
+    /// How many bytes of the row hold `byte`: four at a time over the aligned words
+    /// inside the row, byte by byte at its two ends (nothing outside the row is read).
+    __device__ __forceinline__ long long count_byte(uint8_t byte) const {
+        long long i = 0, count = 0;
+        for (const long long head = to_aligned(0); i < head && i < size; ++i) count += data[i] == byte;
+        const uint32_t pattern = 0x01010101u * byte;
+        for (; i + 4 <= size; i += 4)
+            count += __popc(equal_flags(*reinterpret_cast<const uint32_t*>(data + i), pattern));
+        for (; i < size; ++i) count += data[i] == byte;
+        return count;
     }
 
     /// Whether `needle` occurs.
@@ -62,7 +93,7 @@ struct string_view {
     __device__ __forceinline__ long long chars() const {
         long long continuation = 0;
         long long i = 0;
-        const long long head = static_cast<long long>((4u - (reinterpret_cast<unsigned long long>(data) & 3u)) & 3u);
+        const long long head = to_aligned(0);
         for (; i < head && i < size; ++i) continuation += (data[i] & 0xC0u) == 0x80u;
         for (; i + 4 <= size; i += 4) {
             const uint32_t x = *reinterpret_cast<const uint32_t*>(data + i);
@@ -150,8 +181,16 @@ struct BoolInput {
 /// Where a row of a two-pass transform goes: with out == nullptr (the sizes pass) the
 /// writer only counts bytes; in the fill pass it writes them at out.
 struct Writer {
+    /// Where the row's bytes go (nullptr: count only).
     uint8_t* out;
+    /// The bytes written (or counted) so far.
     long long pos;
+    /// The position of the row's first byte in the output's chars (the fill pass; 0 in
+    /// the sizes pass), for a functor that also records where its pieces went.
+    long long start;
+
+    /// Whether this is the fill pass (the bytes are written, not only counted).
+    __device__ __forceinline__ bool filling() const { return out != nullptr; }
 
     __device__ __forceinline__ void bytes(const uint8_t* p, long long n) {
         if (out != nullptr)
@@ -236,6 +275,68 @@ __device__ __forceinline__ int stage_row_tile(const O* offsets, const uint8_t* c
     stage_tile(chars, w0, w1, base, tile.bytes);
     __syncthreads();
     return static_cast<int>(w1 - base);
+}
+
+// ---- a staged tile's positions as bits ---------------------------------------------
+
+/// Bit p of `bits` (position p of the tile).
+__device__ __forceinline__ bool bit_at(const uint32_t* bits, int p) { return (bits[p >> 5] >> (p & 31)) & 1u; }
+
+/// The bits of word `i` of `bits` at positions in [from, to).
+__device__ __forceinline__ uint32_t word_in(const uint32_t* bits, int i, int from, int to) {
+    const int lo = max(from - 32 * i, 0), hi = min(to - 32 * i, 32);
+    const uint32_t upper = hi >= 32 ? ~0u : (1u << hi) - 1u;
+    return bits[i] & upper & ~((1u << lo) - 1u);
+}
+
+/// The first set position in [from, to), or -1.
+__device__ __forceinline__ int first_bit(const uint32_t* bits, int from, int to) {
+    if (from >= to) return -1;
+    for (int i = from >> 5; i <= (to - 1) >> 5; ++i) {
+        const uint32_t w = word_in(bits, i, from, to);
+        if (w != 0) return 32 * i + __ffs(w) - 1;
+    }
+    return -1;
+}
+
+/// The last set position in [from, to), or -1.
+__device__ __forceinline__ int last_bit(const uint32_t* bits, int from, int to) {
+    if (from >= to) return -1;
+    for (int i = (to - 1) >> 5; i >= from >> 5; --i) {
+        const uint32_t w = word_in(bits, i, from, to);
+        if (w != 0) return 32 * i + 31 - __clz(w);
+    }
+    return -1;
+}
+
+/// The set positions in [from, to).
+__device__ __forceinline__ int count_bits(const uint32_t* bits, int from, int to) {
+    int n = 0;
+    if (from < to)
+        for (int i = from >> 5; i <= (to - 1) >> 5; ++i) n += __popc(word_in(bits, i, from, to));
+    return n;
+}
+
+/// Bit k of the result set where the m-byte needle (m > 0, `first4` its first up to
+/// four bytes as a little-endian word) starts at tile position 32c + k and ends inside
+/// the first `span` bytes of the tile; `w` holds the tile's bytes [32c, 32c + 32) as
+/// words (the tile is zero-padded past `span` up to the next 32-byte boundary plus
+/// 16, so the four bytes after them can be read). The first SHORT_MATCH bytes are
+/// compared in registers (short_matches), the rest for each candidate.
+__device__ __forceinline__ uint32_t tile_match_word(const uint8_t* bytes, int c, const uint32_t (&w)[8], int span,
+                                                    const uint8_t* needle, int m, uint32_t first4) {
+    const uint32_t next = *reinterpret_cast<const uint32_t*>(bytes + 32 * c + 32);
+    uint32_t found = static_cast<uint32_t>(
+        short_matches<8>(w, next, first4, m < static_cast<int>(SHORT_MATCH) ? m : SHORT_MATCH));
+    if (m > static_cast<int>(SHORT_MATCH)) {
+        for (uint32_t rest = found; rest != 0; rest &= rest - 1) {
+            const int p = 32 * c + __ffs(rest) - 1;
+            bool equal = p + m <= span;
+            for (int j = SHORT_MATCH; equal && j < m; ++j) equal = bytes[p + j] == needle[j];
+            if (!equal) found &= ~(1u << (p - 32 * c));
+        }
+    }
+    return found;
 }
 
 }  // namespace ragged

@@ -22,12 +22,22 @@
 
 namespace ragged {
 
+/// Whether the fill passes call F for rows of no bytes too: false unless F declares
+/// `static constexpr bool FILL_EMPTY_ROWS = true;` (a functor that records something
+/// besides its bytes for every row, as split_record's part offsets).
+template <typename F, typename = void> struct FillsEmptyRows {
+    static constexpr bool value = false;
+};
+template <typename F> struct FillsEmptyRows<F, decltype(void(F::FILL_EMPTY_ROWS))> {
+    static constexpr bool value = F::FILL_EMPTY_ROWS;
+};
+
 /// Row `row`'s output size by f with a counting Writer, and in `valid` whether the
 /// row is valid; a row of 2^31 bytes or more is reported through the error word (code
 /// 1) and sized 0, as is a null row. Shared by the sizes pass and one_pass.cuh.
 template <typename F>
 __device__ __forceinline__ int32_t size_row(const F& f, uint64_t row, uint64_t* error_word, bool& valid) {
-    Writer w{nullptr, 0};
+    Writer w{nullptr, 0, 0};
     valid = f(row, w);
     if (w.pos > 0x7fffffffll) {
         report_error(error_word, row, 1);
@@ -100,8 +110,8 @@ __device__ void two_pass_fill(const F& f, uint64_t rows, const O* offsets, uint8
         const uint64_t row = tile + threadIdx.x;
         if (row < rows) {
             const long long begin = static_cast<long long>(offsets[row]);
-            if (static_cast<long long>(offsets[row + 1]) != begin) {
-                Writer w{staged ? stage + shift + (begin - base) : chars + begin, 0};
+            if (static_cast<long long>(offsets[row + 1]) != begin || FillsEmptyRows<F>::value) {
+                Writer w{staged ? stage + shift + (begin - base) : chars + begin, 0, begin};
                 f(row, w);
             }
         }

@@ -173,44 +173,6 @@ __device__ void search(const O* offsets, const uint8_t* chars, uint64_t rows, co
 
 // ---- scalar patterns: tiles of rows, matched byte-parallel ------------------------------
 
-/// Bit p of `bits` (position p of the tile).
-__device__ __forceinline__ bool bit_at(const uint32_t* bits, int p) { return (bits[p >> 5] >> (p & 31)) & 1u; }
-
-/// The bits of word `i` of `bits` at positions in [from, to).
-__device__ __forceinline__ uint32_t word_in(const uint32_t* bits, int i, int from, int to) {
-    const int lo = max(from - 32 * i, 0), hi = min(to - 32 * i, 32);
-    const uint32_t upper = hi >= 32 ? ~0u : (1u << hi) - 1u;
-    return bits[i] & upper & ~((1u << lo) - 1u);
-}
-
-/// The first set position in [from, to), or -1.
-__device__ __forceinline__ int first_bit(const uint32_t* bits, int from, int to) {
-    if (from >= to) return -1;
-    for (int i = from >> 5; i <= (to - 1) >> 5; ++i) {
-        const uint32_t w = word_in(bits, i, from, to);
-        if (w != 0) return 32 * i + __ffs(w) - 1;
-    }
-    return -1;
-}
-
-/// The last set position in [from, to), or -1.
-__device__ __forceinline__ int last_bit(const uint32_t* bits, int from, int to) {
-    if (from >= to) return -1;
-    for (int i = (to - 1) >> 5; i >= from >> 5; --i) {
-        const uint32_t w = word_in(bits, i, from, to);
-        if (w != 0) return 32 * i + 31 - __clz(w);
-    }
-    return -1;
-}
-
-/// The set positions in [from, to).
-__device__ __forceinline__ int count_bits(const uint32_t* bits, int from, int to) {
-    int n = 0;
-    if (from < to)
-        for (int i = from >> 5; i <= (to - 1) >> 5; ++i) n += __popc(word_in(bits, i, from, to));
-    return n;
-}
-
 /// The answer of OP for the row at tile positions [begin, end), from the tile's match
 /// bits (a match of the m-byte pattern starts there, m > 0) and lead bits (a
 /// character starts there).
@@ -273,22 +235,7 @@ __device__ void search_tiles(const O* offsets, const uint8_t* chars, uint64_t ro
                 const uint4 a = *reinterpret_cast<const uint4*>(bytes + 32 * c);
                 const uint4 b = *reinterpret_cast<const uint4*>(bytes + 32 * c + 16);
                 const uint32_t w[8] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w};
-                if (m > 0) {
-                    const uint32_t next = *reinterpret_cast<const uint32_t*>(bytes + 32 * c + 32);
-                    uint32_t found = static_cast<uint32_t>(
-                        short_matches<8>(w, next, first4, m < static_cast<int>(SHORT_MATCH) ? m : SHORT_MATCH));
-                    if (m > static_cast<int>(SHORT_MATCH)) {
-                        // Longer patterns: the rest compared for each candidate that
-                        // ends inside the staged rows.
-                        for (uint32_t rest = found; rest != 0; rest &= rest - 1) {
-                            const int p = 32 * c + __ffs(rest) - 1;
-                            bool equal = p + m <= span;
-                            for (int j = SHORT_MATCH; equal && j < m; ++j) equal = bytes[p + j] == needle[j];
-                            if (!equal) found &= ~(1u << (p - 32 * c));
-                        }
-                    }
-                    match[c] = found;
-                }
+                if (m > 0) match[c] = tile_match_word(bytes, c, w, span, needle, m, first4);
                 if (LEAD) {
                     uint32_t continuation = 0;
 #pragma unroll

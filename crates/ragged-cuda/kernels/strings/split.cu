@@ -1,121 +1,562 @@
 // split: the parts of every row of a strings column cut at a literal delimiter
 // (m > 0 bytes) or at runs of ASCII whitespace (m = 0), at most `cuts` cuts counted
 // from the left (split) or from the right (rsplit), as ragged_core::ops::split_ranges
-// defines them. Parts are numbered from the left either way.
+// defines them. Parts are numbered from the left either way. Delimiters are found by
+// string_view::find / rfind (candidates for the delimiter's first byte four bytes at a
+// time); a one-byte delimiter with no limit on the cuts is counted, not walked.
 //
-// split_count_<dir>_<O>: each valid row's number of parts (0 for a null row) and their
-//   maximum (atomicMax), from which the host sizes the output.
-// SplitPart (split_part_one_pass_<O>, split_part_sizes / _fill_<O>): output column
-//   `part` of split / rsplit when there are few columns, run by the string transform
-//   helpers (one pass, bounded by the input's bytes): row i's part `part`, null where
-//   the row is null or has no such part (counts[i] from split_count).
-// split_parts_<dir>_<O>: when there are many columns, part k of row i as a byte range
+// split_count_<dir>_<O>: the most parts of a valid row (atomicMax into stats[0]) and,
+//   when column_bytes is set, the bytes of part k of all rows for k < SPLIT_COLUMNS
+//   (stats[1 + k]: the exact chars of output column k); each row's part count (0 for
+//   a null row) into `counts` when that is not null.
+// split_columns_<dir>_<O>: all `columns` (<= SPLIT_COLUMNS) output columns of split in
+//   one kernel, one block per tile of COLUMN_ROWS rows: each thread walks its row once
+//   and keeps its parts' bounds in shared memory; then for each column the block
+//   packs the column's validity (valid row with that part) by warp ballots, scans the
+//   parts' sizes (cub::BlockScan, earlier tiles' bytes by decoupled look-back over the
+//   column's own tile state), writes the offsets and copies the parts' bytes (staged
+//   in shared memory, stored with aligned 16-byte stores, as one_pass.cuh). The rows
+//   are read from DRAM once for all the columns.
+// split_parts_<dir>_<O>: when there are more columns, part k of row i as a byte range
 //   out_starts[k * rows + i], out_stops[k * rows + i] for k < columns (empty at the
 //   row's start where the row has no part k), and the validity of each output column
 //   (valid row and k < parts), packed by warp ballots into words[k * words_per_column
 //   ..], its unset bits counted into nulls[k]; the host gathers each column from them.
-// split_record_parts_<dir>_<O>: for split_record, every part of valid row i as a byte
-//   range out_starts[j], out_stops[j] at j = list_offsets[i] + k (part k, numbered from
-//   the left), where list_offsets is the scan of split_count's counts; the host then
-//   builds the parts' column the same way.
-// Mapping: one thread per row (grid-stride for the count and the record parts).
+// SplitRecord (split_record_one_pass_<O>, split_record_sizes / _fill_<O>): split_record
+//   by the string transform helpers: a row's output is its parts' bytes one after the
+//   other (the child column's chars), and the fill also writes each part's offset in
+//   the child column at list_offsets[row] + k (list_offsets: the scan of the counts).
+// Mapping: one thread per row (grid-stride for the count and the ranges).
 // Complexity: O(bytes × delimiter length) worst case, O(bytes) typically, per kernel.
 #include "common/one_pass.cuh"
 
 using namespace ragged;
 
+/// The most output columns split_columns builds (src/strings/split.rs knows it).
+constexpr int SPLIT_COLUMNS = 8;
+/// Threads per block of split_count and split_columns.
+constexpr int SPLIT_THREADS = 256;
+/// Rows each thread of split_columns takes (rows tid, tid + 256, ... of its tile).
+constexpr int SPLIT_ITEMS = TILE_ROWS / SPLIT_THREADS;
+static_assert(SPLIT_ITEMS == 4, "split_columns initializes four walks per thread");
+
 __device__ __forceinline__ bool split_ws(uint8_t b) {
     return b == ' ' || b == '\t' || b == '\n' || b == 0x0b || b == 0x0c || b == '\r';
 }
 
-/// Call emit(j, a, b) for the row's parts in discovery order (left to right, or right
-/// to left when RIGHT) and return their number.
-template <bool RIGHT, typename Emit>
-__device__ __forceinline__ long long for_each_part(string_view row, const uint8_t* d, long long m,
-                                                   unsigned long long cuts, Emit emit) {
-    long long found = 0;
-    const long long n = row.size;
-    if (m > 0) {
+/// The parts of a row cut at `d` with at most `cuts` cuts, one at a time in discovery
+/// order (left to right, or right to left when RIGHT): the split rule itself, which
+/// every kernel here walks.
+template <bool RIGHT> struct PartWalk {
+    string_view row;
+    /// The delimiter's matches as bits of a staged tile (tile_match_word), with the
+    /// row at tile position `begin`; nullptr: the row's bytes are searched.
+    const uint32_t* match;
+    int begin;
+    /// From the left: where the next part starts; from the right: where it ends.
+    long long pos;
+    /// Parts found so far.
+    long long found;
+    bool done;
+
+    /// A walk over `row` from its start.
+    __device__ __forceinline__ explicit PartWalk(string_view row_, const uint32_t* match_ = nullptr, int begin_ = 0)
+        : row(row_), match(match_), begin(begin_), pos(RIGHT ? row_.size : 0), found(0), done(false) {}
+
+    /// A walk resumed at a saved position and count.
+    __device__ __forceinline__ PartWalk(string_view row_, const uint32_t* match_, int begin_, long long pos_,
+                                        long long found_)
+        : row(row_), match(match_), begin(begin_), pos(pos_), found(found_), done(false) {}
+
+    /// The first match of d at or after `from`, or -1.
+    __device__ __forceinline__ long long find(string_view d, long long from) const {
+        if (match == nullptr) return row.find(d, from);
+        const int p = first_bit(match, begin + static_cast<int>(from), begin + static_cast<int>(row.size - d.size) + 1);
+        return p < 0 ? -1 : p - begin;
+    }
+
+    /// The last match of d ending at or before `before`, or -1.
+    __device__ __forceinline__ long long rfind(string_view d, long long before) const {
+        if (match == nullptr) return row.rfind(d, before);
+        const int p = last_bit(match, begin, begin + static_cast<int>(before - d.size) + 1);
+        return p < 0 ? -1 : p - begin;
+    }
+
+    /// The next part as bytes [a, b) of the row; false when there is none.
+    __device__ __forceinline__ bool next(string_view d, unsigned long long cuts, long long& a, long long& b) {
+        if (done) return false;
+        const long long n = row.size, m = d.size;
+        const bool more = static_cast<unsigned long long>(found) < cuts;
+        if (m > 0) {
+            const long long at = !more ? -1 : (RIGHT ? rfind(d, pos) : find(d, pos));
+            if (at < 0) {
+                a = RIGHT ? 0 : pos;
+                b = RIGHT ? pos : n;
+                done = true;
+            } else if (RIGHT) {
+                a = at + m;
+                b = pos;
+                pos = at;
+            } else {
+                a = pos;
+                b = at;
+                pos = at + m;
+            }
+            ++found;
+            return true;
+        }
+        // Runs of ASCII whitespace: none at either end of a part; after the last cut the
+        // rest of the row (its outer whitespace stripped on the side walked from).
         if (RIGHT) {
-            long long end = n, p = n;
-            while (static_cast<unsigned long long>(found) < cuts && p >= m) {
-                long long k = 0;
-                while (k < m && row[p - m + k] == d[k]) ++k;
-                if (k == m) {
-                    emit(found++, p, end);
-                    end = p - m;
-                    p -= m;
-                } else {
-                    --p;
-                }
+            while (pos > 0 && split_ws(row[pos - 1])) --pos;
+            if (pos == 0) {
+                done = true;
+                return false;
             }
-            emit(found++, 0, end);
+            long long start = 0;
+            if (more) {
+                start = pos;
+                while (start > 0 && !split_ws(row[start - 1])) --start;
+            } else {
+                done = true;
+            }
+            a = start;
+            b = pos;
+            pos = start;
         } else {
-            long long start = 0, p = 0;
-            while (static_cast<unsigned long long>(found) < cuts && p + m <= n) {
-                long long k = 0;
-                while (k < m && row[p + k] == d[k]) ++k;
-                if (k == m) {
-                    emit(found++, start, p);
-                    p += m;
-                    start = p;
+            while (pos < n && split_ws(row[pos])) ++pos;
+            if (pos == n) {
+                done = true;
+                return false;
+            }
+            long long end = n;
+            if (more) {
+                end = pos;
+                while (end < n && !split_ws(row[end])) ++end;
+            } else {
+                done = true;
+            }
+            a = pos;
+            b = end;
+            pos = end;
+        }
+        ++found;
+        return true;
+    }
+};
+
+/// Call emit(j, a, b) for the row's parts (bytes [a, b)) in discovery order until it
+/// returns false; returns the number of parts emitted (all of them when emit never
+/// stops).
+template <bool RIGHT, typename Emit>
+__device__ __forceinline__ long long for_each_part(string_view row, string_view d, unsigned long long cuts, Emit emit,
+                                                   const uint32_t* match = nullptr, int begin = 0) {
+    PartWalk<RIGHT> walk(row, match, begin);
+    long long a = 0, b = 0;
+    while (walk.next(d, cuts, a, b))
+        if (!emit(walk.found - 1, a, b)) break;
+    return walk.found;
+}
+
+/// The number of parts of a valid row: a one-byte delimiter's occurrences counted four
+/// bytes at a time (they never overlap, so from either end they are the same), else
+/// by walking the parts.
+template <bool RIGHT>
+__device__ __forceinline__ long long part_count(string_view row, string_view d, unsigned long long cuts,
+                                                const uint32_t* match = nullptr, int begin = 0) {
+    if (d.size == 1) {
+        const unsigned long long found = static_cast<unsigned long long>(
+            match != nullptr ? count_bits(match, begin, begin + static_cast<int>(row.size)) : row.count_byte(d.data[0]));
+        return static_cast<long long>(found < cuts ? found : cuts) + 1;
+    }
+    return for_each_part<RIGHT>(row, d, cuts, [](long long, long long, long long) { return true; }, match, begin);
+}
+
+/// Rows [first, first + n) of a column, staged in shared memory (stage_row_tile) with
+/// the matches of a literal delimiter as bits when their bytes fit, else read from
+/// global memory.
+template <typename O> struct TileRows {
+    const StringInput& col;
+    const RowTile& tile;
+    /// The delimiter's matches (nullptr when not staged or splitting at whitespace).
+    const uint32_t* match;
+    uint64_t first;
+    bool staged;
+
+    /// Stage the tile and find the delimiter d's matches in it (block-wide; ends with a
+    /// __syncthreads).
+    __device__ __forceinline__ TileRows(const StringInput& col_, RowTile& tile_, uint32_t* match_bits, uint64_t first_,
+                                        int n, string_view d)
+        : col(col_), tile(tile_), match(nullptr), first(first_), staged(false) {
+        const int span = stage_row_tile(static_cast<const O*>(col_.offsets), col_.chars, first_, n, tile_);
+        staged = span >= 0;
+        if (!staged || d.size == 0) return;
+        const int m = static_cast<int>(d.size);
+        uint32_t first4 = 0;
+        for (int j = 0; j < m && j < 4; ++j) first4 |= static_cast<uint32_t>(d.data[j]) << (8 * j);
+        for (int c = threadIdx.x; 32 * c < span; c += blockDim.x) {
+            const uint4 lo = *reinterpret_cast<const uint4*>(tile_.bytes + 32 * c);
+            const uint4 hi = *reinterpret_cast<const uint4*>(tile_.bytes + 32 * c + 16);
+            const uint32_t w[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
+            match_bits[c] = tile_match_word(tile_.bytes, c, w, span, d.data, m, first4);
+        }
+        __syncthreads();
+        match = match_bits;
+    }
+
+    /// Row first + r's bytes (r < n).
+    __device__ __forceinline__ string_view get(int r) const {
+        if (!staged) return col.get(first + r);
+        return string_view{tile.bytes + tile.starts[r], tile.starts[r + 1] - tile.starts[r]};
+    }
+
+    /// Row first + r's first byte's tile position (when staged).
+    __device__ __forceinline__ int begin(int r) const { return staged ? tile.starts[r] : 0; }
+};
+
+template <typename O, bool RIGHT>
+__device__ void split_count(StringInput col, uint64_t rows, uint32_t tile_rows, string_view d,
+                            unsigned long long cuts, int32_t* counts, uint32_t column_bytes,
+                            unsigned long long* stats) {
+    __shared__ RowTile tile;
+    __shared__ uint32_t match[TILE_BYTES / 32 + 1];
+    unsigned long long most = 0;
+    unsigned long long bytes[SPLIT_COLUMNS] = {};
+    // Adds a part's bytes to its column's count (unrolled: bytes stays in registers).
+    const auto add = [&](long long column, long long size) {
+#pragma unroll
+        for (int k = 0; k < SPLIT_COLUMNS; ++k)
+            if (k == column) bytes[k] += static_cast<unsigned long long>(size);
+    };
+    const uint64_t tiles = (rows + tile_rows - 1) / tile_rows;
+    for (uint64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
+        const uint64_t first = t * tile_rows;
+        const int n = static_cast<int>(rows - first < tile_rows ? rows - first : tile_rows);
+        const TileRows<O> staged(col, tile, match, first, n, d);
+        for (int r = threadIdx.x; r < n; r += blockDim.x) {
+            const uint64_t row = first + r;
+            long long parts = 0;
+            if (col.valid(row)) {
+                const string_view s = staged.get(r);
+                const int at = staged.begin(r);
+                if (!column_bytes) {
+                    parts = part_count<RIGHT>(s, d, cuts, staged.match, at);
+                } else if (!RIGHT) {
+                    parts = for_each_part<false>(
+                        s, d, cuts,
+                        [&](long long j, long long a, long long b) {
+                            add(j, b - a);
+                            return true;
+                        },
+                        staged.match, at);
                 } else {
-                    ++p;
+                    // Columns are numbered from the left: the count comes first.
+                    parts = part_count<true>(s, d, cuts, staged.match, at);
+                    for_each_part<true>(
+                        s, d, cuts,
+                        [&](long long j, long long a, long long b) {
+                            add(parts - 1 - j, b - a);
+                            return true;
+                        },
+                        staged.match, at);
                 }
             }
-            emit(found++, start, n);
+            if (counts != nullptr) counts[row] = static_cast<int32_t>(parts);
+            most = static_cast<unsigned long long>(parts) > most ? static_cast<unsigned long long>(parts) : most;
         }
-        return found;
+        __syncthreads();  // before the tile is staged again
     }
-    if (RIGHT) {
-        long long end = n;
-        while (true) {
-            while (end > 0 && split_ws(row[end - 1])) --end;
-            if (end == 0) break;
-            if (static_cast<unsigned long long>(found) == cuts) {
-                emit(found++, 0, end);
-                break;
+#pragma unroll
+    for (int s = 16; s > 0; s >>= 1) {
+        const unsigned long long other = __shfl_xor_sync(0xffffffffu, most, s);
+        most = other > most ? other : most;
+    }
+    if ((threadIdx.x & 31u) == 0 && most > 0) atomicMax(stats, most);
+    if (!column_bytes) return;
+#pragma unroll
+    for (int k = 0; k < SPLIT_COLUMNS; ++k) {
+        unsigned long long sum = bytes[k];
+#pragma unroll
+        for (int s = 16; s > 0; s >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, s);
+        if ((threadIdx.x & 31u) == 0 && sum > 0) atomicAdd(stats + 1 + k, sum);
+    }
+}
+
+/// Where split_columns writes column k: its offsets (O), chars (exactly capacity[k]
+/// bytes, the count pass's stats[1 + k]), validity words and look-back tile state.
+struct SplitOutputs {
+    void* offsets[SPLIT_COLUMNS];
+    uint8_t* chars[SPLIT_COLUMNS];
+    uint32_t* validity[SPLIT_COLUMNS];
+    void* states[SPLIT_COLUMNS];
+    unsigned long long capacity[SPLIT_COLUMNS];
+};
+
+
+/// The exclusive scan, in place, of a tile's TILE_ROWS sizes in `at` (0 past the
+/// tile's rows): returns the tile's first output position, the earlier tiles' total by
+/// decoupled look-back over the tile state at state_mem (SPLIT_THREADS threads, tile
+/// = blockIdx.x), and sets `total` to the tile's own. Block-wide; ends with a
+/// __syncthreads, after which `at` holds the positions relative to the tile's first.
+__device__ __forceinline__ unsigned long long scan_tile_sizes(uint32_t* at, void* state_mem, uint64_t state_bytes,
+                                                              int tiles, uint32_t& total) {
+    typedef unsigned long long Acc;
+    typedef ScanTuning<SPLIT_THREADS, SPLIT_ITEMS, 648, 1245> Tuning;
+    typedef cub::ScanTileState<Acc> TileState;
+    typedef cub::TilePrefixCallbackOp<Acc, SumOp, TileState, typename Tuning::Delay> Prefix;
+    typedef cub::BlockScan<uint32_t, SPLIT_THREADS, cub::BLOCK_SCAN_WARP_SCANS> Scanner;
+    __shared__ struct {
+        typename Scanner::TempStorage scan;
+        typename Prefix::TempStorage prefix;
+    } temp;
+    __shared__ Acc tile_base;
+    const int t = blockIdx.x;
+    const unsigned tid = threadIdx.x;
+    uint32_t items[SPLIT_ITEMS];
+#pragma unroll
+    for (int q = 0; q < SPLIT_ITEMS; ++q) items[q] = at[tid * SPLIT_ITEMS + q];
+    uint32_t aggregate;
+    Scanner(temp.scan).ExclusiveSum(items, items, aggregate);
+    if (t == 0) {
+        if (tid == 0) {
+            if (tiles > 1) {
+                TileState state = scan_state<Acc>(state_mem, state_bytes, tiles);
+                state.SetInclusive(0, aggregate);
             }
-            long long start = end;
-            while (start > 0 && !split_ws(row[start - 1])) --start;
-            emit(found++, start, end);
-            end = start;
+            tile_base = 0;
         }
-    } else {
-        long long start = 0;
-        while (true) {
-            while (start < n && split_ws(row[start])) ++start;
-            if (start == n) break;
-            if (static_cast<unsigned long long>(found) == cuts) {
-                emit(found++, start, n);
-                break;
+    } else if (tid < 32) {
+        // The first warp looks back (TilePrefixCallbackOp's contract).
+        TileState state = scan_state<Acc>(state_mem, state_bytes, tiles);
+        Prefix prefix(state, temp.prefix, SumOp{}, t);
+        const Acc before = prefix(static_cast<Acc>(aggregate));
+        if (tid == 0) tile_base = before;
+    }
+#pragma unroll
+    for (int q = 0; q < SPLIT_ITEMS; ++q) at[tid * SPLIT_ITEMS + q] = items[q];
+    __syncthreads();
+    total = aggregate;
+    return tile_base;
+}
+
+// counts[k]: column k's nulls; counts[SPLIT_COLUMNS + k]: its bytes (the last tile).
+// A row with more parts than `columns`, or a column's bytes past its capacity (the
+// count pass and this one disagree), is reported through the error word (code 2) and
+// not written.
+template <typename O, bool RIGHT>
+__device__ void split_columns(StringInput col, uint64_t rows, uint32_t tile_rows, string_view d,
+                              unsigned long long cuts, uint32_t columns, const SplitOutputs& out,
+                              unsigned long long* counts, uint64_t state_bytes, uint64_t* error_word) {
+    typedef unsigned long long Acc;
+    __shared__ RowTile tile;
+    __shared__ uint32_t match[TILE_BYTES / 32 + 1];
+    // The tile's rows' part sizes, then their positions in the tile's output.
+    __shared__ uint32_t at[TILE_ROWS];
+    __shared__ __align__(16) uint8_t stage[TWO_PASS_STAGE];
+
+    const int tiles = static_cast<int>((rows + tile_rows - 1) / tile_rows);
+    const int t = blockIdx.x;
+    const unsigned tid = threadIdx.x;
+    const uint64_t first = static_cast<uint64_t>(t) * tile_rows;
+    const int n = static_cast<int>(rows - first < tile_rows ? rows - first : tile_rows);
+    const TileRows<O> staged(col, tile, match, first, n, d);
+
+    // Each row's walk, resumed column by column: from the left columns go 0, 1, ...;
+    // from the right the parts come last column first, so columns go down from the
+    // last, and a row with p parts starts at column p - 1. Kept per row between
+    // columns: the walk's position and parts found (DONE set when it has ended), the
+    // part count (from the right), and the current part's start and size.
+    constexpr uint32_t DONE = 0x80000000u;
+    uint32_t pos[SPLIT_ITEMS], found[SPLIT_ITEMS], parts[SPLIT_ITEMS], start[SPLIT_ITEMS], size[SPLIT_ITEMS];
+#pragma unroll 1
+    for (int i = 0; i < SPLIT_ITEMS; ++i) {
+        const int r = i * SPLIT_THREADS + tid;
+        pos[i] = parts[i] = 0;
+        found[i] = DONE;
+        if (r < n && col.valid(first + r)) {
+            const string_view s = staged.get(r);
+            found[i] = 0;
+            pos[i] = RIGHT ? static_cast<uint32_t>(s.size) : 0;
+            if (RIGHT) {
+                const long long p = part_count<true>(s, d, cuts, staged.match, staged.begin(r));
+                parts[i] = static_cast<uint32_t>(p);
+                if (p > static_cast<long long>(columns)) {
+                    report_error(error_word, first + r, 2);
+                    found[i] = DONE;
+                }
             }
-            long long end = start;
-            while (end < n && !split_ws(row[end])) ++end;
-            emit(found++, start, end);
-            start = end;
         }
     }
-    return found;
+
+    for (uint32_t c = 0; c < columns; ++c) {
+        const uint32_t k = RIGHT ? columns - 1 - c : c;
+        // The rows' part k: start and size in registers, sizes in `at`, validity by
+        // ballots.
+        unsigned long long nulls = 0;
+#pragma unroll 1
+        for (int i = 0; i < SPLIT_ITEMS; ++i) {
+            const int r = i * SPLIT_THREADS + tid;
+            bool has = false;
+            long long x = 0, y = 0;
+            if (!(found[i] & DONE) && (!RIGHT || k < parts[i])) {
+                PartWalk<RIGHT> walk(staged.get(r), staged.match, staged.begin(r), pos[i], found[i]);
+                has = walk.next(d, cuts, x, y);
+                pos[i] = static_cast<uint32_t>(walk.pos);
+                found[i] = static_cast<uint32_t>(walk.found) | (walk.done ? DONE : 0u);
+            }
+            start[i] = static_cast<uint32_t>(x);
+            size[i] = static_cast<uint32_t>(y - x);
+            at[r] = size[i];
+            // Uniform per warp: a warp whose first row is past the tile has no word.
+            if (r - static_cast<int>(tid & 31u) < n) ballot_word(first + r, rows, has, out.validity[k], nulls);
+        }
+        flush_count(counts + k, nulls);
+        if (!RIGHT && c + 1 == columns) {
+            // Every row's parts must have run out by the last column.
+#pragma unroll
+            for (int i = 0; i < SPLIT_ITEMS; ++i) {
+                const int r = i * SPLIT_THREADS + tid;
+                long long x, y;
+                if (!(found[i] & DONE) && PartWalk<false>(staged.get(r), staged.match, staged.begin(r), pos[i], found[i]).next(d, cuts, x, y))
+                    report_error(error_word, first + r, 2);
+            }
+        }
+        __syncthreads();
+
+        // The tile's positions in column k.
+        uint32_t aggregate;
+        const Acc base = scan_tile_sizes(at, out.states[k], state_bytes, tiles, aggregate);
+        const Acc end = base + aggregate;
+        O* offsets = static_cast<O*>(out.offsets[k]);
+#pragma unroll
+        for (int i = 0; i < SPLIT_ITEMS; ++i) {
+            const int r = i * SPLIT_THREADS + tid;
+            if (r < n) offsets[first + r] = static_cast<O>(base + at[r]);
+        }
+        if (t == tiles - 1 && tid == 0) {
+            offsets[rows] = static_cast<O>(end);
+            counts[SPLIT_COLUMNS + k] = end;
+        }
+        if (end > out.capacity[k]) {  // uniform
+            if (tid == 0) report_error(error_word, first, 2);
+        } else {
+            uint8_t* chars = out.chars[k];
+            const int shift = static_cast<int>(reinterpret_cast<unsigned long long>(chars + base) & 15u);
+            const bool to_stage = static_cast<long long>(aggregate) + shift <= TWO_PASS_STAGE;
+#pragma unroll
+            for (int i = 0; i < SPLIT_ITEMS; ++i) {
+                const int r = i * SPLIT_THREADS + tid;
+                if (size[i] == 0) continue;
+                uint8_t* dst = to_stage ? stage + shift + at[r] : chars + base + at[r];
+                const uint8_t* src = staged.get(r).data + start[i];
+                for (uint32_t j = 0; j < size[i]; ++j) dst[j] = src[j];
+            }
+            if (to_stage) {
+                __syncthreads();
+                flush_stage(stage, chars + base, static_cast<long long>(aggregate), shift);
+            }
+        }
+        // The next column reuses the scan storage, `at` and the stage.
+        __syncthreads();
+    }
+}
+
+// counts[0]: the child's bytes (the last tile). A tile whose bytes end past the
+// capacity (the host's bound is wrong) is reported through the error word (code 2) and
+// not written.
+template <typename O, bool RIGHT>
+__device__ void split_record(StringInput col, uint64_t rows, uint32_t tile_rows, string_view d,
+                             unsigned long long cuts, const O* list_offsets, O* part_offsets, uint8_t* chars,
+                             unsigned long long capacity, void* state_mem, uint64_t state_bytes,
+                             unsigned long long* counts, uint64_t* error_word) {
+    typedef unsigned long long Acc;
+    __shared__ RowTile tile;
+    __shared__ uint32_t match[TILE_BYTES / 32 + 1];
+    // The tile's rows' bytes (their parts'), then their positions in the tile's output.
+    __shared__ uint32_t at[TILE_ROWS];
+    __shared__ __align__(16) uint8_t stage[TWO_PASS_STAGE];
+
+    const int tiles = static_cast<int>((rows + tile_rows - 1) / tile_rows);
+    const int t = blockIdx.x;
+    const unsigned tid = threadIdx.x;
+    const uint64_t first = static_cast<uint64_t>(t) * tile_rows;
+    const int n = static_cast<int>(rows - first < tile_rows ? rows - first : tile_rows);
+    const TileRows<O> staged(col, tile, match, first, n, d);
+
+    // Each row's bytes: the row less its parts - 1 delimiters, or its parts walked
+    // for whitespace (runs of any length).
+    uint32_t size[SPLIT_ITEMS];
+#pragma unroll 1
+    for (int i = 0; i < SPLIT_ITEMS; ++i) {
+        const int r = i * SPLIT_THREADS + tid;
+        long long bytes = 0;
+        if (r < n && col.valid(first + r)) {
+            const string_view s = staged.get(r);
+            if (d.size > 0) {
+                const long long parts = static_cast<long long>(list_offsets[first + r + 1] - list_offsets[first + r]);
+                bytes = s.size - d.size * (parts - 1);
+            } else {
+                for_each_part<RIGHT>(
+                    s, d, cuts,
+                    [&](long long, long long a, long long b) {
+                        bytes += b - a;
+                        return true;
+                    },
+                    staged.match, staged.begin(r));
+            }
+        }
+        size[i] = static_cast<uint32_t>(bytes);
+        at[r] = size[i];
+    }
+    __syncthreads();
+
+    uint32_t aggregate;
+    const Acc base = scan_tile_sizes(at, state_mem, state_bytes, tiles, aggregate);
+    const Acc end = base + aggregate;
+    if (t == tiles - 1 && tid == 0) counts[0] = end;
+    if (end > capacity) {  // uniform
+        if (tid == 0) report_error(error_word, first, 2);
+        return;
+    }
+    const int shift = static_cast<int>(reinterpret_cast<unsigned long long>(chars + base) & 15u);
+    const bool to_stage = static_cast<long long>(aggregate) + shift <= TWO_PASS_STAGE;
+#pragma unroll 1
+    for (int i = 0; i < SPLIT_ITEMS; ++i) {
+        const int r = i * SPLIT_THREADS + tid;
+        if (r >= n || !col.valid(first + r)) continue;
+        const long long first_part = static_cast<long long>(list_offsets[first + r]);
+        const long long parts = static_cast<long long>(list_offsets[first + r + 1]) - first_part;
+        const long long row_at = static_cast<long long>(base + at[r]);
+        const long long total = size[i];
+        uint8_t* dst = to_stage ? stage + shift + at[r] : chars + row_at;
+        // Part k (from the left) goes after the bytes of parts 0..k: from the left
+        // that is the bytes emitted so far, from the right the total less those and
+        // the part's own.
+        long long emitted = 0;
+        const string_view s = staged.get(r);
+        for_each_part<RIGHT>(
+            s, d, cuts,
+            [&](long long j, long long a, long long b) {
+                const long long pos = RIGHT ? total - emitted - (b - a) : emitted;
+                part_offsets[first_part + (RIGHT ? parts - 1 - j : j)] = static_cast<O>(row_at + pos);
+                for (long long q = 0; q < b - a; ++q) dst[pos + q] = s.data[a + q];
+                emitted += b - a;
+                return true;
+            },
+            staged.match, staged.begin(r));
+        // The end of the last part (the next row's first part starts there too).
+        part_offsets[first_part + parts] = static_cast<O>(row_at + total);
+    }
+    if (to_stage) {
+        __syncthreads();
+        flush_stage(stage, chars + base, static_cast<long long>(aggregate), shift);
+    }
 }
 
 template <typename O, bool RIGHT>
-__device__ void split_count(StringInput col, uint64_t rows, const uint8_t* d, long long m,
-                            unsigned long long cuts, int32_t* counts, unsigned long long* max_parts) {
-    unsigned long long most = 0;
-    for (uint64_t row = global_thread(); row < rows; row += grid_threads()) {
-        long long parts = 0;
-        if (col.valid(row)) parts = for_each_part<RIGHT>(col.get(row), d, m, cuts, [](long long, long long, long long) {});
-        counts[row] = static_cast<int32_t>(parts);
-        most = parts > static_cast<long long>(most) ? parts : most;
-    }
-    if (most > 0) atomicMax(max_parts, most);
-}
-
-template <typename O, bool RIGHT>
-__device__ void split_parts(StringInput col, uint64_t rows, const uint8_t* d, long long m,
-                            unsigned long long cuts, const int32_t* counts, uint32_t columns, O* out_starts,
-                            O* out_stops, uint32_t* words, unsigned long long* nulls) {
+__device__ void split_parts(StringInput col, uint64_t rows, string_view d, unsigned long long cuts,
+                            const int32_t* counts, uint32_t columns, O* out_starts, O* out_stops, uint32_t* words,
+                            unsigned long long* nulls) {
     const uint64_t rounded = (rows + 31) / 32 * 32;
     const uint64_t words_per_column = (rows + 31) / 32;
     for (uint64_t row = global_thread(); row < rounded; row += grid_threads()) {
@@ -124,12 +565,13 @@ __device__ void split_parts(StringInput col, uint64_t rows, const uint8_t* d, lo
             parts = counts[row];
             const long long begin = col.offset(row);
             if (parts > 0) {
-                for_each_part<RIGHT>(col.get(row), d, m, cuts, [&](long long j, long long a, long long b) {
+                for_each_part<RIGHT>(col.get(row), d, cuts, [&](long long j, long long a, long long b) {
                     const uint64_t k = RIGHT ? static_cast<uint64_t>(parts - 1 - j) : static_cast<uint64_t>(j);
                     if (k < columns) {
                         out_starts[k * rows + row] = static_cast<O>(begin + a);
                         out_stops[k * rows + row] = static_cast<O>(begin + b);
                     }
+                    return true;
                 });
             }
             for (uint64_t k = parts; k < columns; ++k) {
@@ -146,71 +588,103 @@ __device__ void split_parts(StringInput col, uint64_t rows, const uint8_t* d, lo
     }
 }
 
-struct SplitPart {
+struct SplitRecord {
     StringInput col;
     const uint8_t* d;
     long long m;
     unsigned long long cuts;
-    const int32_t* counts;
-    uint32_t part;
+    /// The scan of the rows' part counts (rows + 1 values, int32 or int64 as `wide`).
+    const void* list_offsets;
+    /// The child column's offsets (total parts + 1 values, the same width).
+    void* part_offsets;
+    uint32_t wide;
     uint32_t right;
+    /// Rows of no bytes still have parts to record.
+    static constexpr bool FILL_EMPTY_ROWS = true;
+
+    __device__ __forceinline__ long long list_offset(uint64_t i) const {
+        return wide ? static_cast<const long long*>(list_offsets)[i]
+                    : static_cast<long long>(static_cast<const int32_t*>(list_offsets)[i]);
+    }
+
+    __device__ __forceinline__ void set_part_offset(long long i, long long value) const {
+        if (wide) static_cast<long long*>(part_offsets)[i] = value;
+        else static_cast<int32_t*>(part_offsets)[i] = static_cast<int32_t>(value);
+    }
+
+    template <bool RIGHT> __device__ __forceinline__ void write(string_view s, long long first, long long parts, Writer& w) const {
+        const string_view delim{d, m};
+        // The parts' bytes: the row less its parts - 1 delimiters, or walked for
+        // whitespace (runs of any length).
+        long long total = 0;
+        if (m > 0) {
+            total = s.size - m * (parts - 1);
+        } else {
+            for_each_part<RIGHT>(s, delim, cuts, [&](long long, long long a, long long b) {
+                total += b - a;
+                return true;
+            });
+        }
+        if (!w.filling()) {
+            w.pos = total;
+            return;
+        }
+        // Part k (from the left) goes after the bytes of parts 0..k: from the left
+        // that is the bytes emitted so far, from the right the total less those and
+        // the part's own.
+        long long emitted = 0;
+        for_each_part<RIGHT>(s, delim, cuts, [&](long long j, long long a, long long b) {
+            const long long at = RIGHT ? total - emitted - (b - a) : emitted;
+            set_part_offset(first + (RIGHT ? parts - 1 - j : j), w.start + at);
+            w.pos = at;
+            w.bytes(s.data + a, b - a);
+            emitted += b - a;
+            return true;
+        });
+        // The end of the last part (the next row's first part starts there too).
+        set_part_offset(first + parts, w.start + total);
+        w.pos = total;
+    }
 
     __device__ bool operator()(uint64_t row, Writer& w) const {
-        const long long parts = counts[row];
-        if (part >= parts) return false;  // a null row has no parts
-        const string_view s = col.get(row);
-        long long a = 0, b = 0;
-        const auto take = [&](long long j, long long x, long long y) {
-            if (j == (right ? parts - 1 - part : part)) {
-                a = x;
-                b = y;
-            }
-        };
-        if (right) {
-            for_each_part<true>(s, d, m, cuts, take);
-        } else {
-            for_each_part<false>(s, d, m, cuts, take);
-        }
-        w.bytes(s.data + a, b - a);
+        if (!col.valid(row)) return false;
+        const long long first = list_offset(row);
+        const long long parts = list_offset(row + 1) - first;
+        if (right) write<true>(col.get(row), first, parts, w);
+        else write<false>(col.get(row), first, parts, w);
         return true;
     }
 };
-RAGGED_TWO_PASS(SplitPart, split_part)
-RAGGED_ONE_PASS(SplitPart, split_part)
-
-template <typename O, bool RIGHT>
-__device__ void split_record_parts(StringInput col, uint64_t rows, const uint8_t* d, long long m,
-                                   unsigned long long cuts, const int32_t* counts, const O* list_offsets,
-                                   O* out_starts, O* out_stops) {
-    for (uint64_t row = global_thread(); row < rows; row += grid_threads()) {
-        const long long parts = counts[row];
-        if (parts == 0) continue;
-        const long long begin = col.offset(row);
-        const long long first = static_cast<long long>(list_offsets[row]);
-        for_each_part<RIGHT>(col.get(row), d, m, cuts, [&](long long j, long long a, long long b) {
-            const long long k = RIGHT ? parts - 1 - j : j;
-            out_starts[first + k] = static_cast<O>(begin + a);
-            out_stops[first + k] = static_cast<O>(begin + b);
-        });
-    }
-}
+RAGGED_TWO_PASS(SplitRecord, split_record)
+RAGGED_ONE_PASS(SplitRecord, split_record)
 
 #define RAGGED_SPLIT(O, ONAME, DIR, RIGHT)                                                  \
-    extern "C" __global__ void __launch_bounds__(256) split_count_##DIR##_##ONAME(          \
-        StringInput col, uint64_t rows, const uint8_t* d, long long m, unsigned long long cuts, \
-        int32_t* counts, unsigned long long* max_parts) {                                   \
-        split_count<O, RIGHT>(col, rows, d, m, cuts, counts, max_parts);                    \
+    extern "C" __global__ void __launch_bounds__(SPLIT_THREADS) split_count_##DIR##_##ONAME( \
+        StringInput col, uint64_t rows, uint32_t tile_rows, const uint8_t* d, long long m,  \
+        unsigned long long cuts, int32_t* counts, uint32_t column_bytes, unsigned long long* stats) { \
+        split_count<O, RIGHT>(col, rows, tile_rows, string_view{d, m}, cuts, counts, column_bytes, stats); \
+    }                                                                                       \
+    extern "C" __global__ void __launch_bounds__(SPLIT_THREADS) split_columns_##DIR##_##ONAME( \
+        StringInput col, uint64_t rows, uint32_t tile_rows, const uint8_t* d, long long m,  \
+        unsigned long long cuts, uint32_t columns, SplitOutputs out, unsigned long long* counts, \
+        uint64_t state_bytes, uint64_t* error_word) {                                       \
+        split_columns<O, RIGHT>(col, rows, tile_rows, string_view{d, m}, cuts, columns, out, counts, \
+                                state_bytes, error_word);                                   \
+    }                                                                                       \
+    extern "C" __global__ void __launch_bounds__(SPLIT_THREADS) split_record_##DIR##_##ONAME( \
+        StringInput col, uint64_t rows, uint32_t tile_rows, const uint8_t* d, long long m,  \
+        unsigned long long cuts, const O* list_offsets, O* part_offsets, uint8_t* chars,    \
+        unsigned long long capacity, void* state, uint64_t state_bytes, unsigned long long* counts, \
+        uint64_t* error_word) {                                                             \
+        split_record<O, RIGHT>(col, rows, tile_rows, string_view{d, m}, cuts, list_offsets, part_offsets, \
+                               chars, capacity, state, state_bytes, counts, error_word);    \
     }                                                                                       \
     extern "C" __global__ void __launch_bounds__(256) split_parts_##DIR##_##ONAME(          \
         StringInput col, uint64_t rows, const uint8_t* d, long long m, unsigned long long cuts, \
         const int32_t* counts, uint32_t columns, O* out_starts, O* out_stops, uint32_t* words, \
         unsigned long long* nulls) {                                                        \
-        split_parts<O, RIGHT>(col, rows, d, m, cuts, counts, columns, out_starts, out_stops, words, nulls); \
-    }                                                                                       \
-    extern "C" __global__ void __launch_bounds__(256) split_record_parts_##DIR##_##ONAME(   \
-        StringInput col, uint64_t rows, const uint8_t* d, long long m, unsigned long long cuts, \
-        const int32_t* counts, const O* list_offsets, O* out_starts, O* out_stops) {        \
-        split_record_parts<O, RIGHT>(col, rows, d, m, cuts, counts, list_offsets, out_starts, out_stops); \
+        split_parts<O, RIGHT>(col, rows, string_view{d, m}, cuts, counts, columns, out_starts, out_stops, \
+                              words, nulls);                                                \
     }
 RAGGED_SPLIT(int32_t, i32, left, false)
 RAGGED_SPLIT(int64_t, i64, left, false)

@@ -31,7 +31,7 @@ const TILE_ROWS: usize = 1024;
 /// (its chars buffer over its rows, or more for a slice), so that rows longer than
 /// average rarely make a tile overflow (which then reads global memory), in whole
 /// warps of 32 to TILE_ROWS rows.
-fn tile_rows<O: OffsetSize>(col: &StringColumn<O, Device>) -> u32 {
+pub(crate) fn tile_rows<O: OffsetSize>(col: &StringColumn<O, Device>) -> u32 {
     let avg = col.values().len().div_ceil(col.len().max(1));
     let rows = (TILE_BYTES * 3 / 4) / avg.max(1);
     (rows.clamp(32, TILE_ROWS) / 32 * 32) as u32

@@ -1,10 +1,13 @@
-//! `split` and `rsplit` on the GPU: `kernels/strings/split.cu` counts each row's parts
-//! (`split_count_<dir>_<O>`, with their maximum, the number of output columns). Up to
-//! [`PART_PASSES`] columns, each is the `SplitPart` functor run by the string transform
-//! helpers (one pass, bounded by the input's bytes); more are built from every part's
-//! byte range (`split_parts_<dir>_<O>`, then `column_of_ranges`). `split_record` writes
-//! every part's byte range (`split_record_parts_<dir>_<O>`) and builds the parts'
-//! column from them.
+//! `split` and `rsplit` on the GPU: `kernels/strings/split.cu` first finds the most
+//! parts of a row (`split_count_<dir>_<O>`, with the bytes of each of the first
+//! [`SPLIT_COLUMNS`] parts of all rows). Up to that many columns are built together by
+//! `split_columns_<dir>_<O>` (one walk of each row, each column scanned by decoupled
+//! look-back, the rows read once for all the columns); more are built from every
+//! part's byte range (`split_parts_<dir>_<O>`, then `column_of_ranges`).
+//! `split_record` counts each row's parts, scans the counts into the list offsets and
+//! runs the `SplitRecord` functor through the string transform helpers: each row's
+//! parts' bytes become the child's chars in one pass, and the fill writes the child's
+//! offsets as it goes.
 
 use std::sync::Arc;
 
@@ -14,15 +17,25 @@ use ragged_core::{
 };
 
 use super::two_pass::{column_input, transform_as, StringInput};
-use crate::common::bits::{ballot_grid, bitmap};
-use crate::compile::STRINGS_SPLIT;
+use super::{tile_launch, tile_rows};
+use crate::common::bits::{ballot_grid, bitmap, validity_or_none};
+use crate::compile::{PRIMITIVES_SCAN, STRINGS_SPLIT};
+use crate::error_word::ErrorWordWith;
 use crate::launch::{launch, params, BLOCK};
 use crate::lists::{compact_for, gather_values, zero_offsets, GatherPlan};
 use crate::memory::{Device, DeviceBitmap, DeviceBuffer};
+use crate::primitives::scan::TileState;
 use crate::CudaBackend;
 
-/// The delimiter's bytes on the device and each row's part count, from
-/// `split_count_<dir>_<O>`.
+/// The most columns `split_columns_<dir>_<O>` builds (SPLIT_COLUMNS of split.cu); a
+/// split with more goes through the parts' ranges ([`split_by_ranges`]).
+const SPLIT_COLUMNS: usize = 8;
+
+/// Threads per block of `split_count_<dir>_<O>` and `split_columns_<dir>_<O>`
+/// (SPLIT_THREADS of split.cu).
+const SPLIT_THREADS: u32 = 256;
+
+/// What the count pass found.
 struct Counted {
     /// The uploaded delimiter (a single space for whitespace splitting, never read).
     delimiter: DeviceBuffer<u8>,
@@ -30,32 +43,51 @@ struct Counted {
     m: i64,
     /// The most cuts, `u64::MAX` for all.
     cuts: u64,
-    /// Each row's number of parts (0 for a null row).
-    counts: DeviceBuffer<i32>,
+    /// Each row's number of parts (0 for a null row), when asked for.
+    counts: Option<DeviceBuffer<i32>>,
     /// The most parts of a row.
     most: usize,
+    /// The bytes of part k of all rows for k < [`SPLIT_COLUMNS`], when asked for.
+    column_bytes: [u64; SPLIT_COLUMNS],
 }
 
-/// `SplitPart` of `kernels/strings/split.cu`.
+/// `SplitRecord` of `kernels/strings/split.cu`.
 #[repr(C)]
 #[derive(Clone, Copy)]
-struct SplitPart {
+struct SplitRecord {
     col: StringInput,
     d: u64,
     m: i64,
     cuts: u64,
-    counts: u64,
-    part: u32,
+    list_offsets: u64,
+    part_offsets: u64,
+    wide: u32,
     right: u32,
 }
 
-/// Check the delimiter and run the count pass over `n > 0` rows.
+/// `SplitOutputs` of `kernels/strings/split.cu`: column k's offsets, chars, validity
+/// words, tile state and chars' size.
+#[repr(C)]
+#[derive(Clone, Copy, Default)]
+struct SplitOutputs {
+    offsets: [u64; SPLIT_COLUMNS],
+    chars: [u64; SPLIT_COLUMNS],
+    validity: [u64; SPLIT_COLUMNS],
+    states: [u64; SPLIT_COLUMNS],
+    capacity: [u64; SPLIT_COLUMNS],
+}
+
+/// Check the delimiter and run the count pass over `n > 0` rows: each row's part
+/// count when `counts`, the bytes of the first [`SPLIT_COLUMNS`] parts when
+/// `column_bytes`, the most parts always.
 fn count_parts<O: OffsetSize>(
     backend: &CudaBackend,
     col: &StringColumn<O, Device>,
     on: SplitOn<'_>,
     max_splits: Option<usize>,
     dir: &str,
+    counts: bool,
+    column_bytes: bool,
 ) -> Result<Counted> {
     let delimiter: &[u8] = match on {
         SplitOn::Literal(d) => d.as_bytes(),
@@ -64,7 +96,7 @@ fn count_parts<O: OffsetSize>(
     let n = col.len();
     let rows = n as u64;
     let input = column_input(col);
-    // An empty upload for whitespace: the kernel reads no delimiter byte then.
+    // A placeholder byte for whitespace: the kernel reads no delimiter byte then.
     let d = backend.upload_slice(if delimiter.is_empty() {
         b" "
     } else {
@@ -72,37 +104,61 @@ fn count_parts<O: OffsetSize>(
     })?;
     let (d_ptr, m) = (d.device_ptr(), delimiter.len() as i64);
     let cuts = max_splits.map_or(u64::MAX, |c| c as u64);
-    let counts = backend.alloc::<i32>(n)?;
-    let most = backend.alloc::<u64>(1)?;
-    backend.zero(&most)?;
+    let counts = if counts {
+        Some(backend.alloc::<i32>(n)?)
+    } else {
+        None
+    };
+    let stats = backend.alloc::<u64>(1 + SPLIT_COLUMNS)?;
+    backend.zero(&stats)?;
     let function = backend.function(
         &STRINGS_SPLIT,
         &format!("split_count_{dir}_{}", O::OFFSET_NAME),
     )?;
-    let (counts_ptr, most_ptr) = (counts.device_ptr(), most.device_ptr());
-    let mut args = params![input, rows, d_ptr, m, cuts, counts_ptr, most_ptr];
-    // SAFETY: `split_count_<dir>_<O>(StringInput, uint64_t, const uint8_t*, long
-    // long, unsigned long long, int32_t*, unsigned long long*)`: reads the column
-    // (its offsets, bytes and validity) and m delimiter bytes (the upload holds at
-    // least m), writes `rows` counts (allocated above), atomicMax on one zeroed word.
+    let (counts_ptr, stats_ptr) = (
+        counts.as_ref().map_or(0, DeviceBuffer::device_ptr),
+        stats.device_ptr(),
+    );
+    let sum_bytes = u32::from(column_bytes);
+    let (per_tile, grid) = tile_launch(backend, function, col);
+    let mut args = params![input, rows, per_tile, d_ptr, m, cuts, counts_ptr, sum_bytes, stats_ptr];
+    // SAFETY: `split_count_<dir>_<O>(StringInput, uint64_t, uint32_t, const uint8_t*,
+    // long long, unsigned long long, int32_t*, uint32_t, unsigned long long*)` with
+    // SPLIT_THREADS threads per block striding over tiles of `per_tile` rows (a
+    // multiple of 32, at most TILE_ROWS): reads the column (its offsets, bytes and
+    // validity) and m delimiter bytes (the upload holds at least m), writes `rows`
+    // counts when the pointer is not null (allocated above), atomics on
+    // 1 + SPLIT_COLUMNS zeroed words.
     unsafe {
         launch(
             function,
-            ballot_grid(backend, rows),
-            BLOCK,
+            grid,
+            SPLIT_THREADS,
             0,
             backend.stream(),
             &mut args,
         )?
     };
-    let most = backend.read_scalar(&most)? as usize;
+    let words = read_u64s(backend, &stats)?;
+    let mut bytes = [0u64; SPLIT_COLUMNS];
+    bytes.copy_from_slice(&words[1..]);
     Ok(Counted {
         delimiter: d,
         m,
         cuts,
         counts,
-        most,
+        most: words[0] as usize,
+        column_bytes: bytes,
     })
+}
+
+/// The values of a small buffer of u64, read back.
+fn read_u64s(backend: &CudaBackend, buffer: &DeviceBuffer<u64>) -> Result<Vec<u64>> {
+    let bytes = backend.read_bytes(buffer, 0, buffer.len() * 8)?;
+    Ok(bytes
+        .chunks_exact(8)
+        .map(|c| u64::from_le_bytes(c.try_into().unwrap_or([0; 8])))
+        .collect())
 }
 
 pub(crate) fn split<O: OffsetSize>(
@@ -121,52 +177,113 @@ pub(crate) fn split<O: OffsetSize>(
         return Ok(vec![col.clone()]);
     }
     let dir = if from_right { "right" } else { "left" };
-    let counted = count_parts(backend, col, on, max_splits, dir)?;
-    if counted.most <= PART_PASSES {
-        split_by_parts(backend, col, &counted, from_right, op)
+    let counted = count_parts(backend, col, on, max_splits, dir, false, true)?;
+    // split_columns keeps a part's bounds as 32-bit positions in its row.
+    if counted.most <= SPLIT_COLUMNS && col.values().len() as u64 <= u64::from(u32::MAX) {
+        split_columns(backend, col, &counted, dir, op)
     } else {
+        let counted = count_parts(backend, col, on, max_splits, dir, true, false)?;
         split_by_ranges(backend, col, counted, dir, op)
     }
 }
 
-/// The most columns `split` builds by one pass over the rows each ([`split_by_parts`]);
-/// more would read the rows too many times (a row with many parts would be walked once
-/// per column), so they go through the parts' ranges ([`split_by_ranges`]).
-const PART_PASSES: usize = 8;
-
-/// The columns of `split` with few parts: each one the `SplitPart` functor run in one
-/// pass (its rows' parts located again, no ranges materialized).
-fn split_by_parts<O: OffsetSize>(
+/// The columns of `split` with at most [`SPLIT_COLUMNS`] parts, all built by one
+/// `split_columns_<dir>_<O>` kernel into chars of the sizes the count pass found.
+fn split_columns<O: OffsetSize>(
     backend: &CudaBackend,
     col: &StringColumn<O, Device>,
     counted: &Counted,
-    from_right: bool,
+    dir: &str,
     op: &'static str,
 ) -> Result<Vec<StringColumn<O, Device>>> {
-    let n = col.len();
-    let mut out = Vec::with_capacity(counted.most.max(1));
-    for part in 0..counted.most.max(1) {
-        let functor = SplitPart {
-            col: column_input(col),
-            d: counted.delimiter.device_ptr(),
-            m: counted.m,
-            cuts: counted.cuts,
-            counts: counted.counts.device_ptr(),
-            part: u32::try_from(part)
-                .map_err(|_| Error::invalid_argument(op, "more than 2^32 parts in a row"))?,
-            right: u32::from(from_right),
-        };
-        // Each row's part is a part of its bytes: at most the chars buffer.
-        let bound = Some(col.values().len() as u64);
-        out.push(transform_as(
+    let (n, rows) = (col.len(), col.len() as u64);
+    let columns = counted.most.max(1);
+    let per_tile = tile_rows(col);
+    let mut outputs = SplitOutputs::default();
+    let mut buffers = Vec::with_capacity(columns);
+    let mut states = Vec::with_capacity(columns);
+    for k in 0..columns {
+        let offsets = backend.alloc::<O>(n + 1)?;
+        let chars = backend.alloc::<u8>(counted.column_bytes[k] as usize)?;
+        let words = backend.alloc::<u32>(n.div_ceil(32))?;
+        let state = TileState::new(
             backend,
-            &STRINGS_SPLIT,
-            "split_part",
+            &PRIMITIVES_SCAN,
+            "acc_u64",
+            rows,
+            u64::from(per_tile),
+        )?;
+        outputs.offsets[k] = offsets.device_ptr();
+        outputs.chars[k] = chars.device_ptr();
+        outputs.validity[k] = words.device_ptr();
+        outputs.states[k] = state.ptr;
+        outputs.capacity[k] = counted.column_bytes[k];
+        buffers.push((offsets, chars, words));
+        states.push(state);
+    }
+    // The error word, then each column's nulls and bytes.
+    let word = ErrorWordWith::<{ 2 * SPLIT_COLUMNS }>::new(backend)?;
+    let function = backend.function(
+        &STRINGS_SPLIT,
+        &format!("split_columns_{dir}_{}", O::OFFSET_NAME),
+    )?;
+    let input = column_input(col);
+    let (d_ptr, m, cuts) = (counted.delimiter.device_ptr(), counted.m, counted.cuts);
+    let (k, counts_ptr, word_ptr) = (columns as u32, word.values_ptr(), word.device_ptr());
+    let state_bytes = states[0].bytes;
+    let mut args = params![
+        input,
+        rows,
+        per_tile,
+        d_ptr,
+        m,
+        cuts,
+        k,
+        outputs,
+        counts_ptr,
+        state_bytes,
+        word_ptr
+    ];
+    // SAFETY: `split_columns_<dir>_<O>(StringInput, uint64_t, uint32_t, const uint8_t*,
+    // long long, unsigned long long, uint32_t, SplitOutputs, unsigned long long*,
+    // uint64_t, uint64_t*)` with SplitOutputs by value (mirrored above, its pointers
+    // alive in `buffers` and `states`): one block of SPLIT_THREADS threads per tile of
+    // `per_tile` rows (the tile states' count, all states of the same size) writes, for
+    // each of the `columns` columns,
+    // rows + 1 offsets, ceil(rows / 32) validity words and at most capacity[k] chars
+    // (allocated above to that size), and adds to the 2 × SPLIT_COLUMNS counters
+    // after the error word.
+    unsafe {
+        launch(
+            function,
+            states[0].tiles,
+            SPLIT_THREADS,
+            0,
+            backend.stream(),
+            &mut args,
+        )?
+    };
+    let (error, counts) = word.read(backend)?;
+    if let Some((row, _)) = error {
+        return Err(Error::Device {
             op,
-            functor,
-            n,
-            bound,
-        )?);
+            message: format!("row {row}'s parts differ from the count pass's"),
+        });
+    }
+    let mut out = Vec::with_capacity(columns);
+    for (k, (offsets, chars, words)) in buffers.into_iter().enumerate() {
+        if counts[SPLIT_COLUMNS + k] != counted.column_bytes[k] {
+            return Err(Error::Device {
+                op,
+                message: format!("column {k}'s bytes differ from the count pass's"),
+            });
+        }
+        let validity = validity_or_none(words, n, counts[k] as usize);
+        // SAFETY: the offsets are the scan of the parts' sizes (0, non-decreasing,
+        // ending at the chars' length, checked above); every part is a range of a valid
+        // UTF-8 row cut next to a delimiter (valid UTF-8) or an ASCII whitespace byte,
+        // so whole characters; missing parts and null rows are empty and null.
+        out.push(unsafe { StringColumn::new_unchecked(offsets, chars, validity) });
     }
     Ok(out)
 }
@@ -185,7 +302,10 @@ fn split_by_ranges<O: OffsetSize>(
     let (n, rows) = (col.len(), col.len() as u64);
     let input = column_input(col);
     let (d_ptr, m, cuts) = (counted.delimiter.device_ptr(), counted.m, counted.cuts);
-    let counts = counted.counts;
+    let counts = counted.counts.ok_or_else(|| Error::Device {
+        op,
+        message: "the count pass kept no counts".to_string(),
+    })?;
     let columns = counted.most.max(1);
     // Part counts are at most the row's bytes + 1, so they fit in i32 offsets; the
     // product below is checked anyway.
@@ -285,8 +405,12 @@ pub(crate) fn split_record<O: OffsetSize>(
     let (list_offsets, parts) = if n == 0 {
         (zero_offsets::<O>(backend)?, None)
     } else {
-        let counted = count_parts(backend, col, on, max_splits, dir)?;
-        let counts = PrimitiveColumn::try_new(counted.counts.clone(), None)?;
+        let counted = count_parts(backend, col, on, max_splits, dir, true, false)?;
+        let counts = counted.counts.clone().ok_or_else(|| Error::Device {
+            op,
+            message: "the count pass kept no counts".to_string(),
+        })?;
+        let counts = PrimitiveColumn::try_new(counts, None)?;
         let (offsets, total) = match backend.sizes_to_offsets(&counts, O::WIDTH) {
             Err(Error::Overflow { .. }) => {
                 return Err(Error::Overflow {
@@ -303,41 +427,39 @@ pub(crate) fn split_record<O: OffsetSize>(
     };
     let child = match parts {
         Some((counted, total)) if total > 0 => {
-            let starts = backend.alloc::<O>(total)?;
-            let stops = backend.alloc::<O>(total)?;
-            let function = backend.function(
-                &STRINGS_SPLIT,
-                &format!("split_record_parts_{dir}_{}", O::OFFSET_NAME),
-            )?;
-            let input = column_input(col);
-            let rows = n as u64;
-            let (d_ptr, m, cuts) = (counted.delimiter.device_ptr(), counted.m, counted.cuts);
-            let (counts_ptr, lists_ptr, starts_ptr, stops_ptr) = (
-                counted.counts.device_ptr(),
-                list_offsets.device_ptr(),
-                starts.device_ptr(),
-                stops.device_ptr(),
-            );
-            let mut args =
-                params![input, rows, d_ptr, m, cuts, counts_ptr, lists_ptr, starts_ptr, stops_ptr];
-            // SAFETY: `split_record_parts_<dir>_<O>(StringInput, uint64_t, const uint8_t*,
-            // long long, unsigned long long, const int32_t*, const O*, O*, O*)`: reads what
-            // split_count read, its counts and the rows + 1 list offsets (their scan), and
-            // writes each row's parts at list_offsets[row].., `total` starts and stops in
-            // all (allocated above).
-            unsafe {
-                launch(
-                    function,
-                    ballot_grid(backend, rows),
-                    BLOCK,
-                    0,
-                    backend.stream(),
-                    &mut args,
+            let part_offsets = backend.alloc::<O>(total + 1)?;
+            let chars = if col.values().len() as u64 <= u64::from(u32::MAX) {
+                record_tiles(
+                    backend,
+                    col,
+                    &counted,
+                    &list_offsets,
+                    &part_offsets,
+                    dir,
+                    op,
+                )?
+            } else {
+                record_by_functor(
+                    backend,
+                    col,
+                    &counted,
+                    &list_offsets,
+                    &part_offsets,
+                    from_right,
+                    op,
                 )?
             };
-            // SAFETY: every part is a range of a valid UTF-8 row cut next to a delimiter
-            // (valid UTF-8) or an ASCII whitespace byte, so on character boundaries.
-            unsafe { column_of_ranges(backend, col, &starts, &stops, None, op)? }
+            if chars.is_empty() {
+                // No bytes: every part offset is 0 (and the functor's fill may not
+                // have run).
+                backend.zero(&part_offsets)?;
+            }
+            // SAFETY: each valid row wrote its part offsets (where its bytes start in
+            // `chars`, then the ends of its parts), so all total + 1 of them:
+            // non-decreasing, ending at the chars' length; every part is a range of a
+            // valid UTF-8 row cut next to a delimiter (valid UTF-8) or an ASCII whitespace
+            // byte, so whole characters.
+            unsafe { StringColumn::new_unchecked(part_offsets, chars, None) }
         }
         _ => {
             let offsets = zero_offsets::<O>(backend)?;
@@ -356,6 +478,126 @@ pub(crate) fn split_record<O: OffsetSize>(
             col.validity().cloned(),
         )
     })
+}
+
+/// The chars of `split_record`'s child column by `split_record_<dir>_<O>` (tiles of
+/// rows staged in shared memory, one block per tile, positions by decoupled
+/// look-back), which also writes the child's offsets into `part_offsets`. For chars
+/// of at most `u32::MAX` bytes (positions in a tile are 32-bit).
+fn record_tiles<O: OffsetSize>(
+    backend: &CudaBackend,
+    col: &StringColumn<O, Device>,
+    counted: &Counted,
+    list_offsets: &DeviceBuffer<O>,
+    part_offsets: &DeviceBuffer<O>,
+    dir: &str,
+    op: &'static str,
+) -> Result<DeviceBuffer<u8>> {
+    let rows = col.len() as u64;
+    let per_tile = tile_rows(col);
+    let state = TileState::new(
+        backend,
+        &PRIMITIVES_SCAN,
+        "acc_u64",
+        rows,
+        u64::from(per_tile),
+    )?;
+    // A row's parts are a part of its bytes: at most the chars buffer.
+    let capacity = col.values().len() as u64;
+    let chars = backend.alloc::<u8>(col.values().len())?;
+    let word = ErrorWordWith::<1>::new(backend)?;
+    let function = backend.function(
+        &STRINGS_SPLIT,
+        &format!("split_record_{dir}_{}", O::OFFSET_NAME),
+    )?;
+    let input = column_input(col);
+    let (d_ptr, m, cuts) = (counted.delimiter.device_ptr(), counted.m, counted.cuts);
+    let (lists_ptr, parts_ptr, chars_ptr) = (
+        list_offsets.device_ptr(),
+        part_offsets.device_ptr(),
+        chars.device_ptr(),
+    );
+    let (state_ptr, state_bytes) = (state.ptr, state.bytes);
+    let (counts_ptr, word_ptr) = (word.values_ptr(), word.device_ptr());
+    let mut args = params![
+        input,
+        rows,
+        per_tile,
+        d_ptr,
+        m,
+        cuts,
+        lists_ptr,
+        parts_ptr,
+        chars_ptr,
+        capacity,
+        state_ptr,
+        state_bytes,
+        counts_ptr,
+        word_ptr
+    ];
+    // SAFETY: `split_record_<dir>_<O>(StringInput, uint64_t, uint32_t, const uint8_t*,
+    // long long, unsigned long long, const O*, O*, uint8_t*, unsigned long long, void*,
+    // uint64_t, unsigned long long*, uint64_t*)`: one block of SPLIT_THREADS threads
+    // per tile of `per_tile` rows (the tile state's count) reads the column, the
+    // delimiter and the rows + 1 list offsets (the scan of the part counts), writes
+    // each valid row's part offsets at list_offsets[row].. (total + 1 of them, all
+    // allocated), at most `capacity` chars (allocated) and the one counter after the
+    // error word.
+    unsafe {
+        launch(
+            function,
+            state.tiles,
+            SPLIT_THREADS,
+            0,
+            backend.stream(),
+            &mut args,
+        )?
+    };
+    let (error, [total]) = word.read(backend)?;
+    if let Some((row, _)) = error {
+        return Err(Error::Device {
+            op,
+            message: format!("the parts from row {row} on exceed the input's bytes"),
+        });
+    }
+    chars.slice(0, total as usize)
+}
+
+/// The chars of `split_record`'s child column by the `SplitRecord` functor run by the
+/// string transform helpers (any size of chars): each row's parts' bytes, with the
+/// child's offsets written into `part_offsets` by the fill.
+fn record_by_functor<O: OffsetSize>(
+    backend: &CudaBackend,
+    col: &StringColumn<O, Device>,
+    counted: &Counted,
+    list_offsets: &DeviceBuffer<O>,
+    part_offsets: &DeviceBuffer<O>,
+    from_right: bool,
+    op: &'static str,
+) -> Result<DeviceBuffer<u8>> {
+    let functor = SplitRecord {
+        col: column_input(col),
+        d: counted.delimiter.device_ptr(),
+        m: counted.m,
+        cuts: counted.cuts,
+        list_offsets: list_offsets.device_ptr(),
+        part_offsets: part_offsets.device_ptr(),
+        wide: u32::from(std::mem::size_of::<O>() == 8),
+        right: u32::from(from_right),
+    };
+    // A row's parts are a part of its bytes: at most the chars buffer.
+    let bound = Some(col.values().len() as u64);
+    let rows: StringColumn<O, Device> = transform_as(
+        backend,
+        &STRINGS_SPLIT,
+        "split_record",
+        op,
+        functor,
+        col.len(),
+        bound,
+    )?;
+    let (_, chars, _) = rows.into_parts();
+    Ok(chars)
 }
 
 /// The strings column whose row `i` is bytes `starts[i]..stops[i]` of `col`'s values,

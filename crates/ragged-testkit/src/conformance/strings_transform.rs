@@ -23,7 +23,7 @@ use ragged_core::{Backend, BooleanColumn, Column, Error, Host, OffsetSize, Strin
 
 use super::backend_error;
 use crate::check::{compare_validity, Failures, Mismatch};
-use crate::gen::{random_string, string_cases, CharMix, StringCase};
+use crate::gen::{random_string, string_cases, CharMix, StringCase, StringSpec};
 use crate::native::TestNative;
 use crate::rng::Rng;
 
@@ -461,7 +461,56 @@ pub fn split<B: Backend, O: OffsetSize + TestNative>(backend: &B) {
             }
         }
     }
+    for case in part_count_cases::<O>() {
+        match backend.to_device_strings(&case.column) {
+            Ok(col) => {
+                for (on, max_splits) in [
+                    (SplitOn::Literal(" "), None),
+                    (SplitOn::Literal(" "), Some(6)),
+                    (SplitOn::Literal("é\u{7f}"), None),
+                    (SplitOn::Whitespace, None),
+                ] {
+                    for from_right in [false, true] {
+                        failures.record(check_split(
+                            backend, &case, &col, on, max_splits, from_right,
+                        ));
+                    }
+                }
+            }
+            Err(e) => failures.record(Err(backend_error(&case, "to_device_strings", e))),
+        }
+    }
     failures.finish(&format!("split<{}>", O::OFFSET_NAME));
+}
+
+/// Columns of rows of 1 to `most` parts (cut by " " or "é\u{7f}", words of 0 to 3
+/// four-byte characters, so no other cut; every seventh row null), for `most` 8 and 9: the most columns
+/// a backend may build together and one more, over several tiles of rows.
+fn part_count_cases<O: OffsetSize>() -> Vec<StringCase<O>> {
+    [8usize, 9]
+        .into_iter()
+        .map(|most| {
+            let mut rng = Rng::from_label(&format!("split/parts={most}"));
+            let rows = (0..1000)
+                .map(|r| {
+                    let parts = 1 + r % most;
+                    let words: Vec<String> = (0..parts)
+                        .map(|_| random_string(&mut rng, CharMix::FourByte, 3))
+                        .collect();
+                    let cut = if r % 2 == 0 { " " } else { "é\u{7f}" };
+                    (words.join(cut), r % 7 != 3)
+                })
+                .collect();
+            let spec = StringSpec {
+                rows,
+                ..Default::default()
+            };
+            StringCase::from_spec(
+                format!("{}/parts={most}", StringCase::<O>::type_name()),
+                &spec,
+            )
+        })
+        .collect()
 }
 
 /// Check one `split_record` of a case against the oracle: list `i` holds row `i`'s
