@@ -14,6 +14,8 @@
 #   ncu REGEX SUITE FILTER   Nsight Compute (clocks as found) of one launch of the
 #                    kernels matching REGEX in that bench case: throughput, warp
 #                    stalls, occupancy
+#   ncu-stalls REGEX SUITE FILTER   the stall reasons of one launch of the kernels
+#                    matching REGEX in that bench case
 #   ncu-times REGEX SUITE FILTER N   the durations of the first N launches of the
 #                    kernels matching REGEX in that bench case (a kernel timeline)
 #   sanitize-gather  memcheck and racecheck of flatten, to_compact and local_index
@@ -70,6 +72,19 @@ while [ $# -gt 0 ]; do
         --section ComputeWorkloadAnalysis --section InstructionStats --section MemoryWorkloadAnalysis_Tables \
         ./ragged --device cuda bench --suite "$3" --filter "$4" 2>&1 | grep -vE "^==PROF==|^  (lines|lists|copy)" \
         | grep -vE "^    -|^    (INF|OPT|WRN)|^ *$|Section:" | head -90
+      shift 3 ;;
+    ncu-stalls)
+      # Why the warps of one launch of the kernels matching $2 wait: cycles per issued
+      # instruction by stall reason, and the instructions executed.
+      step "ncu-stalls $2 $3 $4"
+      m=smsp__average_warps_issue_stalled
+      /usr/local/cuda/bin/ncu --clock-control none --kernel-name "regex:$2" --launch-skip 2 --launch-count 1 \
+        --metrics gpu__time_duration.sum,smsp__inst_executed.sum,smsp__thread_inst_executed_per_inst_executed.ratio,$(for r in \
+          barrier long_scoreboard short_scoreboard mio_throttle lg_throttle wait math_pipe_throttle not_selected \
+          selected no_instruction branch_resolving dispatch_stall membar sleeping drain tex_throttle imc_miss; do \
+          printf "%s_%s_per_issue_active.ratio," $m $r; done | sed 's/,$//') \
+        ./ragged --device cuda bench --suite "$3" --filter "$4" 2>&1 | grep -E "^  [a-z_0-9]+ \(|gpu__time|smsp__" \
+        | sed "s/$m//" | head -40
       shift 3 ;;
     ncu-times)
       # Every launch of kernels matching $2 (at most $5) in `bench --suite $3 --filter $4`,

@@ -252,6 +252,10 @@ const HEADERS: &[(&str, &str)] = &[
         include_str!("../kernels/common/one_pass.cuh"),
     ),
     (
+        "common/tiles.cuh",
+        include_str!("../kernels/common/tiles.cuh"),
+    ),
+    (
         "common/two_pass.cuh",
         include_str!("../kernels/common/two_pass.cuh"),
     ),

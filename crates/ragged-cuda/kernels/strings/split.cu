@@ -29,16 +29,12 @@
 // Mapping: one thread per row (grid-stride for the count and the ranges).
 // Complexity: O(bytes × delimiter length) worst case, O(bytes) typically, per kernel.
 #include "common/one_pass.cuh"
+#include "common/tiles.cuh"
 
 using namespace ragged;
 
 /// The most output columns split_columns builds (src/strings/split.rs knows it).
 constexpr int SPLIT_COLUMNS = 8;
-/// Threads per block of split_count and split_columns.
-constexpr int SPLIT_THREADS = 256;
-/// Rows each thread of split_columns takes (rows tid, tid + 256, ... of its tile).
-constexpr int SPLIT_ITEMS = TILE_ROWS / SPLIT_THREADS;
-static_assert(SPLIT_ITEMS == 4, "split_columns initializes four walks per thread");
 
 __device__ __forceinline__ bool split_ws(uint8_t b) {
     return b == ' ' || b == '\t' || b == '\n' || b == 0x0b || b == 0x0c || b == '\r';
@@ -68,27 +64,13 @@ template <bool RIGHT> struct PartWalk {
                                         long long found_)
         : row(row_), match(match_), begin(begin_), pos(pos_), found(found_), done(false) {}
 
-    /// The first match of d at or after `from`, or -1.
-    __device__ __forceinline__ long long find(string_view d, long long from) const {
-        if (match == nullptr) return row.find(d, from);
-        const int p = first_bit(match, begin + static_cast<int>(from), begin + static_cast<int>(row.size - d.size) + 1);
-        return p < 0 ? -1 : p - begin;
-    }
-
-    /// The last match of d ending at or before `before`, or -1.
-    __device__ __forceinline__ long long rfind(string_view d, long long before) const {
-        if (match == nullptr) return row.rfind(d, before);
-        const int p = last_bit(match, begin, begin + static_cast<int>(before - d.size) + 1);
-        return p < 0 ? -1 : p - begin;
-    }
-
     /// The next part as bytes [a, b) of the row; false when there is none.
     __device__ __forceinline__ bool next(string_view d, unsigned long long cuts, long long& a, long long& b) {
         if (done) return false;
         const long long n = row.size, m = d.size;
         const bool more = static_cast<unsigned long long>(found) < cuts;
         if (m > 0) {
-            const long long at = !more ? -1 : (RIGHT ? rfind(d, pos) : find(d, pos));
+            const long long at = !more ? -1 : (RIGHT ? rfind_in_row(row, match, begin, d, pos) : find_in_row(row, match, begin, d, pos));
             if (at < 0) {
                 a = RIGHT ? 0 : pos;
                 b = RIGHT ? pos : n;
@@ -172,48 +154,6 @@ __device__ __forceinline__ long long part_count(string_view row, string_view d, 
     return for_each_part<RIGHT>(row, d, cuts, [](long long, long long, long long) { return true; }, match, begin);
 }
 
-/// Rows [first, first + n) of a column, staged in shared memory (stage_row_tile) with
-/// the matches of a literal delimiter as bits when their bytes fit, else read from
-/// global memory.
-template <typename O> struct TileRows {
-    const StringInput& col;
-    const RowTile& tile;
-    /// The delimiter's matches (nullptr when not staged or splitting at whitespace).
-    const uint32_t* match;
-    uint64_t first;
-    bool staged;
-
-    /// Stage the tile and find the delimiter d's matches in it (block-wide; ends with a
-    /// __syncthreads).
-    __device__ __forceinline__ TileRows(const StringInput& col_, RowTile& tile_, uint32_t* match_bits, uint64_t first_,
-                                        int n, string_view d)
-        : col(col_), tile(tile_), match(nullptr), first(first_), staged(false) {
-        const int span = stage_row_tile(static_cast<const O*>(col_.offsets), col_.chars, first_, n, tile_);
-        staged = span >= 0;
-        if (!staged || d.size == 0) return;
-        const int m = static_cast<int>(d.size);
-        uint32_t first4 = 0;
-        for (int j = 0; j < m && j < 4; ++j) first4 |= static_cast<uint32_t>(d.data[j]) << (8 * j);
-        for (int c = threadIdx.x; 32 * c < span; c += blockDim.x) {
-            const uint4 lo = *reinterpret_cast<const uint4*>(tile_.bytes + 32 * c);
-            const uint4 hi = *reinterpret_cast<const uint4*>(tile_.bytes + 32 * c + 16);
-            const uint32_t w[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
-            match_bits[c] = tile_match_word(tile_.bytes, c, w, span, d.data, m, first4);
-        }
-        __syncthreads();
-        match = match_bits;
-    }
-
-    /// Row first + r's bytes (r < n).
-    __device__ __forceinline__ string_view get(int r) const {
-        if (!staged) return col.get(first + r);
-        return string_view{tile.bytes + tile.starts[r], tile.starts[r + 1] - tile.starts[r]};
-    }
-
-    /// Row first + r's first byte's tile position (when staged).
-    __device__ __forceinline__ int begin(int r) const { return staged ? tile.starts[r] : 0; }
-};
-
 template <typename O, bool RIGHT>
 __device__ void split_count(StringInput col, uint64_t rows, uint32_t tile_rows, string_view d,
                             unsigned long long cuts, int32_t* counts, uint32_t column_bytes,
@@ -293,52 +233,6 @@ struct SplitOutputs {
 };
 
 
-/// The exclusive scan, in place, of a tile's TILE_ROWS sizes in `at` (0 past the
-/// tile's rows): returns the tile's first output position, the earlier tiles' total by
-/// decoupled look-back over the tile state at state_mem (SPLIT_THREADS threads, tile
-/// = blockIdx.x), and sets `total` to the tile's own. Block-wide; ends with a
-/// __syncthreads, after which `at` holds the positions relative to the tile's first.
-__device__ __forceinline__ unsigned long long scan_tile_sizes(uint32_t* at, void* state_mem, uint64_t state_bytes,
-                                                              int tiles, uint32_t& total) {
-    typedef unsigned long long Acc;
-    typedef ScanTuning<SPLIT_THREADS, SPLIT_ITEMS, 648, 1245> Tuning;
-    typedef cub::ScanTileState<Acc> TileState;
-    typedef cub::TilePrefixCallbackOp<Acc, SumOp, TileState, typename Tuning::Delay> Prefix;
-    typedef cub::BlockScan<uint32_t, SPLIT_THREADS, cub::BLOCK_SCAN_WARP_SCANS> Scanner;
-    __shared__ struct {
-        typename Scanner::TempStorage scan;
-        typename Prefix::TempStorage prefix;
-    } temp;
-    __shared__ Acc tile_base;
-    const int t = blockIdx.x;
-    const unsigned tid = threadIdx.x;
-    uint32_t items[SPLIT_ITEMS];
-#pragma unroll
-    for (int q = 0; q < SPLIT_ITEMS; ++q) items[q] = at[tid * SPLIT_ITEMS + q];
-    uint32_t aggregate;
-    Scanner(temp.scan).ExclusiveSum(items, items, aggregate);
-    if (t == 0) {
-        if (tid == 0) {
-            if (tiles > 1) {
-                TileState state = scan_state<Acc>(state_mem, state_bytes, tiles);
-                state.SetInclusive(0, aggregate);
-            }
-            tile_base = 0;
-        }
-    } else if (tid < 32) {
-        // The first warp looks back (TilePrefixCallbackOp's contract).
-        TileState state = scan_state<Acc>(state_mem, state_bytes, tiles);
-        Prefix prefix(state, temp.prefix, SumOp{}, t);
-        const Acc before = prefix(static_cast<Acc>(aggregate));
-        if (tid == 0) tile_base = before;
-    }
-#pragma unroll
-    for (int q = 0; q < SPLIT_ITEMS; ++q) at[tid * SPLIT_ITEMS + q] = items[q];
-    __syncthreads();
-    total = aggregate;
-    return tile_base;
-}
-
 // counts[k]: column k's nulls; counts[SPLIT_COLUMNS + k]: its bytes (the last tile).
 // A row with more parts than `columns`, or a column's bytes past its capacity (the
 // count pass and this one disagree), is reported through the error word (code 2) and
@@ -367,10 +261,10 @@ __device__ void split_columns(StringInput col, uint64_t rows, uint32_t tile_rows
     // columns: the walk's position and parts found (DONE set when it has ended), the
     // part count (from the right), and the current part's start and size.
     constexpr uint32_t DONE = 0x80000000u;
-    uint32_t pos[SPLIT_ITEMS], found[SPLIT_ITEMS], parts[SPLIT_ITEMS], start[SPLIT_ITEMS], size[SPLIT_ITEMS];
+    uint32_t pos[TILE_ITEMS], found[TILE_ITEMS], parts[TILE_ITEMS], start[TILE_ITEMS], size[TILE_ITEMS];
 #pragma unroll 1
-    for (int i = 0; i < SPLIT_ITEMS; ++i) {
-        const int r = i * SPLIT_THREADS + tid;
+    for (int i = 0; i < TILE_ITEMS; ++i) {
+        const int r = i * TILE_THREADS + tid;
         pos[i] = parts[i] = 0;
         found[i] = DONE;
         if (r < n && col.valid(first + r)) {
@@ -394,8 +288,8 @@ __device__ void split_columns(StringInput col, uint64_t rows, uint32_t tile_rows
         // ballots.
         unsigned long long nulls = 0;
 #pragma unroll 1
-        for (int i = 0; i < SPLIT_ITEMS; ++i) {
-            const int r = i * SPLIT_THREADS + tid;
+        for (int i = 0; i < TILE_ITEMS; ++i) {
+            const int r = i * TILE_THREADS + tid;
             bool has = false;
             long long x = 0, y = 0;
             if (!(found[i] & DONE) && (!RIGHT || k < parts[i])) {
@@ -414,8 +308,8 @@ __device__ void split_columns(StringInput col, uint64_t rows, uint32_t tile_rows
         if (!RIGHT && c + 1 == columns) {
             // Every row's parts must have run out by the last column.
 #pragma unroll
-            for (int i = 0; i < SPLIT_ITEMS; ++i) {
-                const int r = i * SPLIT_THREADS + tid;
+            for (int i = 0; i < TILE_ITEMS; ++i) {
+                const int r = i * TILE_THREADS + tid;
                 long long x, y;
                 if (!(found[i] & DONE) && PartWalk<false>(staged.get(r), staged.match, staged.begin(r), pos[i], found[i]).next(d, cuts, x, y))
                     report_error(error_word, first + r, 2);
@@ -429,8 +323,8 @@ __device__ void split_columns(StringInput col, uint64_t rows, uint32_t tile_rows
         const Acc end = base + aggregate;
         O* offsets = static_cast<O*>(out.offsets[k]);
 #pragma unroll
-        for (int i = 0; i < SPLIT_ITEMS; ++i) {
-            const int r = i * SPLIT_THREADS + tid;
+        for (int i = 0; i < TILE_ITEMS; ++i) {
+            const int r = i * TILE_THREADS + tid;
             if (r < n) offsets[first + r] = static_cast<O>(base + at[r]);
         }
         if (t == tiles - 1 && tid == 0) {
@@ -444,8 +338,8 @@ __device__ void split_columns(StringInput col, uint64_t rows, uint32_t tile_rows
             const int shift = static_cast<int>(reinterpret_cast<unsigned long long>(chars + base) & 15u);
             const bool to_stage = static_cast<long long>(aggregate) + shift <= TWO_PASS_STAGE;
 #pragma unroll
-            for (int i = 0; i < SPLIT_ITEMS; ++i) {
-                const int r = i * SPLIT_THREADS + tid;
+            for (int i = 0; i < TILE_ITEMS; ++i) {
+                const int r = i * TILE_THREADS + tid;
                 if (size[i] == 0) continue;
                 uint8_t* dst = to_stage ? stage + shift + at[r] : chars + base + at[r];
                 const uint8_t* src = staged.get(r).data + start[i];
@@ -485,10 +379,10 @@ __device__ void split_record(StringInput col, uint64_t rows, uint32_t tile_rows,
 
     // Each row's bytes: the row less its parts - 1 delimiters, or its parts walked
     // for whitespace (runs of any length).
-    uint32_t size[SPLIT_ITEMS];
+    uint32_t size[TILE_ITEMS];
 #pragma unroll 1
-    for (int i = 0; i < SPLIT_ITEMS; ++i) {
-        const int r = i * SPLIT_THREADS + tid;
+    for (int i = 0; i < TILE_ITEMS; ++i) {
+        const int r = i * TILE_THREADS + tid;
         long long bytes = 0;
         if (r < n && col.valid(first + r)) {
             const string_view s = staged.get(r);
@@ -521,8 +415,8 @@ __device__ void split_record(StringInput col, uint64_t rows, uint32_t tile_rows,
     const int shift = static_cast<int>(reinterpret_cast<unsigned long long>(chars + base) & 15u);
     const bool to_stage = static_cast<long long>(aggregate) + shift <= TWO_PASS_STAGE;
 #pragma unroll 1
-    for (int i = 0; i < SPLIT_ITEMS; ++i) {
-        const int r = i * SPLIT_THREADS + tid;
+    for (int i = 0; i < TILE_ITEMS; ++i) {
+        const int r = i * TILE_THREADS + tid;
         if (r >= n || !col.valid(first + r)) continue;
         const long long first_part = static_cast<long long>(list_offsets[first + r]);
         const long long parts = static_cast<long long>(list_offsets[first + r + 1]) - first_part;
@@ -659,19 +553,19 @@ RAGGED_TWO_PASS(SplitRecord, split_record)
 RAGGED_ONE_PASS(SplitRecord, split_record)
 
 #define RAGGED_SPLIT(O, ONAME, DIR, RIGHT)                                                  \
-    extern "C" __global__ void __launch_bounds__(SPLIT_THREADS) split_count_##DIR##_##ONAME( \
+    extern "C" __global__ void __launch_bounds__(TILE_THREADS) split_count_##DIR##_##ONAME( \
         StringInput col, uint64_t rows, uint32_t tile_rows, const uint8_t* d, long long m,  \
         unsigned long long cuts, int32_t* counts, uint32_t column_bytes, unsigned long long* stats) { \
         split_count<O, RIGHT>(col, rows, tile_rows, string_view{d, m}, cuts, counts, column_bytes, stats); \
     }                                                                                       \
-    extern "C" __global__ void __launch_bounds__(SPLIT_THREADS) split_columns_##DIR##_##ONAME( \
+    extern "C" __global__ void __launch_bounds__(TILE_THREADS) split_columns_##DIR##_##ONAME( \
         StringInput col, uint64_t rows, uint32_t tile_rows, const uint8_t* d, long long m,  \
         unsigned long long cuts, uint32_t columns, SplitOutputs out, unsigned long long* counts, \
         uint64_t state_bytes, uint64_t* error_word) {                                       \
         split_columns<O, RIGHT>(col, rows, tile_rows, string_view{d, m}, cuts, columns, out, counts, \
                                 state_bytes, error_word);                                   \
     }                                                                                       \
-    extern "C" __global__ void __launch_bounds__(SPLIT_THREADS) split_record_##DIR##_##ONAME( \
+    extern "C" __global__ void __launch_bounds__(TILE_THREADS) split_record_##DIR##_##ONAME( \
         StringInput col, uint64_t rows, uint32_t tile_rows, const uint8_t* d, long long m,  \
         unsigned long long cuts, const O* list_offsets, O* part_offsets, uint8_t* chars,    \
         unsigned long long capacity, void* state, uint64_t state_bytes, unsigned long long* counts, \

@@ -11,8 +11,11 @@
 //   name, a space, the first part — where the visibility contains "public", "X X"
 //   elsewhere; a public row whose name is null or has no space is null (the
 //   composition contains → split → slice → concatenate → copy_if_else, fused).
+// replace also runs by tiles of rows in one kernel (replace_tiles, below) when the host
+// can bound its output.
 // Complexity: O(bytes read + bytes written) per pass.
 #include "common/one_pass.cuh"
+#include "common/tiles.cuh"
 
 using namespace ragged;
 
@@ -273,6 +276,105 @@ struct Replace {
 };
 RAGGED_TWO_PASS(Replace, replace)
 RAGGED_ONE_PASS(Replace, replace)
+
+// replace_tiles_<I>_<O>: replace by tiles of rows (common/tiles.cuh) in one kernel, for
+// an output the host bounds within `capacity` bytes: each row's occurrences (non-
+// overlapping from the left, at most max_count) found from the pattern's match bits,
+// the rows' sizes scanned into offsets (O) with look-back, the rows written into the
+// shared stage and stored 16 bytes at a time. Input offsets I. The output's validity is
+// the input's (the host keeps it). counts[0]: the output's bytes (the last tile); a
+// tile ending past `capacity` writes no chars (the host then runs the functor).
+template <typename I, typename O>
+__device__ void replace_tiles(StringInput col, uint64_t rows, uint32_t tile_rows, string_view p, string_view rep,
+                              unsigned long long max_count, O* offsets, uint8_t* chars, unsigned long long capacity,
+                              unsigned long long* counts, void* state_mem, uint64_t state_bytes) {
+    typedef unsigned long long Acc;
+    __shared__ RowTile tile;
+    __shared__ uint32_t match[TILE_BYTES / 32 + 1];
+    // The tile's rows' sizes, then their positions in the tile's output.
+    __shared__ uint32_t at[TILE_ROWS];
+    __shared__ __align__(16) uint8_t stage[TWO_PASS_STAGE];
+
+    const int tiles = static_cast<int>((rows + tile_rows - 1) / tile_rows);
+    const int t = blockIdx.x;
+    const unsigned tid = threadIdx.x;
+    const uint64_t first = static_cast<uint64_t>(t) * tile_rows;
+    const int n = static_cast<int>(rows - first < tile_rows ? rows - first : tile_rows);
+    const TileRows<I> staged(col, tile, match, first, n, p);
+    const long long m = p.size;
+
+    // Each row's occurrences.
+    uint32_t found[TILE_ITEMS];
+#pragma unroll 1
+    for (int i = 0; i < TILE_ITEMS; ++i) {
+        const int r = i * TILE_THREADS + tid;
+        unsigned long long c = 0;
+        long long size = 0;
+        if (r < n && col.valid(first + r)) {
+            const string_view s = staged.get(r);
+            if (m == 1 && staged.match != nullptr) {
+                c = count_bits(staged.match, staged.begin(r), staged.begin(r) + static_cast<int>(s.size));
+                c = c < max_count ? c : max_count;
+            } else {
+                for (long long q = find_in_row(s, staged.match, staged.begin(r), p, 0); q >= 0 && c < max_count;
+                     q = find_in_row(s, staged.match, staged.begin(r), p, q + m))
+                    ++c;
+            }
+            size = s.size + static_cast<long long>(c) * (rep.size - m);
+        }
+        found[i] = static_cast<uint32_t>(c);
+        at[r] = static_cast<uint32_t>(size);
+    }
+    __syncthreads();
+
+    uint32_t aggregate;
+    const Acc base = scan_tile_sizes(at, state_mem, state_bytes, tiles, aggregate);
+    const Acc end = base + aggregate;
+#pragma unroll
+    for (int i = 0; i < TILE_ITEMS; ++i) {
+        const int r = i * TILE_THREADS + tid;
+        if (r < n) offsets[first + r] = static_cast<O>(base + at[r]);
+    }
+    if (t == tiles - 1 && tid == 0) {
+        offsets[rows] = static_cast<O>(end);
+        counts[0] = end;
+    }
+    if (end > capacity) return;  // uniform: the host runs the functor instead
+    const int shift = static_cast<int>(reinterpret_cast<unsigned long long>(chars + base) & 15u);
+    const bool to_stage = static_cast<long long>(aggregate) + shift <= TWO_PASS_STAGE;
+#pragma unroll 1
+    for (int i = 0; i < TILE_ITEMS; ++i) {
+        const int r = i * TILE_THREADS + tid;
+        if (r >= n || !col.valid(first + r)) continue;
+        const string_view s = staged.get(r);
+        Writer w{to_stage ? stage + shift + at[r] : chars + base + at[r], 0, 0};
+        long long copied = 0;
+        for (uint32_t k = 0; k < found[i]; ++k) {
+            const long long q = find_in_row(s, staged.match, staged.begin(r), p, copied);
+            w.bytes(s.data + copied, q - copied);
+            w.str(rep);
+            copied = q + m;
+        }
+        w.bytes(s.data + copied, s.size - copied);
+    }
+    if (to_stage) {
+        __syncthreads();
+        flush_stage(stage, chars + base, static_cast<long long>(aggregate), shift);
+    }
+}
+
+#define RAGGED_REPLACE_TILES(I, INAME, O, ONAME)                                            \
+    extern "C" __global__ void __launch_bounds__(TILE_THREADS) replace_tiles_##INAME##_##ONAME( \
+        StringInput col, uint64_t rows, uint32_t tile_rows, const uint8_t* p, long long m,  \
+        const uint8_t* rep, long long rep_size, unsigned long long max_count, O* offsets, uint8_t* chars, \
+        unsigned long long capacity, unsigned long long* counts, void* state, uint64_t state_bytes) { \
+        replace_tiles<I, O>(col, rows, tile_rows, string_view{p, m}, string_view{rep, rep_size}, max_count, \
+                            offsets, chars, capacity, counts, state, state_bytes);          \
+    }
+RAGGED_REPLACE_TILES(int32_t, i32, int32_t, i32)
+RAGGED_REPLACE_TILES(int32_t, i32, long long, i64)
+RAGGED_REPLACE_TILES(int64_t, i64, int32_t, i32)
+RAGGED_REPLACE_TILES(int64_t, i64, long long, i64)
 
 // ---- rows of several rows: join's pieces, append ----------------------------------
 

@@ -26,6 +26,9 @@ const TILE_BYTES: usize = 16384;
 /// The most rows per tile (TILE_ROWS of kernels/common/strings.cuh).
 const TILE_ROWS: usize = 1024;
 
+/// Threads per block of the tile kernels (TILE_THREADS of kernels/common/tiles.cuh).
+pub(crate) const TILE_THREADS: u32 = 256;
+
 /// Rows per tile of the kernels that stage tiles of rows (`stage_row_tile`): tiles
 /// expected to fill three quarters of TILE_BYTES at the column's average row length
 /// (its chars buffer over its rows, or more for a slice), so that rows longer than

@@ -17,7 +17,7 @@ use ragged_core::{
 };
 
 use super::two_pass::{column_input, transform_as, StringInput};
-use super::{tile_launch, tile_rows};
+use super::{tile_launch, tile_rows, TILE_THREADS};
 use crate::common::bits::{ballot_grid, bitmap, validity_or_none};
 use crate::compile::{PRIMITIVES_SCAN, STRINGS_SPLIT};
 use crate::error_word::ErrorWordWith;
@@ -30,10 +30,6 @@ use crate::CudaBackend;
 /// The most columns `split_columns_<dir>_<O>` builds (SPLIT_COLUMNS of split.cu); a
 /// split with more goes through the parts' ranges ([`split_by_ranges`]).
 const SPLIT_COLUMNS: usize = 8;
-
-/// Threads per block of `split_count_<dir>_<O>` and `split_columns_<dir>_<O>`
-/// (SPLIT_THREADS of split.cu).
-const SPLIT_THREADS: u32 = 256;
 
 /// What the count pass found.
 struct Counted {
@@ -124,21 +120,12 @@ fn count_parts<O: OffsetSize>(
     let mut args = params![input, rows, per_tile, d_ptr, m, cuts, counts_ptr, sum_bytes, stats_ptr];
     // SAFETY: `split_count_<dir>_<O>(StringInput, uint64_t, uint32_t, const uint8_t*,
     // long long, unsigned long long, int32_t*, uint32_t, unsigned long long*)` with
-    // SPLIT_THREADS threads per block striding over tiles of `per_tile` rows (a
+    // TILE_THREADS threads per block striding over tiles of `per_tile` rows (a
     // multiple of 32, at most TILE_ROWS): reads the column (its offsets, bytes and
     // validity) and m delimiter bytes (the upload holds at least m), writes `rows`
     // counts when the pointer is not null (allocated above), atomics on
     // 1 + SPLIT_COLUMNS zeroed words.
-    unsafe {
-        launch(
-            function,
-            grid,
-            SPLIT_THREADS,
-            0,
-            backend.stream(),
-            &mut args,
-        )?
-    };
+    unsafe { launch(function, grid, TILE_THREADS, 0, backend.stream(), &mut args)? };
     let words = read_u64s(backend, &stats)?;
     let mut bytes = [0u64; SPLIT_COLUMNS];
     bytes.copy_from_slice(&words[1..]);
@@ -247,7 +234,7 @@ fn split_columns<O: OffsetSize>(
     // SAFETY: `split_columns_<dir>_<O>(StringInput, uint64_t, uint32_t, const uint8_t*,
     // long long, unsigned long long, uint32_t, SplitOutputs, unsigned long long*,
     // uint64_t, uint64_t*)` with SplitOutputs by value (mirrored above, its pointers
-    // alive in `buffers` and `states`): one block of SPLIT_THREADS threads per tile of
+    // alive in `buffers` and `states`): one block of TILE_THREADS threads per tile of
     // `per_tile` rows (the tile states' count, all states of the same size) writes, for
     // each of the `columns` columns,
     // rows + 1 offsets, ceil(rows / 32) validity words and at most capacity[k] chars
@@ -257,7 +244,7 @@ fn split_columns<O: OffsetSize>(
         launch(
             function,
             states[0].tiles,
-            SPLIT_THREADS,
+            TILE_THREADS,
             0,
             backend.stream(),
             &mut args,
@@ -537,7 +524,7 @@ fn record_tiles<O: OffsetSize>(
     ];
     // SAFETY: `split_record_<dir>_<O>(StringInput, uint64_t, uint32_t, const uint8_t*,
     // long long, unsigned long long, const O*, O*, uint8_t*, unsigned long long, void*,
-    // uint64_t, unsigned long long*, uint64_t*)`: one block of SPLIT_THREADS threads
+    // uint64_t, unsigned long long*, uint64_t*)`: one block of TILE_THREADS threads
     // per tile of `per_tile` rows (the tile state's count) reads the column, the
     // delimiter and the rows + 1 list offsets (the scan of the part counts), writes
     // each valid row's part offsets at list_offsets[row].. (total + 1 of them, all
@@ -547,7 +534,7 @@ fn record_tiles<O: OffsetSize>(
         launch(
             function,
             state.tiles,
-            SPLIT_THREADS,
+            TILE_THREADS,
             0,
             backend.stream(),
             &mut args,

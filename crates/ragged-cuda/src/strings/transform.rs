@@ -10,10 +10,13 @@ use ragged_core::{BooleanColumn, Error, OffsetSize, Result, StringColumn};
 
 use super::two_pass::{
     arg_bytes, bool_input, column_input, transform, transform_as, two_pass, BoolInput, StringInput,
-    Uploads,
+    Uploads, ONE_PASS_MAX_BOUND,
 };
-use crate::compile::{user_transform_module, STRINGS_TRANSFORM};
+use super::{tile_rows, TILE_THREADS};
+use crate::compile::{user_transform_module, PRIMITIVES_SCAN, STRINGS_TRANSFORM};
+use crate::launch::{launch, params};
 use crate::memory::Device;
+use crate::primitives::scan::TileState;
 use crate::CudaBackend;
 
 /// Run the functor `entry` of `kernels/strings/transform.cu` (`op` names the API op in
@@ -458,11 +461,19 @@ pub(crate) fn replace<O: OffsetSize>(
     let bound = occurrences
         .checked_mul(growth)
         .and_then(|extra| extra.checked_add(bytes));
+    let max_count = max_count.map_or(u64::MAX, |m| m as u64);
+    if let Some(bound) = bound.filter(|&b| b <= ONE_PASS_MAX_BOUND && !col.is_empty()) {
+        if let Some(out) =
+            replace_tiles(backend, col, pattern, replacement, max_count, width, bound)?
+        {
+            return Ok(out);
+        }
+    }
     let functor = Replace {
         col: column_input(col),
         pattern: uploads.string(backend, StringArg::Scalar(Some(pattern)))?,
         replacement: uploads.string(backend, StringArg::Scalar(Some(replacement)))?,
-        max_count: max_count.map_or(u64::MAX, |m| m as u64),
+        max_count,
     };
     builtin(
         backend,
@@ -473,6 +484,107 @@ pub(crate) fn replace<O: OffsetSize>(
         width,
         bound,
     )
+}
+
+/// `replace` by `replace_tiles_<I>_<O>` (one block per staged tile of rows, positions by
+/// decoupled look-back) into chars allocated to `bound` (at most
+/// [`ONE_PASS_MAX_BOUND`]); `None` when the output came out larger than the bound.
+fn replace_tiles<I: OffsetSize>(
+    backend: &CudaBackend,
+    col: &StringColumn<I, Device>,
+    pattern: &str,
+    replacement: &str,
+    max_count: u64,
+    width: OffsetWidth,
+    bound: u64,
+) -> Result<Option<AnyStringColumn<Device>>> {
+    let n = col.len();
+    let rows = n as u64;
+    // The bound fits i32 offsets, so Auto and I32 both get them.
+    let wide = width == OffsetWidth::I64;
+    let offsets = if wide {
+        backend.alloc::<i64>(n + 1)?.into_bytes()
+    } else {
+        backend.alloc::<i32>(n + 1)?.into_bytes()
+    };
+    let chars = backend.alloc::<u8>(bound as usize)?;
+    let per_tile = tile_rows(col);
+    let state = TileState::new(
+        backend,
+        &PRIMITIVES_SCAN,
+        "acc_u64",
+        rows,
+        u64::from(per_tile),
+    )?;
+    let p = backend.upload_slice(pattern.as_bytes())?;
+    let r = backend.upload_slice(replacement.as_bytes())?;
+    let total = backend.alloc::<u64>(1)?;
+    let function = backend.function(
+        &STRINGS_TRANSFORM,
+        &format!(
+            "replace_tiles_{}_{}",
+            I::OFFSET_NAME,
+            if wide { "i64" } else { "i32" }
+        ),
+    )?;
+    let input = column_input(col);
+    let (p_ptr, m) = (p.device_ptr(), pattern.len() as i64);
+    let (r_ptr, r_len) = (r.device_ptr(), replacement.len() as i64);
+    let (offsets_ptr, chars_ptr, total_ptr) =
+        (offsets.device_ptr(), chars.device_ptr(), total.device_ptr());
+    let (state_ptr, state_bytes) = (state.ptr, state.bytes);
+    let mut args = params![
+        input,
+        rows,
+        per_tile,
+        p_ptr,
+        m,
+        r_ptr,
+        r_len,
+        max_count,
+        offsets_ptr,
+        chars_ptr,
+        bound,
+        total_ptr,
+        state_ptr,
+        state_bytes
+    ];
+    // SAFETY: `replace_tiles_<I>_<O>(StringInput, uint64_t, uint32_t, const uint8_t*,
+    // long long, const uint8_t*, long long, unsigned long long, O*, uint8_t*, unsigned
+    // long long, unsigned long long*, void*, uint64_t)`: one block of TILE_THREADS
+    // threads per tile of `per_tile` rows (the tile state's count) reads the column and
+    // the m + r_len uploaded bytes, writes rows + 1 offsets of the width allocated,
+    // chars only below `bound` (the bytes allocated) and the one counter (its last
+    // tile always writes it).
+    unsafe {
+        launch(
+            function,
+            state.tiles,
+            TILE_THREADS,
+            0,
+            backend.stream(),
+            &mut args,
+        )?
+    };
+    let total = backend.read_scalar(&total)?;
+    if total > bound {
+        return Ok(None);
+    }
+    let validity = col.validity().cloned();
+    let chars = chars.slice(0, total as usize)?;
+    Ok(Some(if wide {
+        // SAFETY: the offsets are the scan of the rows' sizes (0, non-decreasing, ending
+        // at the chars' length); each valid row is its input with whole matches of a
+        // valid UTF-8 pattern replaced by a valid UTF-8 string; null rows are empty.
+        AnyStringColumn::LargeUtf8(unsafe {
+            StringColumn::new_unchecked(offsets.into_typed::<i64>(), chars, validity)
+        })
+    } else {
+        // SAFETY: as above.
+        AnyStringColumn::Utf8(unsafe {
+            StringColumn::new_unchecked(offsets.into_typed::<i32>(), chars, validity)
+        })
+    }))
 }
 
 #[repr(C)]

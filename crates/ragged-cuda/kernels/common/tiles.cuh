@@ -1,0 +1,133 @@
+// tiles.cuh: one block per tile of rows of a strings column, for the kernels that
+// build a variable-length output in one pass from a staged tile (split's columns,
+// split_record's parts, replace):
+// - TileRows: the tile's rows staged in shared memory (stage_row_tile) with a literal
+//   pattern's matches as bits (tile_match_word), or read from global memory when they
+//   do not fit;
+// - find_in_row / rfind_in_row: a pattern's matches in a row, from the bits when the
+//   tile is staged;
+// - scan_tile_sizes: the tile's output sizes scanned into positions, the earlier tiles'
+//   total by decoupled look-back (cub::TilePrefixCallbackOp over the tile state the
+//   host initializes as acc_u64).
+// A kernel launches TILE_THREADS threads per block, one block per tile (tile =
+// blockIdx.x, tiles in order for the look-back), tiles of tile_rows <= TILE_ROWS rows
+// (src/strings/mod.rs, tile_rows), each thread taking rows tid, tid + TILE_THREADS, ...
+#pragma once
+#include "common/scan.cuh"
+#include "common/two_pass.cuh"
+
+namespace ragged {
+
+/// Threads per block of the tile kernels.
+constexpr int TILE_THREADS = 256;
+/// Rows each thread takes (rows tid, tid + TILE_THREADS, ... of its tile).
+constexpr int TILE_ITEMS = TILE_ROWS / TILE_THREADS;
+
+/// The first match of d (m > 0) at or after byte `from` of `row`, or -1: from the
+/// tile's match bits (row at tile position `begin`) when `match` is not null, else
+/// by searching the row's bytes.
+__device__ __forceinline__ long long find_in_row(string_view row, const uint32_t* match, int begin, string_view d,
+                                                 long long from) {
+    if (match == nullptr) return row.find(d, from);
+    const int p = first_bit(match, begin + static_cast<int>(from), begin + static_cast<int>(row.size - d.size) + 1);
+    return p < 0 ? -1 : p - begin;
+}
+
+/// The last match of d (m > 0) ending at or before byte `before` of `row`, or -1 (as
+/// find_in_row).
+__device__ __forceinline__ long long rfind_in_row(string_view row, const uint32_t* match, int begin, string_view d,
+                                                  long long before) {
+    if (match == nullptr) return row.rfind(d, before);
+    const int p = last_bit(match, begin, begin + static_cast<int>(before - d.size) + 1);
+    return p < 0 ? -1 : p - begin;
+}
+
+/// Rows [first, first + n) of a column, staged in shared memory (stage_row_tile) with
+/// the matches of a literal delimiter as bits when their bytes fit, else read from
+/// global memory.
+template <typename O> struct TileRows {
+    const StringInput& col;
+    const RowTile& tile;
+    /// The delimiter's matches (nullptr when not staged or splitting at whitespace).
+    const uint32_t* match;
+    uint64_t first;
+    bool staged;
+
+    /// Stage the tile and find the delimiter d's matches in it (block-wide; ends with a
+    /// __syncthreads).
+    __device__ __forceinline__ TileRows(const StringInput& col_, RowTile& tile_, uint32_t* match_bits, uint64_t first_,
+                                        int n, string_view d)
+        : col(col_), tile(tile_), match(nullptr), first(first_), staged(false) {
+        const int span = stage_row_tile(static_cast<const O*>(col_.offsets), col_.chars, first_, n, tile_);
+        staged = span >= 0;
+        if (!staged || d.size == 0) return;
+        const int m = static_cast<int>(d.size);
+        uint32_t first4 = 0;
+        for (int j = 0; j < m && j < 4; ++j) first4 |= static_cast<uint32_t>(d.data[j]) << (8 * j);
+        for (int c = threadIdx.x; 32 * c < span; c += blockDim.x) {
+            const uint4 lo = *reinterpret_cast<const uint4*>(tile_.bytes + 32 * c);
+            const uint4 hi = *reinterpret_cast<const uint4*>(tile_.bytes + 32 * c + 16);
+            const uint32_t w[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
+            match_bits[c] = tile_match_word(tile_.bytes, c, w, span, d.data, m, first4);
+        }
+        __syncthreads();
+        match = match_bits;
+    }
+
+    /// Row first + r's bytes (r < n).
+    __device__ __forceinline__ string_view get(int r) const {
+        if (!staged) return col.get(first + r);
+        return string_view{tile.bytes + tile.starts[r], tile.starts[r + 1] - tile.starts[r]};
+    }
+
+    /// Row first + r's first byte's tile position (when staged).
+    __device__ __forceinline__ int begin(int r) const { return staged ? tile.starts[r] : 0; }
+};
+
+/// The exclusive scan, in place, of a tile's TILE_ROWS sizes in `at` (0 past the
+/// tile's rows): returns the tile's first output position, the earlier tiles' total by
+/// decoupled look-back over the tile state at state_mem (TILE_THREADS threads, tile
+/// = blockIdx.x), and sets `total` to the tile's own. Block-wide; ends with a
+/// __syncthreads, after which `at` holds the positions relative to the tile's first.
+__device__ __forceinline__ unsigned long long scan_tile_sizes(uint32_t* at, void* state_mem, uint64_t state_bytes,
+                                                              int tiles, uint32_t& total) {
+    typedef unsigned long long Acc;
+    typedef ScanTuning<TILE_THREADS, TILE_ITEMS, 648, 1245> Tuning;
+    typedef cub::ScanTileState<Acc> TileState;
+    typedef cub::TilePrefixCallbackOp<Acc, SumOp, TileState, typename Tuning::Delay> Prefix;
+    typedef cub::BlockScan<uint32_t, TILE_THREADS, cub::BLOCK_SCAN_WARP_SCANS> Scanner;
+    __shared__ struct {
+        typename Scanner::TempStorage scan;
+        typename Prefix::TempStorage prefix;
+    } temp;
+    __shared__ Acc tile_base;
+    const int t = blockIdx.x;
+    const unsigned tid = threadIdx.x;
+    uint32_t items[TILE_ITEMS];
+#pragma unroll
+    for (int q = 0; q < TILE_ITEMS; ++q) items[q] = at[tid * TILE_ITEMS + q];
+    uint32_t aggregate;
+    Scanner(temp.scan).ExclusiveSum(items, items, aggregate);
+    if (t == 0) {
+        if (tid == 0) {
+            if (tiles > 1) {
+                TileState state = scan_state<Acc>(state_mem, state_bytes, tiles);
+                state.SetInclusive(0, aggregate);
+            }
+            tile_base = 0;
+        }
+    } else if (tid < 32) {
+        // The first warp looks back (TilePrefixCallbackOp's contract).
+        TileState state = scan_state<Acc>(state_mem, state_bytes, tiles);
+        Prefix prefix(state, temp.prefix, SumOp{}, t);
+        const Acc before = prefix(static_cast<Acc>(aggregate));
+        if (tid == 0) tile_base = before;
+    }
+#pragma unroll
+    for (int q = 0; q < TILE_ITEMS; ++q) at[tid * TILE_ITEMS + q] = items[q];
+    __syncthreads();
+    total = aggregate;
+    return tile_base;
+}
+
+}  // namespace ragged
