@@ -9,6 +9,10 @@
 #   strings-bench F  the strings suite's cases matching F
 #   sanitize-strings memcheck and racecheck of redact, copy_if_else, slice, the
 #                    scalar searches, like, split and the user transforms, all at once
+#   sanitize-split   memcheck and racecheck of split, split_record and replace through
+#                    the CLI over generated adversarial rows
+#   sanitize-tests SECONDS BIN:FILTER...   memcheck and racecheck of those tests, all
+#                    at once, each bounded to SECONDS
 #   lines-tests      text conformance (line_ends, count_lines, split_lines)
 #   lines-bench      the lines suite at 80-byte lines
 #   ncu REGEX SUITE FILTER   Nsight Compute (clocks as found) of one launch of the
@@ -144,6 +148,74 @@ while [ $# -gt 0 ]; do
       wait
       cat /tmp/san*.log
       rm -f /tmp/san*.log
+      unset RAGGED_POOL ;;
+    sanitize-tests)
+      # sanitize-tests SECONDS BIN:FILTER... : memcheck and racecheck of each test binary
+      # and filter, all pairs at once, each bounded to SECONDS; the logs printed after.
+      export RAGGED_POOL=off
+      cs="/usr/local/cuda/bin/compute-sanitizer --error-exitcode 99"
+      limit=$2; shift 2; i=0
+      while [ $# -gt 0 ] && [[ "$1" == *:* ]]; do
+        bin=${1%%:*}; filter=${1#*:}; shift
+        for tool in memcheck racecheck; do
+          i=$((i + 1))
+          ( echo "=== $tool $bin $filter"
+            timeout "$limit" $cs --tool "$tool" "./tests/$bin" "$filter" 2>&1 | grep -E "ERROR SUMMARY|test result|Hazard|Invalid" | head -6
+            echo "exit ${PIPESTATUS[0]}" ) > "/tmp/san$i.log" 2>&1 &
+        done
+      done
+      wait
+      cat /tmp/san*.log
+      rm -f /tmp/san*.log
+      unset RAGGED_POOL
+      continue ;;
+    sanitize-split)
+      # memcheck and racecheck of split, rsplit, split_record and replace through the CLI
+      # over adversarial rows (0-8 parts cut by " ", a tab or "é\x7f", multi-byte
+      # characters, whitespace runs, nulls, one row of 40 000 characters that no tile
+      # can stage), every (tool, command) pair at once.
+      step sanitize-split
+      export RAGGED_POOL=off
+      python3 - <<'PY'
+import csv, random
+random.seed(7)
+alpha = ["a", "b", "é", "ü", "中", "😀", "x", "y"]
+rows = []
+for i in range(6000):
+    words = ["".join(random.choice(alpha) for _ in range(random.randint(0, 5))) for _ in range(random.randint(0, 8))]
+    s = random.choice([" ", " ", "\t", "é\x7f"]).join(words)
+    rows.append("  " + s + " " if i % 97 == 0 else s)
+rows[3000] = "".join(random.choice(["x", "é", "中"]) for _ in range(40000))
+with open("/tmp/adversarial.csv", "w", newline="") as f:
+    w = csv.writer(f)
+    w.writerow(["id", "name"])
+    w.writerows(enumerate(rows))
+PY
+      cs="/usr/local/cuda/bin/compute-sanitizer --error-exitcode 99"
+      i=0
+      while IFS= read -r args; do
+        for tool in memcheck racecheck; do
+          i=$((i + 1))
+          ( echo "=== $tool $args"
+            eval timeout 400 $cs --tool $tool ./ragged --device cuda strings $args --column name /tmp/adversarial.csv -q \
+              2>&1 | grep -E "ERROR SUMMARY|RACECHECK SUMMARY|Hazard|Invalid|rows" | head -5
+            echo "exit ${PIPESTATUS[0]}" ) > "/tmp/split$i.log" 2>&1 &
+        done
+      done <<'LIST'
+split -d " "
+split -d " " --max-splits 6
+split -d " " --right --max-splits 2
+split
+split --right
+split-record -d " "
+split-record -d é --right
+split-record
+replace --pattern a --replacement XYZ
+replace --pattern é --replacement ""
+LIST
+      wait
+      cat /tmp/split*.log
+      rm -f /tmp/split*.log
       unset RAGGED_POOL ;;
     lists-bench)
       step bench lists all

@@ -3,7 +3,8 @@
 //! list of strings per row ([`ragged_core::StringOps::split_record`]).
 //!
 //! One pass over rows in chunks across rayon tasks records every valid row's parts as
-//! byte ranges (one buffer per task, [`split_ranges_into`]). For `split`, the column
+//! byte ranges (one buffer per task; a literal delimiter found by `memchr` / `memmem`,
+//! whitespace by [`split_ranges_into`]). For `split`, the column
 //! count is the most parts of a row, and each output column is then built in two
 //! passes over the tasks: sizes, then the copies into place. For `split_record`, each
 //! task's parts and bytes are counted, a prefix over the tasks gives where each task
@@ -15,6 +16,7 @@ use rayon::prelude::*;
 
 use std::sync::Arc;
 
+use memchr::memmem;
 use ragged_core::ops::{split_ranges_into, SplitOn};
 use ragged_core::{Error, ListColumn, OffsetSize, Result, ScalarBuffer, StringColumn};
 
@@ -48,6 +50,7 @@ fn parts_of<O: OffsetSize>(
     }
     let n = col.len();
     let offsets = col.offsets();
+    let finder = Finder::new(on);
     Ok((0..n.div_ceil(CHUNK))
         .into_par_iter()
         .map(|task| {
@@ -60,7 +63,7 @@ fn parts_of<O: OffsetSize>(
                 out.firsts.push(out.parts.len());
                 if col.is_valid(i) {
                     let at = out.parts.len();
-                    split_ranges_into(col.row_bytes(i), on, max_splits, from_right, &mut out.parts);
+                    finder.parts(col.row_bytes(i), max_splits, from_right, &mut out.parts);
                     let base = offsets[i].as_usize();
                     for part in &mut out.parts[at..] {
                         *part = (part.0 + base, part.1 + base);
@@ -71,6 +74,91 @@ fn parts_of<O: OffsetSize>(
             out
         })
         .collect())
+}
+
+/// How a row is cut: a literal delimiter found by `memchr` (one byte) or a `memmem`
+/// finder built once per call, else [`split_ranges_into`] (whitespace). Both give the
+/// parts `split_ranges_into` defines: `memchr` and `memmem` report non-overlapping
+/// occurrences, leftmost first (or rightmost first in reverse), as its scans do.
+enum Finder<'a> {
+    Byte(u8),
+    Literal(Box<(memmem::Finder<'a>, memmem::FinderRev<'a>)>),
+    Other(SplitOn<'a>),
+}
+
+impl<'a> Finder<'a> {
+    fn new(on: SplitOn<'a>) -> Self {
+        match on {
+            SplitOn::Literal(d) if d.len() == 1 => Finder::Byte(d.as_bytes()[0]),
+            SplitOn::Literal(d) if !d.is_empty() => Finder::Literal(Box::new((
+                memmem::Finder::new(d.as_bytes()),
+                memmem::FinderRev::new(d.as_bytes()),
+            ))),
+            other => Finder::Other(other),
+        }
+    }
+
+    /// Append `row`'s parts (ranges within the row, left to right) to `parts`.
+    fn parts(
+        &self,
+        row: &[u8],
+        max_splits: Option<usize>,
+        from_right: bool,
+        parts: &mut Vec<(usize, usize)>,
+    ) {
+        let cuts = max_splits.unwrap_or(usize::MAX);
+        match self {
+            Finder::Byte(b) if from_right => {
+                cut_right(row, memchr::memrchr_iter(*b, row), 1, cuts, parts)
+            }
+            Finder::Byte(b) => cut_left(row, memchr::memchr_iter(*b, row), 1, cuts, parts),
+            Finder::Literal(pair) if from_right => {
+                let rev = &pair.1;
+                cut_right(row, rev.rfind_iter(row), rev.needle().len(), cuts, parts)
+            }
+            Finder::Literal(pair) => {
+                let fwd = &pair.0;
+                cut_left(row, fwd.find_iter(row), fwd.needle().len(), cuts, parts)
+            }
+            Finder::Other(on) => split_ranges_into(row, *on, max_splits, from_right, parts),
+        }
+    }
+}
+
+/// The parts of `row` cut at the first `cuts` of `matches` (m-byte delimiter starts,
+/// left to right, not overlapping).
+fn cut_left(
+    row: &[u8],
+    matches: impl Iterator<Item = usize>,
+    m: usize,
+    cuts: usize,
+    parts: &mut Vec<(usize, usize)>,
+) {
+    let mut start = 0;
+    for at in matches.take(cuts) {
+        parts.push((start, at));
+        start = at + m;
+    }
+    parts.push((start, row.len()));
+}
+
+/// The parts of `row` cut at the first `cuts` of `matches` (m-byte delimiter starts,
+/// right to left, not overlapping), listed left to right.
+fn cut_right(
+    row: &[u8],
+    matches: impl Iterator<Item = usize>,
+    m: usize,
+    cuts: usize,
+    parts: &mut Vec<(usize, usize)>,
+) {
+    let first = parts.len();
+    let mut end = row.len();
+    for at in matches.take(cuts) {
+        parts.push((at + m, end));
+        end = at;
+    }
+    parts.push((0, end));
+    parts[first..].reverse();
 }
 
 pub(crate) fn split<O: OffsetSize>(
