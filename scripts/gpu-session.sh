@@ -33,6 +33,26 @@ step() { echo "=== $*"; }
 bench() { # BIN SUITE FILTER
   "$1" --device cuda bench --suite "$2" --filter "$3" 2>&1 | grep -E "^  (copy|$2|segmented)" | grep -E "copy|2\^28" | sed 's/  */ /g'
 }
+# sanitize_tests SECONDS BIN:FILTER... : memcheck and racecheck of each test binary and
+# filter (pool off), all pairs at once, each bounded to SECONDS; the logs printed after.
+sanitize_tests() {
+  local limit=$1 cs="/usr/local/cuda/bin/compute-sanitizer --error-exitcode 99" i=0 pair bin filter tool
+  shift
+  export RAGGED_POOL=off
+  for pair in "$@"; do
+    bin=${pair%%:*}; filter=${pair#*:}
+    for tool in memcheck racecheck; do
+      i=$((i + 1))
+      ( echo "=== $tool $bin $filter"
+        timeout "$limit" $cs --tool "$tool" "./tests/$bin" "$filter" 2>&1 | grep -E "ERROR SUMMARY|test result|Hazard|Invalid" | head -6
+        echo "exit ${PIPESTATUS[0]}" ) > "/tmp/san$i.log" 2>&1 &
+    done
+  done
+  wait
+  cat /tmp/san*.log
+  rm -f /tmp/san*.log
+  unset RAGGED_POOL
+}
 while [ $# -gt 0 ]; do
   case "$1" in
     seg-tests)
@@ -129,45 +149,15 @@ while [ $# -gt 0 ]; do
       ./ragged --device cuda bench --suite strings --filter "$2" 2>&1 | grep -E "^  " | sed 's/  */ /g' | head -60
       shift ;;
     sanitize-strings)
-      # Every (tool, test) pair at once, each bounded to 240 s; the logs printed after.
-      export RAGGED_POOL=off
-      cs="/usr/local/cuda/bin/compute-sanitizer --error-exitcode 99"
-      i=0
-      for t in "strings_conformance strings_redact_utf8" "strings_conformance strings_copy_if_else_utf8" \
-               "strings_conformance strings_slice_utf8" "strings_conformance strings_search_scalar_utf8" \
-               "strings_conformance strings_like_utf8" "strings_conformance strings_split_utf8" \
-               "transform user"; do
-        read -r bin filter <<< "$t"
-        for tool in memcheck racecheck; do
-          i=$((i + 1))
-          ( echo "=== $tool $bin $filter"
-            timeout 240 $cs --tool "$tool" "./tests/$bin" "$filter" 2>&1 | grep -E "ERROR SUMMARY|test result|Hazard|Invalid" | head -6
-            echo "exit ${PIPESTATUS[0]}" ) > "/tmp/san$i.log" 2>&1 &
-        done
-      done
-      wait
-      cat /tmp/san*.log
-      rm -f /tmp/san*.log
-      unset RAGGED_POOL ;;
+      # The strings kernels' tests, each pair bounded to 240 s.
+      sanitize_tests 240 strings_conformance:strings_redact_utf8 strings_conformance:strings_copy_if_else_utf8 \
+        strings_conformance:strings_slice_utf8 strings_conformance:strings_search_scalar_utf8 \
+        strings_conformance:strings_like_utf8 strings_conformance:strings_split_utf8 transform:user ;;
     sanitize-tests)
-      # sanitize-tests SECONDS BIN:FILTER... : memcheck and racecheck of each test binary
-      # and filter, all pairs at once, each bounded to SECONDS; the logs printed after.
-      export RAGGED_POOL=off
-      cs="/usr/local/cuda/bin/compute-sanitizer --error-exitcode 99"
-      limit=$2; shift 2; i=0
-      while [ $# -gt 0 ] && [[ "$1" == *:* ]]; do
-        bin=${1%%:*}; filter=${1#*:}; shift
-        for tool in memcheck racecheck; do
-          i=$((i + 1))
-          ( echo "=== $tool $bin $filter"
-            timeout "$limit" $cs --tool "$tool" "./tests/$bin" "$filter" 2>&1 | grep -E "ERROR SUMMARY|test result|Hazard|Invalid" | head -6
-            echo "exit ${PIPESTATUS[0]}" ) > "/tmp/san$i.log" 2>&1 &
-        done
-      done
-      wait
-      cat /tmp/san*.log
-      rm -f /tmp/san*.log
-      unset RAGGED_POOL
+      # sanitize-tests SECONDS BIN:FILTER...
+      limit=$2; shift 2; pairs=()
+      while [ $# -gt 0 ] && [[ "$1" == *:* ]]; do pairs+=("$1"); shift; done
+      sanitize_tests "$limit" "${pairs[@]}"
       continue ;;
     sanitize-split)
       # memcheck and racecheck of split, rsplit, split_record and replace through the CLI

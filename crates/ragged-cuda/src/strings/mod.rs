@@ -16,8 +16,10 @@ use ragged_core::{
     BooleanColumn, ListColumn, OffsetSize, PrimitiveColumn, Result, StringColumn, StringOps,
 };
 
+use crate::compile::PRIMITIVES_SCAN;
 use crate::launch::{resident_grid, Function, BLOCK};
 use crate::memory::Device;
+use crate::primitives::scan::TileState;
 use crate::CudaBackend;
 
 /// Bytes of a tile of rows staged in shared memory (TILE_BYTES of
@@ -34,10 +36,28 @@ pub(crate) const TILE_THREADS: u32 = 256;
 /// (its chars buffer over its rows, or more for a slice), so that rows longer than
 /// average rarely make a tile overflow (which then reads global memory), in whole
 /// warps of 32 to TILE_ROWS rows.
-pub(crate) fn tile_rows<O: OffsetSize>(col: &StringColumn<O, Device>) -> u32 {
+fn tile_rows<O: OffsetSize>(col: &StringColumn<O, Device>) -> u32 {
     let avg = col.values().len().div_ceil(col.len().max(1));
     let rows = (TILE_BYTES * 3 / 4) / avg.max(1);
     (rows.clamp(32, TILE_ROWS) / 32 * 32) as u32
+}
+
+/// The rows per tile ([`tile_rows`]) of a one-block-per-tile kernel over `col`
+/// (`kernels/common/tiles.cuh`) and its decoupled look-back state (one block per tile:
+/// the state's `tiles` is the grid).
+pub(crate) fn tile_plan<O: OffsetSize>(
+    backend: &CudaBackend,
+    col: &StringColumn<O, Device>,
+) -> Result<(u32, TileState)> {
+    let per_tile = tile_rows(col);
+    let state = TileState::new(
+        backend,
+        &PRIMITIVES_SCAN,
+        "acc_u64",
+        col.len() as u64,
+        u64::from(per_tile),
+    )?;
+    Ok((per_tile, state))
 }
 
 /// The rows per tile ([`tile_rows`]) and the grid of [`BLOCK`]-thread blocks for

@@ -17,14 +17,13 @@ use ragged_core::{
 };
 
 use super::two_pass::{column_input, transform_as, StringInput};
-use super::{tile_launch, tile_rows, TILE_THREADS};
+use super::{tile_launch, tile_plan, TILE_THREADS};
 use crate::common::bits::{ballot_grid, bitmap, validity_or_none};
-use crate::compile::{PRIMITIVES_SCAN, STRINGS_SPLIT};
+use crate::compile::STRINGS_SPLIT;
 use crate::error_word::ErrorWordWith;
 use crate::launch::{launch, params, BLOCK};
 use crate::lists::{compact_for, gather_values, zero_offsets, GatherPlan};
 use crate::memory::{Device, DeviceBitmap, DeviceBuffer};
-use crate::primitives::scan::TileState;
 use crate::CudaBackend;
 
 /// The most columns `split_columns_<dir>_<O>` builds (SPLIT_COLUMNS of split.cu); a
@@ -185,7 +184,7 @@ fn split_columns<O: OffsetSize>(
 ) -> Result<Vec<StringColumn<O, Device>>> {
     let (n, rows) = (col.len(), col.len() as u64);
     let columns = counted.most.max(1);
-    let per_tile = tile_rows(col);
+    let mut per_tile = 0;
     let mut outputs = SplitOutputs::default();
     let mut buffers = Vec::with_capacity(columns);
     let mut states = Vec::with_capacity(columns);
@@ -193,13 +192,9 @@ fn split_columns<O: OffsetSize>(
         let offsets = backend.alloc::<O>(n + 1)?;
         let chars = backend.alloc::<u8>(counted.column_bytes[k] as usize)?;
         let words = backend.alloc::<u32>(n.div_ceil(32))?;
-        let state = TileState::new(
-            backend,
-            &PRIMITIVES_SCAN,
-            "acc_u64",
-            rows,
-            u64::from(per_tile),
-        )?;
+        // Each column's look-back has its own state (the same tiles for all).
+        let state;
+        (per_tile, state) = tile_plan(backend, col)?;
         outputs.offsets[k] = offsets.device_ptr();
         outputs.chars[k] = chars.device_ptr();
         outputs.validity[k] = words.device_ptr();
@@ -481,14 +476,7 @@ fn record_tiles<O: OffsetSize>(
     op: &'static str,
 ) -> Result<DeviceBuffer<u8>> {
     let rows = col.len() as u64;
-    let per_tile = tile_rows(col);
-    let state = TileState::new(
-        backend,
-        &PRIMITIVES_SCAN,
-        "acc_u64",
-        rows,
-        u64::from(per_tile),
-    )?;
+    let (per_tile, state) = tile_plan(backend, col)?;
     // A row's parts are a part of its bytes: at most the chars buffer.
     let capacity = col.values().len() as u64;
     let chars = backend.alloc::<u8>(col.values().len())?;

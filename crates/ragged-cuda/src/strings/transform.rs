@@ -9,14 +9,13 @@ use ragged_core::ops::{case_table, AnyStringColumn, ConcatNulls, OffsetWidth, Si
 use ragged_core::{BooleanColumn, Error, OffsetSize, Result, StringColumn};
 
 use super::two_pass::{
-    arg_bytes, bool_input, column_input, transform, transform_as, two_pass, BoolInput, StringInput,
-    Uploads, ONE_PASS_MAX_BOUND,
+    any_strings, arg_bytes, bool_input, column_input, transform, transform_as, two_pass, BoolInput,
+    StringInput, Uploads, ONE_PASS_MAX_BOUND,
 };
-use super::{tile_rows, TILE_THREADS};
-use crate::compile::{user_transform_module, PRIMITIVES_SCAN, STRINGS_TRANSFORM};
+use super::{tile_plan, TILE_THREADS};
+use crate::compile::{user_transform_module, STRINGS_TRANSFORM};
 use crate::launch::{launch, params};
 use crate::memory::Device;
-use crate::primitives::scan::TileState;
 use crate::CudaBackend;
 
 /// Run the functor `entry` of `kernels/strings/transform.cu` (`op` names the API op in
@@ -508,14 +507,7 @@ fn replace_tiles<I: OffsetSize>(
         backend.alloc::<i32>(n + 1)?.into_bytes()
     };
     let chars = backend.alloc::<u8>(bound as usize)?;
-    let per_tile = tile_rows(col);
-    let state = TileState::new(
-        backend,
-        &PRIMITIVES_SCAN,
-        "acc_u64",
-        rows,
-        u64::from(per_tile),
-    )?;
+    let (per_tile, state) = tile_plan(backend, col)?;
     let p = backend.upload_slice(pattern.as_bytes())?;
     let r = backend.upload_slice(replacement.as_bytes())?;
     let total = backend.alloc::<u64>(1)?;
@@ -570,20 +562,13 @@ fn replace_tiles<I: OffsetSize>(
     if total > bound {
         return Ok(None);
     }
-    let validity = col.validity().cloned();
     let chars = chars.slice(0, total as usize)?;
-    Ok(Some(if wide {
-        // SAFETY: the offsets are the scan of the rows' sizes (0, non-decreasing, ending
-        // at the chars' length); each valid row is its input with whole matches of a
-        // valid UTF-8 pattern replaced by a valid UTF-8 string; null rows are empty.
-        AnyStringColumn::LargeUtf8(unsafe {
-            StringColumn::new_unchecked(offsets.into_typed::<i64>(), chars, validity)
-        })
-    } else {
-        // SAFETY: as above.
-        AnyStringColumn::Utf8(unsafe {
-            StringColumn::new_unchecked(offsets.into_typed::<i32>(), chars, validity)
-        })
+    // SAFETY: the offsets are the scan of the rows' sizes (0, non-decreasing, ending at
+    // the chars' length) in the width allocated; each valid row is its input with whole
+    // matches of a valid UTF-8 pattern replaced by a valid UTF-8 string; null rows are
+    // empty.
+    Ok(Some(unsafe {
+        any_strings(offsets, chars, col.validity().cloned(), wide)
     }))
 }
 

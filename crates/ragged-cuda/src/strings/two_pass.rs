@@ -22,7 +22,7 @@ use crate::compile::ModuleSource;
 use crate::compile::PRIMITIVES_SCAN;
 use crate::error_word::ErrorWordWith;
 use crate::launch::{launch, params, BLOCK};
-use crate::memory::{Device, DeviceBuffer};
+use crate::memory::{Device, DeviceBitmap, DeviceBuffer};
 use crate::primitives::scan::{sizes_to_offsets_queued, TileState};
 use crate::primitives::validity_args;
 use crate::CudaBackend;
@@ -233,19 +233,35 @@ fn one_pass<F: Copy>(
     }
     let validity = validity_or_none(words, rows, nulls as usize);
     let chars = chars.slice(0, total as usize)?;
-    Ok(Some(if wide {
-        // SAFETY: the offsets are the scan of the rows' sizes (0, non-decreasing, ending
-        // at the chars' length); every row holds the bytes the functor wrote, whole
-        // UTF-8 characters taken from valid rows or ASCII.
+    // SAFETY: the offsets are the scan of the rows' sizes (0, non-decreasing, ending at
+    // the chars' length) in the width allocated; every row holds the bytes the functor
+    // wrote, whole UTF-8 characters taken from valid rows or ASCII.
+    Ok(Some(unsafe { any_strings(offsets, chars, validity, wide) }))
+}
+
+/// The strings column of `offsets` (i64 values when `wide`, else i32), `chars` and
+/// `validity`.
+///
+/// # Safety
+/// The offsets hold values of that width, start at 0, do not decrease and end at the
+/// chars' length, and every row's bytes are valid UTF-8.
+pub(crate) unsafe fn any_strings(
+    offsets: DeviceBuffer<u8>,
+    chars: DeviceBuffer<u8>,
+    validity: Option<DeviceBitmap>,
+    wide: bool,
+) -> AnyStringColumn<Device> {
+    if wide {
+        // SAFETY: the caller's contract.
         AnyStringColumn::LargeUtf8(unsafe {
             StringColumn::new_unchecked(offsets.into_typed::<i64>(), chars, validity)
         })
     } else {
-        // SAFETY: as above.
+        // SAFETY: the caller's contract.
         AnyStringColumn::Utf8(unsafe {
             StringColumn::new_unchecked(offsets.into_typed::<i32>(), chars, validity)
         })
-    }))
+    }
 }
 
 /// The null count and the output's bytes a sizes pass counted, or the error of the
