@@ -1,32 +1,34 @@
 // split: the parts of every row of a strings column cut at a literal delimiter
 // (m > 0 bytes) or at runs of ASCII whitespace (m = 0), at most `cuts` cuts counted
 // from the left (split) or from the right (rsplit), as ragged_core::ops::split_ranges
-// defines them. Parts are numbered from the left either way. Delimiters are found by
-// string_view::find / rfind (candidates for the delimiter's first byte four bytes at a
-// time); a one-byte delimiter with no limit on the cuts is counted, not walked.
+// defines them (PartWalk below is that rule). Parts are numbered from the left either
+// way. The tile kernels (common/tiles.cuh) stage a tile of rows and find a literal
+// delimiter's matches as bits of the tile; a tile that does not fit walks its rows'
+// bytes in global memory.
 //
-// split_count_<dir>_<O>: the most parts of a valid row (atomicMax into stats[0]) and,
-//   when column_bytes is set, the bytes of part k of all rows for k < SPLIT_COLUMNS
-//   (stats[1 + k]: the exact chars of output column k); each row's part count (0 for
-//   a null row) into `counts` when that is not null.
+// split_count_<dir>_<O>: over tiles of rows (grid-stride), the most parts of a valid
+//   row (atomicMax into stats[0]) and, when column_bytes is set, the bytes of part k of
+//   all rows for k < SPLIT_COLUMNS (stats[1 + k]: the exact chars of output column k);
+//   each row's part count (0 for a null row) into `counts` when that is not null. A
+//   one-byte delimiter with no limit is counted, not walked.
 // split_columns_<dir>_<O>: all `columns` (<= SPLIT_COLUMNS) output columns of split in
-//   one kernel, one block per tile of COLUMN_ROWS rows: each thread walks its row once
-//   and keeps its parts' bounds in shared memory; then for each column the block
-//   packs the column's validity (valid row with that part) by warp ballots, scans the
-//   parts' sizes (cub::BlockScan, earlier tiles' bytes by decoupled look-back over the
-//   column's own tile state), writes the offsets and copies the parts' bytes (staged
-//   in shared memory, stored with aligned 16-byte stores, as one_pass.cuh). The rows
-//   are read from DRAM once for all the columns.
-// split_parts_<dir>_<O>: when there are more columns, part k of row i as a byte range
-//   out_starts[k * rows + i], out_stops[k * rows + i] for k < columns (empty at the
-//   row's start where the row has no part k), and the validity of each output column
-//   (valid row and k < parts), packed by warp ballots into words[k * words_per_column
-//   ..], its unset bits counted into nulls[k]; the host gathers each column from them.
-// SplitRecord (split_record_one_pass_<O>, split_record_sizes / _fill_<O>): split_record
-//   by the string transform helpers: a row's output is its parts' bytes one after the
-//   other (the child column's chars), and the fill also writes each part's offset in
-//   the child column at list_offsets[row] + k (list_offsets: the scan of the counts).
-// Mapping: one thread per row (grid-stride for the count and the ranges).
+//   one kernel, one block per tile: each row's walk is resumed column by column (its
+//   position kept between columns); for each column the block packs the validity
+//   (valid row with that part) by warp ballots, scans the parts' sizes with the
+//   column's own look-back state, writes the offsets and copies the parts' bytes
+//   through the shared stage. The rows are read from DRAM once for all the columns.
+// split_record_<dir>_<O>: split_record's child, one block per tile: each row's bytes
+//   (its parts', one after the other) scanned by look-back into the child's chars,
+//   and each part's offset in the child written at list_offsets[row] + k
+//   (list_offsets: the scan of the counts). For chars of at most u32::MAX bytes.
+// SplitRecord (split_record_one_pass_<O>, split_record_sizes / _fill_<O>): the same
+//   output by the string transform helpers, a thread per row, for larger chars.
+// split_parts_<dir>_<O>: when there are more than SPLIT_COLUMNS columns, part k of row
+//   i as a byte range out_starts[k * rows + i], out_stops[k * rows + i] for k < columns
+//   (empty at the row's start where the row has no part k), and the validity of each
+//   output column (valid row and k < parts), packed by warp ballots into words[k *
+//   words_per_column ..], its unset bits counted into nulls[k]; the host gathers each
+//   column from them. One thread per row, grid-stride.
 // Complexity: O(bytes × delimiter length) worst case, O(bytes) typically, per kernel.
 #include "common/one_pass.cuh"
 #include "common/tiles.cuh"
