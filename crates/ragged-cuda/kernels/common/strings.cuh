@@ -21,16 +21,18 @@ struct string_view {
     /// Byte `i` (no bounds check).
     __device__ __forceinline__ uint8_t operator[](long long i) const { return data[i]; }
 
+    /// Whether `needle` occurs at byte p (p + needle.size <= size).
+    __device__ __forceinline__ bool equals_at(long long p, string_view needle) const {
+        long long k = 0;
+        while (k < needle.size && data[p + k] == needle.data[k]) ++k;
+        return k == needle.size;
+    }
+
     /// The first byte position >= from where `needle` occurs, or -1.
     __device__ __forceinline__ long long find(string_view needle, long long from = 0) const {
         if (needle.size == 0) return from <= size ? from : -1;
-        const uint8_t first = needle.data[0];
-        for (long long p = from; p + needle.size <= size; ++p) {
-            if (data[p] != first) continue;
-            long long k = 1;
-            while (k < needle.size && data[p + k] == needle.data[k]) ++k;
-            if (k == needle.size) return p;
-        }
+        for (long long p = from; p + needle.size <= size; ++p)
+            if (data[p] == needle.data[0] && equals_at(p, needle)) return p;
         return -1;
     }
 
@@ -38,13 +40,8 @@ struct string_view {
     /// or -1.
     __device__ __forceinline__ long long rfind(string_view needle, long long before) const {
         if (needle.size == 0) return before;
-        const uint8_t first = needle.data[0];
-        for (long long p = before - needle.size; p >= 0; --p) {
-            if (data[p] != first) continue;
-            long long k = 1;
-            while (k < needle.size && data[p + k] == needle.data[k]) ++k;
-            if (k == needle.size) return p;
-        }
+        for (long long p = before - needle.size; p >= 0; --p)
+            if (data[p] == needle.data[0] && equals_at(p, needle)) return p;
         return -1;
     }
 
@@ -55,16 +52,16 @@ struct string_view {
         return -1;
     }
 
-    /// The distance from byte `i` to the next 4-byte aligned address (0 to 3).
-    __device__ __forceinline__ long long to_aligned(long long i) const {
-        return static_cast<long long>((4u - (reinterpret_cast<unsigned long long>(data + i) & 3u)) & 3u);
+    /// The bytes before the row's first 4-byte aligned address (0 to 3).
+    __device__ __forceinline__ long long aligned_head() const {
+        return static_cast<long long>((4u - (reinterpret_cast<unsigned long long>(data) & 3u)) & 3u);
     }
 
     /// How many bytes of the row hold `byte`: four at a time over the aligned words
     /// inside the row, byte by byte at its two ends (nothing outside the row is read).
     __device__ __forceinline__ long long count_byte(uint8_t byte) const {
         long long i = 0, count = 0;
-        for (const long long head = to_aligned(0); i < head && i < size; ++i) count += data[i] == byte;
+        for (const long long head = aligned_head(); i < head && i < size; ++i) count += data[i] == byte;
         const uint32_t pattern = 0x01010101u * byte;
         for (; i + 4 <= size; i += 4)
             count += __popc(equal_flags(*reinterpret_cast<const uint32_t*>(data + i), pattern));
@@ -93,7 +90,7 @@ struct string_view {
     __device__ __forceinline__ long long chars() const {
         long long continuation = 0;
         long long i = 0;
-        const long long head = to_aligned(0);
+        const long long head = aligned_head();
         for (; i < head && i < size; ++i) continuation += (data[i] & 0xC0u) == 0x80u;
         for (; i + 4 <= size; i += 4) {
             const uint32_t x = *reinterpret_cast<const uint32_t*>(data + i);
@@ -315,6 +312,21 @@ __device__ __forceinline__ int count_bits(const uint32_t* bits, int from, int to
     if (from < to)
         for (int i = from >> 5; i <= (to - 1) >> 5; ++i) n += __popc(word_in(bits, i, from, to));
     return n;
+}
+
+/// The first up to four bytes of the m-byte needle as a little-endian word (what
+/// short_matches and tile_match_word take).
+__device__ __forceinline__ uint32_t pattern_word(const uint8_t* needle, int m) {
+    uint32_t word = 0;
+    for (int j = 0; j < m && j < 4; ++j) word |= static_cast<uint32_t>(needle[j]) << (8 * j);
+    return word;
+}
+
+/// The tile's bytes [32c, 32c + 32) as eight words (two 16-byte loads).
+__device__ __forceinline__ void tile_words(const uint8_t* bytes, int c, uint32_t (&w)[8]) {
+    const uint4 lo = *reinterpret_cast<const uint4*>(bytes + 32 * c);
+    const uint4 hi = *reinterpret_cast<const uint4*>(bytes + 32 * c + 16);
+    w[0] = lo.x, w[1] = lo.y, w[2] = lo.z, w[3] = lo.w, w[4] = hi.x, w[5] = hi.y, w[6] = hi.z, w[7] = hi.w;
 }
 
 /// Bit k of the result set where the m-byte needle (m > 0, `first4` its first up to

@@ -42,6 +42,28 @@ __device__ __forceinline__ long long rfind_in_row(string_view row, const uint32_
     return p < 0 ? -1 : p - begin;
 }
 
+/// Tile t of the tiles of tile_rows rows over `rows` rows: rows [first, first + n).
+struct TileSpan {
+    int tiles;
+    int t;
+    uint64_t first;
+    int n;
+
+    __device__ __forceinline__ TileSpan(uint64_t rows, uint32_t tile_rows, uint64_t t_)
+        : tiles(static_cast<int>((rows + tile_rows - 1) / tile_rows)), t(static_cast<int>(t_)),
+          first(t_ * tile_rows), n(static_cast<int>(rows - first < tile_rows ? rows - first : tile_rows)) {}
+};
+
+/// The shared memory of a one-block-per-tile kernel that writes strings: the staged
+/// rows, the pattern's match bits, the rows' output sizes (then their positions in the
+/// tile's output) and the stage the output is written through.
+struct TileShared {
+    RowTile tile;
+    uint32_t match[TILE_BYTES / 32 + 1];
+    uint32_t at[TILE_ROWS];
+    __align__(16) uint8_t stage[TWO_PASS_STAGE];
+};
+
 /// Rows [first, first + n) of a column, staged in shared memory (stage_row_tile) with
 /// the matches of a literal delimiter as bits when their bytes fit, else read from
 /// global memory.
@@ -62,12 +84,10 @@ template <typename O> struct TileRows {
         staged = span >= 0;
         if (!staged || d.size == 0) return;
         const int m = static_cast<int>(d.size);
-        uint32_t first4 = 0;
-        for (int j = 0; j < m && j < 4; ++j) first4 |= static_cast<uint32_t>(d.data[j]) << (8 * j);
+        const uint32_t first4 = pattern_word(d.data, m);
         for (int c = threadIdx.x; 32 * c < span; c += blockDim.x) {
-            const uint4 lo = *reinterpret_cast<const uint4*>(tile_.bytes + 32 * c);
-            const uint4 hi = *reinterpret_cast<const uint4*>(tile_.bytes + 32 * c + 16);
-            const uint32_t w[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
+            uint32_t w[8];
+            tile_words(tile_.bytes, c, w);
             match_bits[c] = tile_match_word(tile_.bytes, c, w, span, d.data, m, first4);
         }
         __syncthreads();

@@ -222,8 +222,7 @@ __device__ void search_tiles(const O* offsets, const uint8_t* chars, uint64_t ro
     const unsigned tid = threadIdx.x;
     const int m = pattern_offsets[1] - pattern_offsets[0];
     const uint8_t* needle = pattern_chars + pattern_offsets[0];
-    uint32_t first4 = 0;
-    for (int j = 0; j < m && j < 4; ++j) first4 |= static_cast<uint32_t>(needle[j]) << (8 * j);
+    const uint32_t first4 = pattern_word(needle, m);
     const uint64_t tiles = (rows + tile_rows - 1) / tile_rows;
     unsigned long long false_count = 0;
     for (uint64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
@@ -232,9 +231,8 @@ __device__ void search_tiles(const O* offsets, const uint8_t* chars, uint64_t ro
         const int span = stage_row_tile(offsets, chars, first, n, tiled);
         if (span >= 0) {
             for (int c = tid; 32 * c < span; c += SEARCH_BLOCK) {
-                const uint4 a = *reinterpret_cast<const uint4*>(bytes + 32 * c);
-                const uint4 b = *reinterpret_cast<const uint4*>(bytes + 32 * c + 16);
-                const uint32_t w[8] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w};
+                uint32_t w[8];
+                tile_words(bytes, c, w);
                 if (m > 0) match[c] = tile_match_word(bytes, c, w, span, needle, m, first4);
                 if (LEAD) {
                     uint32_t continuation = 0;

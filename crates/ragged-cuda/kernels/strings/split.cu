@@ -28,7 +28,7 @@
 //   (empty at the row's start where the row has no part k), and the validity of each
 //   output column (valid row and k < parts), packed by warp ballots into words[k *
 //   words_per_column ..], its unset bits counted into nulls[k]; the host gathers each
-//   column from them. One thread per row, grid-stride.
+//   column from them (each row counts its own parts). One thread per row, grid-stride.
 // Complexity: O(bytes × delimiter length) worst case, O(bytes) typically, per kernel.
 #include "common/one_pass.cuh"
 #include "common/tiles.cuh"
@@ -172,8 +172,9 @@ __device__ void split_count(StringInput col, uint64_t rows, uint32_t tile_rows, 
     };
     const uint64_t tiles = (rows + tile_rows - 1) / tile_rows;
     for (uint64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
-        const uint64_t first = t * tile_rows;
-        const int n = static_cast<int>(rows - first < tile_rows ? rows - first : tile_rows);
+        const TileSpan span(rows, tile_rows, t);
+        const uint64_t first = span.first;
+        const int n = span.n;
         const TileRows<O> staged(col, tile, match, first, n, d);
         for (int r = threadIdx.x; r < n; r += blockDim.x) {
             const uint64_t row = first + r;
@@ -244,18 +245,15 @@ __device__ void split_columns(StringInput col, uint64_t rows, uint32_t tile_rows
                               unsigned long long cuts, uint32_t columns, const SplitOutputs& out,
                               unsigned long long* counts, uint64_t state_bytes, uint64_t* error_word) {
     typedef unsigned long long Acc;
-    __shared__ RowTile tile;
-    __shared__ uint32_t match[TILE_BYTES / 32 + 1];
-    // The tile's rows' part sizes, then their positions in the tile's output.
-    __shared__ uint32_t at[TILE_ROWS];
-    __shared__ __align__(16) uint8_t stage[TWO_PASS_STAGE];
-
-    const int tiles = static_cast<int>((rows + tile_rows - 1) / tile_rows);
-    const int t = blockIdx.x;
+    __shared__ TileShared shared;
+    // `at`: the tile's rows' output sizes, then their positions in the tile's output.
+    uint32_t* const at = shared.at;
+    uint8_t* const stage = shared.stage;
+    const TileSpan span(rows, tile_rows, blockIdx.x);
+    const int tiles = span.tiles, t = span.t, n = span.n;
+    const uint64_t first = span.first;
     const unsigned tid = threadIdx.x;
-    const uint64_t first = static_cast<uint64_t>(t) * tile_rows;
-    const int n = static_cast<int>(rows - first < tile_rows ? rows - first : tile_rows);
-    const TileRows<O> staged(col, tile, match, first, n, d);
+    const TileRows<O> staged(col, shared.tile, shared.match, first, n, d);
 
     // Each row's walk, resumed column by column: from the left columns go 0, 1, ...;
     // from the right the parts come last column first, so columns go down from the
@@ -272,7 +270,7 @@ __device__ void split_columns(StringInput col, uint64_t rows, uint32_t tile_rows
         if (r < n && col.valid(first + r)) {
             const string_view s = staged.get(r);
             found[i] = 0;
-            pos[i] = RIGHT ? static_cast<uint32_t>(s.size) : 0;
+            pos[i] = static_cast<uint32_t>(PartWalk<RIGHT>(s).pos);
             if (RIGHT) {
                 const long long p = part_count<true>(s, d, cuts, staged.match, staged.begin(r));
                 parts[i] = static_cast<uint32_t>(p);
@@ -366,18 +364,15 @@ __device__ void split_record(StringInput col, uint64_t rows, uint32_t tile_rows,
                              unsigned long long capacity, void* state_mem, uint64_t state_bytes,
                              unsigned long long* counts, uint64_t* error_word) {
     typedef unsigned long long Acc;
-    __shared__ RowTile tile;
-    __shared__ uint32_t match[TILE_BYTES / 32 + 1];
-    // The tile's rows' bytes (their parts'), then their positions in the tile's output.
-    __shared__ uint32_t at[TILE_ROWS];
-    __shared__ __align__(16) uint8_t stage[TWO_PASS_STAGE];
-
-    const int tiles = static_cast<int>((rows + tile_rows - 1) / tile_rows);
-    const int t = blockIdx.x;
+    __shared__ TileShared shared;
+    // `at`: the tile's rows' output sizes, then their positions in the tile's output.
+    uint32_t* const at = shared.at;
+    uint8_t* const stage = shared.stage;
+    const TileSpan span(rows, tile_rows, blockIdx.x);
+    const int tiles = span.tiles, t = span.t, n = span.n;
+    const uint64_t first = span.first;
     const unsigned tid = threadIdx.x;
-    const uint64_t first = static_cast<uint64_t>(t) * tile_rows;
-    const int n = static_cast<int>(rows - first < tile_rows ? rows - first : tile_rows);
-    const TileRows<O> staged(col, tile, match, first, n, d);
+    const TileRows<O> staged(col, shared.tile, shared.match, first, n, d);
 
     // Each row's bytes: the row less its parts - 1 delimiters, or its parts walked
     // for whitespace (runs of any length).
@@ -451,18 +446,21 @@ __device__ void split_record(StringInput col, uint64_t rows, uint32_t tile_rows,
 
 template <typename O, bool RIGHT>
 __device__ void split_parts(StringInput col, uint64_t rows, string_view d, unsigned long long cuts,
-                            const int32_t* counts, uint32_t columns, O* out_starts, O* out_stops, uint32_t* words,
+                            uint32_t columns, O* out_starts, O* out_stops, uint32_t* words,
                             unsigned long long* nulls) {
     const uint64_t rounded = (rows + 31) / 32 * 32;
     const uint64_t words_per_column = (rows + 31) / 32;
     for (uint64_t row = global_thread(); row < rounded; row += grid_threads()) {
         long long parts = 0;
         if (row < rows) {
-            parts = counts[row];
             const long long begin = col.offset(row);
-            if (parts > 0) {
-                for_each_part<RIGHT>(col.get(row), d, cuts, [&](long long j, long long a, long long b) {
-                    const uint64_t k = RIGHT ? static_cast<uint64_t>(parts - 1 - j) : static_cast<uint64_t>(j);
+            if (col.valid(row)) {
+                const string_view s = col.get(row);
+                // Columns are numbered from the left: from the right the count comes
+                // first; from the left the walk counts them.
+                const long long known = RIGHT ? part_count<true>(s, d, cuts) : 0;
+                parts = for_each_part<RIGHT>(s, d, cuts, [&](long long j, long long a, long long b) {
+                    const uint64_t k = RIGHT ? static_cast<uint64_t>(known - 1 - j) : static_cast<uint64_t>(j);
                     if (k < columns) {
                         out_starts[k * rows + row] = static_cast<O>(begin + a);
                         out_stops[k * rows + row] = static_cast<O>(begin + b);
@@ -577,10 +575,9 @@ RAGGED_ONE_PASS(SplitRecord, split_record)
     }                                                                                       \
     extern "C" __global__ void __launch_bounds__(256) split_parts_##DIR##_##ONAME(          \
         StringInput col, uint64_t rows, const uint8_t* d, long long m, unsigned long long cuts, \
-        const int32_t* counts, uint32_t columns, O* out_starts, O* out_stops, uint32_t* words, \
-        unsigned long long* nulls) {                                                        \
-        split_parts<O, RIGHT>(col, rows, string_view{d, m}, cuts, counts, columns, out_starts, out_stops, \
-                              words, nulls);                                                \
+        uint32_t columns, O* out_starts, O* out_stops, uint32_t* words, unsigned long long* nulls) { \
+        split_parts<O, RIGHT>(col, rows, string_view{d, m}, cuts, columns, out_starts, out_stops, words, \
+                              nulls);                                                       \
     }
 RAGGED_SPLIT(int32_t, i32, left, false)
 RAGGED_SPLIT(int64_t, i64, left, false)

@@ -289,18 +289,15 @@ __device__ void replace_tiles(StringInput col, uint64_t rows, uint32_t tile_rows
                               unsigned long long max_count, O* offsets, uint8_t* chars, unsigned long long capacity,
                               unsigned long long* counts, void* state_mem, uint64_t state_bytes) {
     typedef unsigned long long Acc;
-    __shared__ RowTile tile;
-    __shared__ uint32_t match[TILE_BYTES / 32 + 1];
-    // The tile's rows' sizes, then their positions in the tile's output.
-    __shared__ uint32_t at[TILE_ROWS];
-    __shared__ __align__(16) uint8_t stage[TWO_PASS_STAGE];
-
-    const int tiles = static_cast<int>((rows + tile_rows - 1) / tile_rows);
-    const int t = blockIdx.x;
+    __shared__ TileShared shared;
+    // `at`: the tile's rows' output sizes, then their positions in the tile's output.
+    uint32_t* const at = shared.at;
+    uint8_t* const stage = shared.stage;
+    const TileSpan span(rows, tile_rows, blockIdx.x);
+    const int tiles = span.tiles, t = span.t, n = span.n;
+    const uint64_t first = span.first;
     const unsigned tid = threadIdx.x;
-    const uint64_t first = static_cast<uint64_t>(t) * tile_rows;
-    const int n = static_cast<int>(rows - first < tile_rows ? rows - first : tile_rows);
-    const TileRows<I> staged(col, tile, match, first, n, p);
+    const TileRows<I> staged(col, shared.tile, shared.match, first, n, p);
     const long long m = p.size;
 
     // Each row's occurrences.

@@ -8,6 +8,8 @@ mod split;
 mod transform;
 mod two_pass;
 
+use std::ffi::c_void;
+
 use ragged_core::ops::{
     AnyStringColumn, ConcatNulls, OffsetWidth, Pattern, Search, Side, SliceBounds, SplitOn,
     StringArg,
@@ -17,7 +19,7 @@ use ragged_core::{
 };
 
 use crate::compile::PRIMITIVES_SCAN;
-use crate::launch::{resident_grid, Function, BLOCK};
+use crate::launch::{launch, resident_grid, Function, BLOCK};
 use crate::memory::Device;
 use crate::primitives::scan::TileState;
 use crate::CudaBackend;
@@ -29,7 +31,7 @@ const TILE_BYTES: usize = 16384;
 const TILE_ROWS: usize = 1024;
 
 /// Threads per block of the tile kernels (TILE_THREADS of kernels/common/tiles.cuh).
-pub(crate) const TILE_THREADS: u32 = 256;
+const TILE_THREADS: u32 = 256;
 
 /// Rows per tile of the kernels that stage tiles of rows (`stage_row_tile`): tiles
 /// expected to fill three quarters of TILE_BYTES at the column's average row length
@@ -58,6 +60,32 @@ pub(crate) fn tile_plan<O: OffsetSize>(
         u64::from(per_tile),
     )?;
     Ok((per_tile, state))
+}
+
+/// Launch `function`, a one-block-per-tile kernel (`kernels/common/tiles.cuh`): one
+/// block of [`TILE_THREADS`] threads per tile of `state`.
+///
+/// # Safety
+/// As [`launch`]: `params` point to values matching the kernel's parameters, and every
+/// device buffer they name is alive and large enough for what the kernel reads and
+/// writes over `state.tiles` tiles.
+pub(crate) unsafe fn launch_tiles(
+    backend: &CudaBackend,
+    function: Function,
+    state: &TileState,
+    params: &mut [*mut c_void],
+) -> Result<()> {
+    // SAFETY: forwarded from this function's contract.
+    unsafe {
+        launch(
+            function,
+            state.tiles,
+            TILE_THREADS,
+            0,
+            backend.stream(),
+            params,
+        )
+    }
 }
 
 /// The rows per tile ([`tile_rows`]) and the grid of [`BLOCK`]-thread blocks for

@@ -1,13 +1,13 @@
 //! `split` and `rsplit` on the GPU: `kernels/strings/split.cu` first finds the most
 //! parts of a row (`split_count_<dir>_<O>`, with the bytes of each of the first
 //! [`SPLIT_COLUMNS`] parts of all rows). Up to that many columns are built together by
-//! `split_columns_<dir>_<O>` (one walk of each row, each column scanned by decoupled
-//! look-back, the rows read once for all the columns); more are built from every
-//! part's byte range (`split_parts_<dir>_<O>`, then `column_of_ranges`).
-//! `split_record` counts each row's parts, scans the counts into the list offsets and
-//! runs the `SplitRecord` functor through the string transform helpers: each row's
-//! parts' bytes become the child's chars in one pass, and the fill writes the child's
-//! offsets as it goes.
+//! `split_columns_<dir>_<O>` (tiles of rows staged in shared memory, each row walked
+//! once, each column scanned by its own decoupled look-back); more are built from
+//! every part's byte range (`split_parts_<dir>_<O>`, then `column_of_ranges`).
+//! `split_record` counts each row's parts, scans the counts into the list offsets, and
+//! `split_record_<dir>_<O>` writes the child's bytes and offsets together (the
+//! `SplitRecord` functor through the string transform helpers when the chars exceed
+//! the tile kernels' 32-bit positions).
 
 use std::sync::Arc;
 
@@ -17,7 +17,7 @@ use ragged_core::{
 };
 
 use super::two_pass::{column_input, transform_as, StringInput};
-use super::{tile_launch, tile_plan, TILE_THREADS};
+use super::{launch_tiles, tile_launch, tile_plan};
 use crate::common::bits::{ballot_grid, bitmap, validity_or_none};
 use crate::compile::STRINGS_SPLIT;
 use crate::error_word::ErrorWordWith;
@@ -38,11 +38,12 @@ struct Counted {
     m: i64,
     /// The most cuts, `u64::MAX` for all.
     cuts: u64,
-    /// Each row's number of parts (0 for a null row), when asked for.
+    /// Each row's number of parts (0 for a null row), for split_record.
     counts: Option<DeviceBuffer<i32>>,
     /// The most parts of a row.
     most: usize,
-    /// The bytes of part k of all rows for k < [`SPLIT_COLUMNS`], when asked for.
+    /// The bytes of part k of all rows for k < [`SPLIT_COLUMNS`], for split (zeros for
+    /// split_record).
     column_bytes: [u64; SPLIT_COLUMNS],
 }
 
@@ -72,17 +73,16 @@ struct SplitOutputs {
     capacity: [u64; SPLIT_COLUMNS],
 }
 
-/// Check the delimiter and run the count pass over `n > 0` rows: each row's part
-/// count when `counts`, the bytes of the first [`SPLIT_COLUMNS`] parts when
-/// `column_bytes`, the most parts always.
+/// Run the count pass over `n > 0` rows: the most parts of a row, with each row's
+/// part count for `split_record` (`record`), else the bytes of the first
+/// [`SPLIT_COLUMNS`] parts (the columns' chars).
 fn count_parts<O: OffsetSize>(
     backend: &CudaBackend,
     col: &StringColumn<O, Device>,
     on: SplitOn<'_>,
     max_splits: Option<usize>,
     dir: &str,
-    counts: bool,
-    column_bytes: bool,
+    record: bool,
 ) -> Result<Counted> {
     let delimiter: &[u8] = match on {
         SplitOn::Literal(d) => d.as_bytes(),
@@ -99,7 +99,7 @@ fn count_parts<O: OffsetSize>(
     })?;
     let (d_ptr, m) = (d.device_ptr(), delimiter.len() as i64);
     let cuts = max_splits.map_or(u64::MAX, |c| c as u64);
-    let counts = if counts {
+    let counts = if record {
         Some(backend.alloc::<i32>(n)?)
     } else {
         None
@@ -114,17 +114,17 @@ fn count_parts<O: OffsetSize>(
         counts.as_ref().map_or(0, DeviceBuffer::device_ptr),
         stats.device_ptr(),
     );
-    let sum_bytes = u32::from(column_bytes);
+    let sum_bytes = u32::from(!record);
     let (per_tile, grid) = tile_launch(backend, function, col);
     let mut args = params![input, rows, per_tile, d_ptr, m, cuts, counts_ptr, sum_bytes, stats_ptr];
     // SAFETY: `split_count_<dir>_<O>(StringInput, uint64_t, uint32_t, const uint8_t*,
     // long long, unsigned long long, int32_t*, uint32_t, unsigned long long*)` with
-    // TILE_THREADS threads per block striding over tiles of `per_tile` rows (a
+    // BLOCK threads per block striding over tiles of `per_tile` rows (a
     // multiple of 32, at most TILE_ROWS): reads the column (its offsets, bytes and
     // validity) and m delimiter bytes (the upload holds at least m), writes `rows`
     // counts when the pointer is not null (allocated above), atomics on
     // 1 + SPLIT_COLUMNS zeroed words.
-    unsafe { launch(function, grid, TILE_THREADS, 0, backend.stream(), &mut args)? };
+    unsafe { launch(function, grid, BLOCK, 0, backend.stream(), &mut args)? };
     let words = read_u64s(backend, &stats)?;
     let mut bytes = [0u64; SPLIT_COLUMNS];
     bytes.copy_from_slice(&words[1..]);
@@ -163,14 +163,19 @@ pub(crate) fn split<O: OffsetSize>(
         return Ok(vec![col.clone()]);
     }
     let dir = if from_right { "right" } else { "left" };
-    let counted = count_parts(backend, col, on, max_splits, dir, false, true)?;
-    // split_columns keeps a part's bounds as 32-bit positions in its row.
-    if counted.most <= SPLIT_COLUMNS && col.values().len() as u64 <= u64::from(u32::MAX) {
+    let counted = count_parts(backend, col, on, max_splits, dir, false)?;
+    if counted.most <= SPLIT_COLUMNS && tile_positions_fit(col) {
         split_columns(backend, col, &counted, dir, op)
     } else {
-        let counted = count_parts(backend, col, on, max_splits, dir, true, false)?;
         split_by_ranges(backend, col, counted, dir, op)
     }
+}
+
+/// Whether the tile kernels (`split_columns`, `split_record`) can run over `col`: they
+/// keep positions within a row and a tile's output sizes as 32-bit numbers, so the
+/// chars must not exceed `u32::MAX` bytes.
+fn tile_positions_fit<O: OffsetSize>(col: &StringColumn<O, Device>) -> bool {
+    col.values().len() as u64 <= u64::from(u32::MAX)
 }
 
 /// The columns of `split` with at most [`SPLIT_COLUMNS`] parts, all built by one
@@ -235,16 +240,7 @@ fn split_columns<O: OffsetSize>(
     // rows + 1 offsets, ceil(rows / 32) validity words and at most capacity[k] chars
     // (allocated above to that size), and adds to the 2 × SPLIT_COLUMNS counters
     // after the error word.
-    unsafe {
-        launch(
-            function,
-            states[0].tiles,
-            TILE_THREADS,
-            0,
-            backend.stream(),
-            &mut args,
-        )?
-    };
+    unsafe { launch_tiles(backend, function, &states[0], &mut args)? };
     let (error, counts) = word.read(backend)?;
     if let Some((row, _)) = error {
         return Err(Error::Device {
@@ -284,10 +280,6 @@ fn split_by_ranges<O: OffsetSize>(
     let (n, rows) = (col.len(), col.len() as u64);
     let input = column_input(col);
     let (d_ptr, m, cuts) = (counted.delimiter.device_ptr(), counted.m, counted.cuts);
-    let counts = counted.counts.ok_or_else(|| Error::Device {
-        op,
-        message: "the count pass kept no counts".to_string(),
-    })?;
     let columns = counted.most.max(1);
     // Part counts are at most the row's bytes + 1, so they fit in i32 offsets; the
     // product below is checked anyway.
@@ -306,20 +298,18 @@ fn split_by_ranges<O: OffsetSize>(
             &STRINGS_SPLIT,
             &format!("split_parts_{dir}_{}", O::OFFSET_NAME),
         )?;
-        let (counts_ptr, starts_ptr, stops_ptr, words_ptr, nulls_ptr) = (
-            counts.device_ptr(),
+        let (starts_ptr, stops_ptr, words_ptr, nulls_ptr) = (
             starts.device_ptr(),
             stops.device_ptr(),
             words.device_ptr(),
             nulls.device_ptr(),
         );
         let k = columns as u32;
-        let mut args = params![
-            input, rows, d_ptr, m, cuts, counts_ptr, k, starts_ptr, stops_ptr, words_ptr, nulls_ptr
-        ];
+        let mut args =
+            params![input, rows, d_ptr, m, cuts, k, starts_ptr, stops_ptr, words_ptr, nulls_ptr];
         // SAFETY: `split_parts_<dir>_<O>(StringInput, uint64_t, const uint8_t*, long long,
-        // unsigned long long, const int32_t*, uint32_t, O*, O*, uint32_t*, unsigned long
-        // long*)`: reads what split_count read plus its counts, writes columns × rows
+        // unsigned long long, uint32_t, O*, O*, uint32_t*, unsigned long long*)`: reads
+        // what split_count read (each row counts its own parts), writes columns × rows
         // starts and stops, columns × ceil(rows / 32) words (all allocated above) and
         // adds to `columns` zeroed counters.
         unsafe {
@@ -333,11 +323,9 @@ fn split_by_ranges<O: OffsetSize>(
             )?
         };
     }
-    let null_counts = backend.read_bytes(&nulls, 0, columns * 8)?;
-    drop(counts);
+    let null_counts = read_u64s(backend, &nulls)?;
     let mut out = Vec::with_capacity(columns);
-    for k in 0..columns {
-        let unset = u64::from_le_bytes(null_counts[k * 8..k * 8 + 8].try_into().unwrap_or([0; 8]));
+    for (k, &unset) in null_counts.iter().enumerate() {
         let column_words = words.slice(k * words_per_column, words_per_column)?;
         let validity = (unset > 0).then(|| bitmap(column_words, n, unset as usize));
         let (part_starts, part_stops) = (starts.slice(k * n, n)?, stops.slice(k * n, n)?);
@@ -387,7 +375,7 @@ pub(crate) fn split_record<O: OffsetSize>(
     let (list_offsets, parts) = if n == 0 {
         (zero_offsets::<O>(backend)?, None)
     } else {
-        let counted = count_parts(backend, col, on, max_splits, dir, true, false)?;
+        let counted = count_parts(backend, col, on, max_splits, dir, true)?;
         let counts = counted.counts.clone().ok_or_else(|| Error::Device {
             op,
             message: "the count pass kept no counts".to_string(),
@@ -410,7 +398,7 @@ pub(crate) fn split_record<O: OffsetSize>(
     let child = match parts {
         Some((counted, total)) if total > 0 => {
             let part_offsets = backend.alloc::<O>(total + 1)?;
-            let chars = if col.values().len() as u64 <= u64::from(u32::MAX) {
+            let chars = if tile_positions_fit(col) {
                 record_tiles(
                     backend,
                     col,
@@ -518,16 +506,7 @@ fn record_tiles<O: OffsetSize>(
     // each valid row's part offsets at list_offsets[row].. (total + 1 of them, all
     // allocated), at most `capacity` chars (allocated) and the one counter after the
     // error word.
-    unsafe {
-        launch(
-            function,
-            state.tiles,
-            TILE_THREADS,
-            0,
-            backend.stream(),
-            &mut args,
-        )?
-    };
+    unsafe { launch_tiles(backend, function, &state, &mut args)? };
     let (error, [total]) = word.read(backend)?;
     if let Some((row, _)) = error {
         return Err(Error::Device {

@@ -9,12 +9,12 @@ use ragged_core::ops::{case_table, AnyStringColumn, ConcatNulls, OffsetWidth, Si
 use ragged_core::{BooleanColumn, Error, OffsetSize, Result, StringColumn};
 
 use super::two_pass::{
-    any_strings, arg_bytes, bool_input, column_input, transform, transform_as, two_pass, BoolInput,
-    StringInput, Uploads, ONE_PASS_MAX_BOUND,
+    alloc_offsets, any_strings, arg_bytes, bool_input, column_input, transform, transform_as,
+    two_pass, BoolInput, StringInput, Uploads, ONE_PASS_MAX_BOUND,
 };
-use super::{tile_plan, TILE_THREADS};
+use super::{launch_tiles, tile_plan};
 use crate::compile::{user_transform_module, STRINGS_TRANSFORM};
-use crate::launch::{launch, params};
+use crate::launch::params;
 use crate::memory::Device;
 use crate::CudaBackend;
 
@@ -501,11 +501,7 @@ fn replace_tiles<I: OffsetSize>(
     let rows = n as u64;
     // The bound fits i32 offsets, so Auto and I32 both get them.
     let wide = width == OffsetWidth::I64;
-    let offsets = if wide {
-        backend.alloc::<i64>(n + 1)?.into_bytes()
-    } else {
-        backend.alloc::<i32>(n + 1)?.into_bytes()
-    };
+    let offsets = alloc_offsets(backend, n + 1, wide)?;
     let chars = backend.alloc::<u8>(bound as usize)?;
     let (per_tile, state) = tile_plan(backend, col)?;
     let p = backend.upload_slice(pattern.as_bytes())?;
@@ -548,16 +544,7 @@ fn replace_tiles<I: OffsetSize>(
     // the m + r_len uploaded bytes, writes rows + 1 offsets of the width allocated,
     // chars only below `bound` (the bytes allocated) and the one counter (its last
     // tile always writes it).
-    unsafe {
-        launch(
-            function,
-            state.tiles,
-            TILE_THREADS,
-            0,
-            backend.stream(),
-            &mut args,
-        )?
-    };
+    unsafe { launch_tiles(backend, function, &state, &mut args)? };
     let total = backend.read_scalar(&total)?;
     if total > bound {
         return Ok(None);

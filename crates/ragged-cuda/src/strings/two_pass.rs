@@ -180,11 +180,7 @@ fn one_pass<F: Copy>(
     let wide = width == OffsetWidth::I64;
     let words = backend.alloc::<u32>(rows.div_ceil(32))?;
     let chars = backend.alloc::<u8>(bound as usize)?;
-    let offsets = if wide {
-        backend.alloc::<i64>(rows + 1)?.into_bytes()
-    } else {
-        backend.alloc::<i32>(rows + 1)?.into_bytes()
-    };
+    let offsets = alloc_offsets(backend, rows + 1, wide)?;
     let tiles = TileState::new(backend, &PRIMITIVES_SCAN, "acc_u64", n, ONE_PASS_ROWS)?;
     let state = ErrorWordWith::<2>::new(backend)?;
     let suffix = if wide { "i64" } else { "i32" };
@@ -237,6 +233,19 @@ fn one_pass<F: Copy>(
     // the chars' length) in the width allocated; every row holds the bytes the functor
     // wrote, whole UTF-8 characters taken from valid rows or ASCII.
     Ok(Some(unsafe { any_strings(offsets, chars, validity, wide) }))
+}
+
+/// `len` offsets of i64 when `wide`, else of i32, as bytes (for [`any_strings`]).
+pub(crate) fn alloc_offsets(
+    backend: &CudaBackend,
+    len: usize,
+    wide: bool,
+) -> Result<DeviceBuffer<u8>> {
+    Ok(if wide {
+        backend.alloc::<i64>(len)?.into_bytes()
+    } else {
+        backend.alloc::<i32>(len)?.into_bytes()
+    })
 }
 
 /// The strings column of `offsets` (i64 values when `wide`, else i32), `chars` and
