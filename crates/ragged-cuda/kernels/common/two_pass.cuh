@@ -32,18 +32,45 @@ template <typename F> struct FillsEmptyRows<F, decltype(void(F::FILL_EMPTY_ROWS)
     static constexpr bool value = F::FILL_EMPTY_ROWS;
 };
 
-/// Row `row`'s output size by f with a counting Writer, and in `valid` whether the
-/// row is valid; a row of 2^31 bytes or more is reported through the error word (code
-/// 1) and sized 0, as is a null row. Shared by the sizes pass and one_pass.cuh.
-template <typename F>
-__device__ __forceinline__ int32_t size_row(const F& f, uint64_t row, uint64_t* error_word, bool& valid) {
-    Writer w{nullptr, 0, 0};
-    valid = f(row, w);
-    if (w.pos > 0x7fffffffll) {
-        report_error(error_word, row, 1);
-        w.pos = 0;
+/// A functor's row plan: what it works out once per row for both the row's size and
+/// its bytes, which one_pass.cuh keeps in registers from the sizing to the writing.
+/// A functor may declare
+///     struct Plan { ... };
+///     __device__ bool plan(uint64_t row, Plan& p, long long& size) const;  // valid?
+///     __device__ void write(const Plan& p, Writer& w) const;  // the row's size bytes
+/// (its operator() then being plan + write, for the two-pass helper). Without them the
+/// plan is empty and the functor runs once to size the row and once to write it.
+template <typename F, typename = void> struct RowPlan {
+    struct type {};
+    static __device__ __forceinline__ bool plan(const F& f, uint64_t row, type&, long long& size) {
+        Writer w{nullptr, 0, 0};
+        const bool valid = f(row, w);
+        size = w.pos;
+        return valid;
     }
-    return valid ? static_cast<int32_t>(w.pos) : 0;
+    static __device__ __forceinline__ void write(const F& f, uint64_t row, const type&, Writer& w) { f(row, w); }
+};
+template <typename F> struct RowPlan<F, decltype(void(sizeof(typename F::Plan)))> {
+    typedef typename F::Plan type;
+    static __device__ __forceinline__ bool plan(const F& f, uint64_t row, type& p, long long& size) {
+        return f.plan(row, p, size);
+    }
+    static __device__ __forceinline__ void write(const F& f, uint64_t, const type& p, Writer& w) { f.write(p, w); }
+};
+
+/// Row `row`'s output size and plan (RowPlan), and in `valid` whether the row is
+/// valid; a row of 2^31 bytes or more is reported through the error word (code 1) and
+/// sized 0, as is a null row. Shared by the sizes pass and one_pass.cuh.
+template <typename F>
+__device__ __forceinline__ int32_t size_row(const F& f, uint64_t row, uint64_t* error_word, bool& valid,
+                                            typename RowPlan<F>::type& plan) {
+    long long size = 0;
+    valid = RowPlan<F>::plan(f, row, plan, size);
+    if (size > 0x7fffffffll) {
+        report_error(error_word, row, 1);
+        size = 0;
+    }
+    return valid ? static_cast<int32_t>(size) : 0;
 }
 
 template <typename F>
@@ -55,7 +82,8 @@ __device__ void two_pass_sizes(const F& f, uint64_t rows, int32_t* sizes, uint32
     for (uint64_t row = global_thread(); row < rounded; row += grid_threads()) {
         bool valid = false;
         if (row < rows) {
-            const int32_t size = size_row(f, row, error_word, valid);
+            typename RowPlan<F>::type plan;
+            const int32_t size = size_row(f, row, error_word, valid, plan);
             sizes[row] = size;
             bytes += static_cast<unsigned long long>(size);
         }
@@ -87,6 +115,38 @@ __device__ __forceinline__ void flush_stage(const uint8_t* stage, uint8_t* dst, 
             const long long lo = a > shift ? a : shift;
             const long long hi = a + 16 < span ? a + 16 : span;
             for (long long k = lo; k < hi; ++k) aligned[k] = stage[k];
+        }
+    }
+}
+
+/// Write a tile's bytes staged from stage[0] (stage has 16 readable bytes past n): bytes
+/// [0, n) go to dst[0, n) whatever dst's alignment, each aligned 16-byte chunk of dst
+/// assembled from five 4-byte words of the stage by funnel shifts and stored at once,
+/// the two partial end chunks byte by byte (one_pass, which stages before it knows
+/// where its bytes go).
+__device__ __forceinline__ void flush_stage_shifted(const uint8_t* stage, uint8_t* dst, long long n) {
+    const int shift = static_cast<int>(reinterpret_cast<unsigned long long>(dst) & 15u);
+    const long long span = n + shift;
+    const long long chunks = (span + 15) / 16;
+    uint8_t* aligned = dst - shift;
+    for (long long c = threadIdx.x; c < chunks; c += blockDim.x) {
+        const long long a = c * 16;
+        if (a >= shift && a + 16 <= span) {
+            // dst chunk [a, a + 16) holds stage bytes [a - shift, a - shift + 16).
+            const int o = static_cast<int>(a - shift);
+            const uint32_t* w = reinterpret_cast<const uint32_t*>(stage + (o & ~3));
+            const int r = 8 * (o & 3);
+            const uint32_t w0 = w[0], w1 = w[1], w2 = w[2], w3 = w[3], w4 = w[4];
+            uint4 v;
+            v.x = __funnelshift_r(w0, w1, r);
+            v.y = __funnelshift_r(w1, w2, r);
+            v.z = __funnelshift_r(w2, w3, r);
+            v.w = __funnelshift_r(w3, w4, r);
+            *reinterpret_cast<uint4*>(aligned + a) = v;
+        } else {
+            const long long lo = a > shift ? a : shift;
+            const long long hi = a + 16 < span ? a + 16 : span;
+            for (long long k = lo; k < hi; ++k) aligned[k] = stage[k - shift];
         }
     }
 }

@@ -66,24 +66,102 @@ struct Concatenate {
 RAGGED_TWO_PASS(Concatenate, concatenate)
 RAGGED_ONE_PASS(Concatenate, concatenate)
 
+/// Whether bytes [0, n) of d hold "public" (I: an index type that holds n).
+template <typename I> __device__ __forceinline__ bool has_public(const uint8_t* d, I n) {
+    for (I p = 0; p + 6 <= n; ++p)
+        if (d[p] == 'p' && d[p + 1] == 'u' && d[p + 2] == 'b' && d[p + 3] == 'l' && d[p + 4] == 'i' && d[p + 5] == 'c')
+            return true;
+    return false;
+}
+
+/// Whether the row v holds "public": a row of up to 8 bytes from its bytes loaded all
+/// at once, a longer one by has_public.
+__device__ __forceinline__ bool is_public(string_view v) {
+    if (v.size > 8) return v.size <= 0x7fffffffll ? has_public(v.data, static_cast<int>(v.size)) : has_public(v.data, v.size);
+    uint32_t b[8];
+#pragma unroll
+    for (int k = 0; k < 8; ++k) b[k] = k < v.size ? v.data[k] : 0u;
+    bool found = false;
+#pragma unroll
+    for (int q = 0; q < 3; ++q)
+        found |= (q + 6 <= v.size) & (b[q] == 'p') & (b[q + 1] == 'u') & (b[q + 2] == 'b') & (b[q + 3] == 'l') &
+                 (b[q + 4] == 'i') & (b[q + 5] == 'c');
+    return found;
+}
+
+/// The first position of a space in bytes [0, n) of d, or -1, and in `after` the byte
+/// after it (0 past the end): eight bytes at a time, each eight loaded before any is
+/// compared (I: an index type that holds n + 8).
+template <typename I> __device__ __forceinline__ long long first_space(const uint8_t* d, I n, uint32_t& after) {
+    after = 0;
+    for (I g = 0; g < n; g += 8) {
+        uint32_t b[9];
+#pragma unroll
+        for (int k = 0; k < 9; ++k) b[k] = g + k < n ? d[g + k] : 0u;
+        long long space = -1;
+#pragma unroll
+        for (int k = 7; k >= 0; --k)
+            if (g + k < n && b[k] == ' ') {
+                space = static_cast<long long>(g + k);
+                after = b[k + 1];
+            }
+        if (space >= 0) return space;
+    }
+    return -1;
+}
+
+// Each row is planned once (RowPlan, common/two_pass.cuh): the one-pass kernel keeps
+// the plan from sizing the row to writing it. Both rows' offsets are loaded before
+// either is used, and the searches load their bytes in groups: the kernel waits for a
+// few loads per row instead of a chain of one per byte.
 struct Redact {
     StringInput names;
     StringInput visibility;
 
-    __device__ bool operator()(uint64_t row, Writer& w) const {
-        const uint8_t public_bytes[6] = {'p', 'u', 'b', 'l', 'i', 'c'};
-        if (!(visibility.valid(row) && visibility.get(row).contains(string_view{public_bytes, 6}))) {
-            const uint8_t redacted[3] = {'X', ' ', 'X'};
-            w.bytes(redacted, 3);
-            return true;
-        }
-        if (!names.valid(row)) return false;
+    /// What a valid row writes: "X X" (name == nullptr), or its `initial` bytes (the
+    /// first character after the first space), a space and the `space` bytes at name.
+    struct Plan {
+        const uint8_t* name;
+        long long space;
+        int initial;
+    };
+
+    __device__ bool plan(uint64_t row, Plan& p, long long& size) const {
+        const string_view v = visibility.get(row);
         const string_view name = names.get(row);
-        const long long space = name.find_byte(' ');
+        p.name = nullptr;
+        size = 3;
+        if (!(visibility.valid(row) && is_public(v))) return true;
+        size = 0;
+        if (!names.valid(row)) return false;
+        uint32_t after;
+        const long long space = name.size <= 0x7fffffffll - 8 ? first_space(name.data, static_cast<int>(name.size), after)
+                                                              : first_space(name.data, name.size, after);
         if (space < 0) return false;
-        if (space + 1 < name.size && name[space + 1] != ' ') w.bytes(name.data + space + 1, name.char_bytes_at(space + 1));
+        p.name = name.data;
+        p.space = space;
+        p.initial = space + 1 < name.size && after != ' ' ? (after < 0xC0u ? 1 : (after < 0xE0u ? 2 : (after < 0xF0u ? 3 : 4))) : 0;
+        size = space + 1 + p.initial;
+        return true;
+    }
+
+    __device__ void write(const Plan& p, Writer& w) const {
+        if (p.name == nullptr) {
+            w.byte('X');
+            w.byte(' ');
+            w.byte('X');
+            return;
+        }
+        w.bytes(p.name + p.space + 1, p.initial);
         w.byte(' ');
-        w.bytes(name.data, space);
+        w.bytes_grouped(p.name, p.space);
+    }
+
+    __device__ bool operator()(uint64_t row, Writer& w) const {
+        Plan p;
+        long long size;
+        if (!plan(row, p, size)) return false;
+        write(p, w);
         return true;
     }
 };

@@ -631,8 +631,10 @@ pub fn split_record<B: Backend, O: OffsetSize + TestNative>(backend: &B) {
     failures.finish(&format!("split_record<{}>", O::OFFSET_NAME));
 }
 
-/// Names for `redact`: 0–3 words of mixed characters separated by runs of 1–2 spaces,
-/// sometimes with a leading or trailing space; about 5 % null.
+/// Names for `redact`: 0–3 words of mixed characters (up to 8, sometimes 24) separated
+/// by runs of 1–2 spaces, sometimes with a leading or trailing space; about 5 % null.
+/// Spaces and initials land on both sides of the 16th byte, which the GPU's fast path
+/// reads in registers.
 fn random_names(n: usize, rng: &mut Rng) -> Vec<Option<String>> {
     (0..n)
         .map(|_| {
@@ -653,7 +655,8 @@ fn random_names(n: usize, rng: &mut Rng) -> Vec<Option<String>> {
                 } else {
                     CharMix::Mixed
                 };
-                let word: String = random_string(rng, mix, 8)
+                let longest = if rng.chance(10) { 24 } else { 8 };
+                let word: String = random_string(rng, mix, longest)
                     .chars()
                     .filter(|&c| c != ' ')
                     .collect();
@@ -667,15 +670,19 @@ fn random_names(n: usize, rng: &mut Rng) -> Vec<Option<String>> {
         .collect()
 }
 
-/// Visibilities for `redact`: "public", "private", "not public", "", or null.
+/// Visibilities for `redact`: "public", "private", "not public", "", null, and rows
+/// over 16 bytes with "public" across or past the 16th byte, or without it.
 fn random_visibility(n: usize, rng: &mut Rng) -> Vec<Option<String>> {
     (0..n)
-        .map(|_| match rng.index(6) {
+        .map(|_| match rng.index(9) {
             0 | 1 => Some("public".to_string()),
             2 => Some("private".to_string()),
             3 => Some("not public".to_string()),
             4 => Some(String::new()),
-            _ => None,
+            5 => None,
+            6 => Some("visible to the public".to_string()),
+            7 => Some("é€ visible to 𝄞 public".to_string()),
+            _ => Some("private, not shared".to_string()),
         })
         .collect()
 }
