@@ -5,6 +5,8 @@
 // early (the tile's total published before the rows are staged, the look-back after),
 // the look-back delays, 2 / 4 / 8 rows per thread, and three redact plans (bytes: a
 // load per byte; indep: groups of loads issued together; the library's own).
+// Last, the library's flow around its kernel (stream-ordered allocations from a pool
+// that keeps its memory, the init, the kernel, the counts read back, the frees).
 // PERFORMANCE.md v0.12 quotes its figures.
 //
 // Build (x86-64, CUDA 13 nvcc; the binary runs on the GPU machine, which has no
@@ -539,6 +541,49 @@ int main(int argc, char** argv) {
         const double io = (nc.size() + 4.0 * (n + 1)) + (vc.size() + 4.0 * (n + 1)) + (counts[1] + 4.0 * (n + 1));
         printf("%-30s %8.3f ms %8.1f GB/s %.3f x copy  nulls %llu  %s\n", v.name, t, io / (t * 1e-3) / 1e9,
                io / (t * 1e-3) / 1e9 / copy, counts[0], same);
+    }
+    // The library's flow around the kernel: stream-ordered allocations from a pool that
+    // keeps its memory, the state init, the kernel, the counts read back, the frees.
+    {
+        cudaMemPool_t pool;
+        CK(cudaDeviceGetDefaultMemPool(&pool, 0));
+        uint64_t threshold = ~0ull;
+        CK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &threshold));
+        cudaStream_t st;
+        CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+        const int tiles = static_cast<int>((n + 511) / 512);
+        size_t bytes = 0;
+        cub::ScanTileState<unsigned long long>::AllocationSize(tiles, bytes);
+        for (int mode = 0; mode < 3; ++mode) {
+            float t = 1e9;
+            for (int r = 0; r < 7; ++r) {
+                cudaEventRecord(e0, st);
+                uint8_t* out; int32_t* off; uint32_t* valid; void* stt; unsigned long long* cnt;
+                CK(cudaMallocAsync(&out, capacity, st));
+                CK(cudaMallocAsync(&off, 4 * (n + 1), st));
+                CK(cudaMallocAsync(&valid, 4 * (n / 32 + 1), st));
+                CK(cudaMallocAsync(&stt, bytes, st));
+                CK(cudaMallocAsync(&cnt, 24, st));
+                CK(cudaMemsetAsync(cnt, 0, 24, st));
+                init_state<<<(tiles + 32 + 255) / 256, 256, 0, st>>>(stt, bytes, tiles);
+                redact_one_pass_i32<<<tiles, 256, 0, st>>>(f, n, capacity, off, out, valid, cnt, (uint64_t*)(cnt + 2), stt, bytes);
+                unsigned long long host[3];
+                if (mode >= 1) {
+                    CK(cudaMemcpyAsync(host, cnt, 24, cudaMemcpyDeviceToHost, st));
+                    CK(cudaStreamSynchronize(st));
+                }
+                if (mode == 2) {
+                    cudaFreeAsync(out, st); cudaFreeAsync(off, st); cudaFreeAsync(valid, st); cudaFreeAsync(stt, st); cudaFreeAsync(cnt, st);
+                }
+                cudaEventRecord(e1, st);
+                CK(cudaEventSynchronize(e1));
+                if (mode < 2) { cudaFree(out); cudaFree(off); cudaFree(valid); cudaFree(stt); cudaFree(cnt); }
+                float ms;
+                cudaEventElapsedTime(&ms, e0, e1);
+                if (r > 0 && ms < t) t = ms;
+            }
+            printf("flow mode %d (%s): %.3f ms\n", mode, mode == 0 ? "allocs + init + kernel" : mode == 1 ? "+ read-back" : "+ frees in the timing", t);
+        }
     }
     return 0;
 }
