@@ -13,6 +13,18 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 
+/// jemalloc, as Polars uses: freed memory is kept for the next allocation instead of
+/// going back to the kernel, which would fault it in and zero it again page by page.
+#[global_allocator]
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
+/// jemalloc's options. `oversize_threshold:0`: no separate arena for allocations of
+/// 8 MiB and more, whose freed pages jemalloc hands back at once — columns are that
+/// large, and each op's output would be faulted in afresh. Freed pages go back to the
+/// kernel after jemalloc's usual 10 s instead.
+#[export_name = "_rjem_malloc_conf"]
+static MALLOC_CONF: &[u8] = b"oversize_threshold:0\0";
+
 /// Ragged (variable-length) columnar data — strings, lists, lines, sequences — in
 /// Apache Arrow layout, on the CPU or a CUDA GPU.
 #[derive(Parser, Debug)]

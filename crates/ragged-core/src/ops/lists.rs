@@ -51,6 +51,7 @@ pub enum OutOfRange {
 /// assert_eq!(python_slice(5, Some(-10), None), (0, 5));
 /// assert_eq!(python_slice(5, Some(4), Some(2)), (4, 4));
 /// ```
+#[inline]
 pub fn python_slice(len: i64, start: Option<i64>, stop: Option<i64>) -> (i64, i64) {
     let bound = |b: i64| {
         if b < 0 {

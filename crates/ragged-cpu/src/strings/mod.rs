@@ -1,5 +1,6 @@
 //! The strings family on the CPU.
 
+mod build;
 mod length;
 mod like;
 mod modify;

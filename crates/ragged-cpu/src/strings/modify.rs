@@ -3,11 +3,15 @@
 //! over [`CpuBackend::transform_strings`] (see [`ragged_core::StringOps`] for the
 //! semantics they share with the GPU).
 
+use std::ops::Range;
+
 use ragged_core::ops::{
-    is_strip_whitespace, lower_char, upper_char, AnyStringColumn, OffsetWidth, Side, StringArg,
+    char_count, is_strip_whitespace, lower_char, upper_char, AnyStringColumn, OffsetWidth, Side,
+    StringArg,
 };
 use ragged_core::{Error, OffsetSize, Result, StringColumn};
 
+use crate::strings::build::{build_strings, run_of};
 use crate::CpuBackend;
 
 /// Map every character of each row with `map` (ASCII rows in place by `ascii`).
@@ -51,34 +55,60 @@ pub(crate) fn strip<O: OffsetSize>(
     side: Side,
     chars: Option<&str>,
 ) -> Result<StringColumn<O>> {
-    let strips = |c: char| match chars {
-        None => is_strip_whitespace(c),
-        Some(set) => set.contains(c),
+    let (offsets, values) = (col.offsets(), col.values());
+    let (left, right) = (side != Side::Right, side != Side::Left);
+    // An ASCII set is stripped byte by byte: an ASCII byte is never part of a longer
+    // character. Whitespace (no set) is ASCII.
+    let ascii: Option<[bool; 256]> = match chars {
+        Some(set) if !set.is_ascii() => None,
+        _ => Some(std::array::from_fn(|b| {
+            let c = char::from(b as u8);
+            b < 128 && chars.map_or_else(|| is_strip_whitespace(c), |set| set.contains(c))
+        })),
     };
-    let out = CpuBackend.transform_strings(col.len(), O::WIDTH, |i, out| {
-        let Some(s) = col.get(i) else { return false };
-        let s = match side {
-            Side::Left => s.trim_start_matches(strips),
-            Side::Right => s.trim_end_matches(strips),
-            Side::Both => s.trim_matches(strips),
-        };
-        out.push_str(s);
-        true
-    })?;
+    // The kept bytes of row i, a range of the values.
+    let keep = |i: usize| -> Range<usize> {
+        let (mut a, mut b) = (offsets[i].as_usize(), offsets[i + 1].as_usize());
+        match &ascii {
+            Some(strips) => {
+                while left && a < b && strips[usize::from(values[a])] {
+                    a += 1;
+                }
+                while right && b > a && strips[usize::from(values[b - 1])] {
+                    b -= 1;
+                }
+            }
+            None => {
+                let set = chars.unwrap_or_default();
+                let strips = |c: char| set.contains(c);
+                let s = col.row_str(i);
+                let from = if left {
+                    s.len() - s.trim_start_matches(strips).len()
+                } else {
+                    0
+                };
+                let to = if right {
+                    from + s[from..].trim_end_matches(strips).len()
+                } else {
+                    s.len()
+                };
+                (a, b) = (a + from, a + to);
+            }
+        }
+        a..b
+    };
+    let out = build_strings(
+        "strip",
+        col.len(),
+        col.validity().cloned(),
+        O::WIDTH,
+        |i| keep(i).len(),
+        |i, out| {
+            out.push_within(values, keep(i));
+            Ok(())
+        },
+    )?;
     O::from_any_strings(out).ok_or_else(|| Error::invalid_argument("strip", "offset width"))
-}
-
-/// Fail with [`Error::row_too_long`] naming the lowest valid row whose output `size`
-/// reaches 2^31 bytes — before `transform_strings` would build such a row in memory.
-fn check_row_sizes<O: OffsetSize>(
-    col: &StringColumn<O>,
-    op: &'static str,
-    size: impl Fn(&str) -> usize,
-) -> Result<()> {
-    match (0..col.len()).find(|&i| col.is_valid(i) && size(col.row_str(i)) > i32::MAX as usize) {
-        Some(row) => Err(Error::row_too_long(op, row)),
-        None => Ok(()),
-    }
 }
 
 pub(crate) fn pad<O: OffsetSize>(
@@ -88,28 +118,35 @@ pub(crate) fn pad<O: OffsetSize>(
     fill: char,
     width: OffsetWidth,
 ) -> Result<AnyStringColumn> {
-    // A fill that could make a row of 2^31 bytes: find the lowest such row first.
-    if width_chars.saturating_mul(fill.len_utf8()) > i32::MAX as usize {
-        check_row_sizes(col, "pad", |s| {
-            width_chars
-                .saturating_sub(s.chars().count())
-                .saturating_mul(fill.len_utf8())
-                .saturating_add(s.len())
-        })?;
-    }
-    CpuBackend.transform_strings(col.len(), width, |i, out| {
-        let Some(s) = col.get(i) else { return false };
-        let missing = width_chars.saturating_sub(s.chars().count());
-        let left = match side {
-            Side::Left => missing,
-            Side::Right => 0,
-            Side::Both => missing / 2,
-        };
-        out.extend(std::iter::repeat_n(fill, left));
-        out.push_str(s);
-        out.extend(std::iter::repeat_n(fill, missing - left));
-        true
-    })
+    let (offsets, values) = (col.offsets(), col.values());
+    let run = run_of(fill.encode_utf8(&mut [0; 4]));
+    let fill_len = fill.len_utf8();
+    let row = |i: usize| offsets[i].as_usize()..offsets[i + 1].as_usize();
+    // The fill characters row i lacks.
+    let missing = |r: &Range<usize>| width_chars.saturating_sub(char_count(&values[r.clone()]));
+    build_strings(
+        "pad",
+        col.len(),
+        col.validity().cloned(),
+        width,
+        |i| {
+            let r = row(i);
+            missing(&r).saturating_mul(fill_len).saturating_add(r.len())
+        },
+        |i, out| {
+            let r = row(i);
+            let missing = missing(&r);
+            let left = match side {
+                Side::Left => missing,
+                Side::Right => 0,
+                Side::Both => missing / 2,
+            };
+            out.push_run(&run, left * fill_len);
+            out.push_within(values, r);
+            out.push_run(&run, (missing - left) * fill_len);
+            Ok(())
+        },
+    )
 }
 
 pub(crate) fn repeat<O: OffsetSize>(
@@ -117,20 +154,24 @@ pub(crate) fn repeat<O: OffsetSize>(
     times: usize,
     width: OffsetWidth,
 ) -> Result<AnyStringColumn> {
-    // Only when all the bytes repeated could reach 2^31 can one row.
-    if col.values().len().saturating_mul(times) > i32::MAX as usize {
-        check_row_sizes(col, "repeat", |s| s.len().saturating_mul(times))?;
-    }
-    CpuBackend.transform_strings(col.len(), width, |i, out| {
-        let Some(s) = col.get(i) else { return false };
-        if !s.is_empty() {
-            out.reserve(s.len() * times);
-            for _ in 0..times {
-                out.push_str(s);
+    let (offsets, values) = (col.offsets(), col.values());
+    let row = |i: usize| offsets[i].as_usize()..offsets[i + 1].as_usize();
+    build_strings(
+        "repeat",
+        col.len(),
+        col.validity().cloned(),
+        width,
+        |i| row(i).len().saturating_mul(times),
+        |i, out| {
+            let r = row(i);
+            if !r.is_empty() {
+                for _ in 0..times {
+                    out.push_within(values, r.clone());
+                }
             }
-        }
-        true
-    })
+            Ok(())
+        },
+    )
 }
 
 pub(crate) fn replace<O: OffsetSize>(

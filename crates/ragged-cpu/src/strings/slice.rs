@@ -1,27 +1,17 @@
 //! `slice_chars` and `slice_bytes`: Python's `row[start:stop]` of every row (see
 //! [`ragged_core::StringOps::slice_chars`]).
 //!
-//! Two passes over rows in chunks across rayon tasks: each task sums its rows' kept
-//! lengths (the range located by walking the row's characters, skipped for ASCII rows,
-//! where characters are bytes); then each task locates its rows' ranges again, copies
-//! them into its own part of the output and writes their offsets from the task's
-//! first. Null rows (and rows with a null per-row bound) keep nothing.
+//! Built by [`build_strings`]: a row's kept length comes from its length alone when
+//! slicing bytes (the bounds are checked against its characters as it is copied), and
+//! from a walk over its characters when slicing characters (skipped for ASCII rows,
+//! where characters are bytes). Null rows (and rows with a null per-row bound) are
+//! null and keep nothing.
 
 use arrow_buffer::NullBuffer;
-use rayon::prelude::*;
+use ragged_core::ops::{python_slice, slice_range, SliceBounds};
+use ragged_core::{Error, OffsetSize, Result, StringColumn};
 
-use ragged_core::ops::{slice_range, SliceBounds};
-use ragged_core::{Error, OffsetSize, Result, ScalarBuffer, StringColumn};
-
-use crate::{output_vec, CHUNK};
-
-/// The bounds of row `i`, or `None` when a per-row bound is null.
-fn bounds_of(bounds: &SliceBounds<'_>, i: usize) -> Option<(Option<i64>, Option<i64>)> {
-    match bounds {
-        SliceBounds::Scalar { start, stop } => Some((*start, *stop)),
-        SliceBounds::PerRow { starts, stops } => Some((Some(starts.get(i)?), Some(stops.get(i)?))),
-    }
-}
+use crate::strings::build::build_strings;
 
 /// Slice every row; `chars` selects characters or bytes.
 pub(crate) fn slice<O: OffsetSize>(
@@ -31,76 +21,57 @@ pub(crate) fn slice<O: OffsetSize>(
 ) -> Result<StringColumn<O>> {
     let op = if chars { "slice_chars" } else { "slice_bytes" };
     bounds.check_rows(op, col.len())?;
-    let validity = match &bounds {
-        SliceBounds::Scalar { .. } => col.validity().cloned(),
-        SliceBounds::PerRow { starts, stops } => NullBuffer::union(
-            NullBuffer::union(col.validity(), starts.validity()).as_ref(),
-            stops.validity(),
-        ),
-    };
-    let n = col.len();
-    // The kept range of row i: empty for null rows; Err(byte) when bytes cut a character.
-    let range_of = |i: usize| -> std::result::Result<(usize, usize), usize> {
-        if !validity.as_ref().is_none_or(|v| v.is_valid(i)) {
-            return Ok((0, 0));
+    match bounds {
+        SliceBounds::Scalar { start, stop } => {
+            slice_with(op, col, col.validity().cloned(), chars, |_| (start, stop))
         }
-        match bounds_of(&bounds, i) {
-            Some((start, stop)) => slice_range(col.row_bytes(i), start, stop, chars),
-            None => Ok((0, 0)),
+        SliceBounds::PerRow { starts, stops } => {
+            // A row with a null bound is null, and not seen by `bounds_of`.
+            let validity = NullBuffer::union(
+                NullBuffer::union(col.validity(), starts.validity()).as_ref(),
+                stops.validity(),
+            );
+            let (starts, stops) = (starts.values(), stops.values());
+            slice_with(op, col, validity, chars, |i| {
+                (Some(starts[i]), Some(stops[i]))
+            })
         }
-    };
-    // Pass 1: per task, the total kept length and the lowest cutting row.
-    let tasks: Vec<(usize, Option<(usize, usize)>)> = (0..n.div_ceil(CHUNK))
-        .into_par_iter()
-        .map(|task| {
-            let mut total = 0usize;
-            for i in task * CHUNK..((task + 1) * CHUNK).min(n) {
-                match range_of(i) {
-                    Ok((a, b)) => total += b - a,
-                    Err(byte) => return (total, Some((i, byte))),
-                }
-            }
-            (total, None)
-        })
-        .collect();
-    if let Some((row, byte)) = tasks.iter().find_map(|t| t.1) {
-        return Err(Error::InvalidUtf8 { row, byte });
     }
-    // Pass 2: each task locates its rows' ranges again and copies them into its own
-    // part of the values, writing its rows' offsets from its first one (the output is
-    // no larger than the input, so the offsets fit O).
-    let total: usize = tasks.iter().map(|t| t.0).sum();
-    let mut offsets: Vec<O> = output_vec(n + 1);
-    let mut values: Vec<u8> = output_vec(total);
-    let mut parts = Vec::with_capacity(tasks.len());
-    let mut rest = values.as_mut_slice();
-    let mut base = 0usize;
-    for (&(len, _), ends) in tasks.iter().zip(offsets[1..].chunks_mut(CHUNK)) {
-        let (part, tail) = rest.split_at_mut(len);
-        parts.push((base, part, ends));
-        rest = tail;
-        base += len;
-    }
-    parts
-        .into_par_iter()
-        .enumerate()
-        .for_each(|(task, (base, part, ends))| {
-            let mut at = 0;
-            for (k, end) in ends.iter_mut().enumerate() {
-                let i = task * CHUNK + k;
-                if let Ok((a, b)) = range_of(i) {
-                    part[at..at + b - a].copy_from_slice(&col.row_bytes(i)[a..b]);
-                    at += b - a;
-                }
-                *end = O::usize_as(base + at);
+}
+
+/// Slice every valid row `i` from `bounds_of(i)`.
+fn slice_with<O: OffsetSize>(
+    op: &'static str,
+    col: &StringColumn<O>,
+    validity: Option<NullBuffer>,
+    chars: bool,
+    bounds_of: impl Fn(usize) -> (Option<i64>, Option<i64>) + Sync,
+) -> Result<StringColumn<O>> {
+    let (offsets, values) = (col.offsets(), col.values());
+    let row = |i: usize| offsets[i].as_usize()..offsets[i + 1].as_usize();
+    let out = build_strings(
+        op,
+        col.len(),
+        validity,
+        O::WIDTH,
+        |i| {
+            let (start, stop) = bounds_of(i);
+            if chars {
+                slice_range(&values[row(i)], start, stop, true).map_or(0, |(a, b)| b - a)
+            } else {
+                // From the row's length: the bounds are checked as the row is copied.
+                let (a, b) = python_slice(row(i).len() as i64, start, stop);
+                (b - a) as usize
             }
-        });
-    // SAFETY: the offsets start at 0, do not decrease and end at values.len(); each row
-    // is a range of a valid UTF-8 row cut at character boundaries (checked above for
-    // bytes, by construction for characters), so it is valid UTF-8.
-    Ok(
-        unsafe {
-            StringColumn::new_unchecked(ScalarBuffer::from(offsets), values.into(), validity)
         },
-    )
+        |i, out| {
+            let (start, stop) = bounds_of(i);
+            let r = row(i);
+            let (a, b) = slice_range(&values[r.clone()], start, stop, chars)
+                .map_err(|byte| Error::InvalidUtf8 { row: i, byte })?;
+            out.push_within(values, r.start + a..r.start + b);
+            Ok(())
+        },
+    )?;
+    O::from_any_strings(out).ok_or_else(|| Error::invalid_argument(op, "offset width"))
 }

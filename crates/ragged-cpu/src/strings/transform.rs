@@ -15,6 +15,9 @@ use rayon::prelude::*;
 use ragged_core::ops::{redact_into, AnyStringColumn, ConcatNulls, OffsetWidth, StringArg};
 use ragged_core::{BooleanColumn, Error, OffsetSize, Result, ScalarBuffer, StringColumn};
 
+use std::ops::Range;
+
+use crate::strings::build::{build_strings, run_of, wide_offsets, ArgRows};
 use crate::{output_vec, CpuBackend, CHUNK};
 
 /// One task's rows: their bytes, where each ends within them, and their validity.
@@ -89,17 +92,7 @@ impl CpuBackend {
             return Err(Error::row_too_long("transform_strings", row));
         }
         let total: usize = chunks.iter().map(|c| c.bytes.len()).sum();
-        let wide = match width {
-            OffsetWidth::I64 => true,
-            OffsetWidth::Auto => total > i32::MAX as usize,
-            OffsetWidth::I32 if total > i32::MAX as usize => {
-                return Err(Error::Overflow {
-                    op: "transform_strings",
-                    message: format!("{total} output bytes exceed i32 offsets"),
-                })
-            }
-            OffsetWidth::I32 => false,
-        };
+        let wide = wide_offsets("transform_strings", width, total)?;
         Ok(if wide {
             AnyStringColumn::LargeUtf8(assemble::<i64>(&chunks, rows, total))
         } else {
@@ -172,23 +165,56 @@ pub(crate) fn concatenate(
     let rows = StringArg::common_rows("concatenate", columns)?.ok_or_else(|| {
         Error::invalid_argument("concatenate", "at least one input must be a column")
     })?;
-    CpuBackend.transform_strings(rows, width, |i, out| {
-        let mut first = true;
-        for arg in columns {
-            let value = match (arg.get(i), nulls) {
-                (Some(s), _) => s,
-                (None, ConcatNulls::Null) => return false,
-                (None, ConcatNulls::Skip) => continue,
-                (None, ConcatNulls::Replace(r)) => r,
-            };
-            if !first {
-                out.push_str(separator);
-            }
-            out.push_str(value);
-            first = false;
+    let args: Vec<ArgRows<'_>> = columns.iter().map(ArgRows::new).collect();
+    // Null rows (any input null, under ConcatNulls::Null) are not seen below.
+    let validity = match nulls {
+        ConcatNulls::Null => args.iter().fold(None, |v, a| {
+            NullBuffer::union(v.as_ref(), a.validity(rows).as_ref())
+        }),
+        ConcatNulls::Skip | ConcatNulls::Replace(_) => None,
+    };
+    let sep = run_of(separator);
+    let replacement = match nulls {
+        ConcatNulls::Replace(r) => Some((run_of(r), r.len())),
+        ConcatNulls::Null | ConcatNulls::Skip => None,
+    };
+    // Input k's piece of row i: a range of a buffer, or none (skipped).
+    let piece = |k: usize, i: usize| -> Option<(&[u8], Range<usize>)> {
+        match (args[k].range(i), &replacement) {
+            (Some(r), _) => Some((args[k].bytes(), r)),
+            (None, Some((run, len))) => Some((run.as_slice(), 0..*len)),
+            (None, None) => None,
         }
-        true
-    })
+    };
+    build_strings(
+        "concatenate",
+        rows,
+        validity,
+        width,
+        |i| {
+            let (mut bytes, mut pieces) = (0, 0usize);
+            for k in 0..args.len() {
+                if let Some((_, r)) = piece(k, i) {
+                    bytes += r.len();
+                    pieces += 1;
+                }
+            }
+            bytes + separator.len() * pieces.saturating_sub(1)
+        },
+        |i, out| {
+            let mut first = true;
+            for k in 0..args.len() {
+                if let Some((buf, r)) = piece(k, i) {
+                    if !first {
+                        out.push_within(&sep, 0..separator.len());
+                    }
+                    out.push_within(buf, r);
+                    first = false;
+                }
+            }
+            Ok(())
+        },
+    )
 }
 
 pub(crate) fn redact<O: OffsetSize>(

@@ -1010,7 +1010,7 @@ pub fn modify<B: Backend, O: OffsetSize + TestNative>(backend: &B) {
             ));
         }
         for side in [Side::Left, Side::Right, Side::Both] {
-            for chars in [None, Some("aé\u{1F600} \u{7f}")] {
+            for chars in [None, Some("aé\u{1F600} \u{7f}"), Some("Ma \u{7f}")] {
                 let strips = |c: char| match chars {
                     None => matches!(c, ' ' | '\t' | '\n' | '\u{0b}' | '\u{0c}' | '\r'),
                     Some(set) => set.contains(c),
