@@ -7,7 +7,9 @@
 // `falses`. The output validity is the column's (set by the host).
 //
 // Mapping: tiles of rows staged in shared memory (16-byte loads; stage_row_tile), one
-// thread per row of the tile; grid-stride over tiles.
+// thread per row of the tile; grid-stride over tiles. A staged tile whose bytes are all
+// ASCII is matched byte by byte (no decoding; a middle segment's candidates are the
+// bytes equal to its first token).
 // Pseudo-code: out[r] = like(chars[offsets[r] .. offsets[r + 1]], tokens)
 // Complexity: O(row × pattern) per row in the worst case, O(row) for short segments.
 #include "common/strings.cuh"
@@ -17,9 +19,15 @@ using namespace ragged;
 constexpr uint32_t ANY_ONE = 0xFFFFFFFEu;
 constexpr uint32_t ANY_MANY = 0xFFFFFFFFu;
 
-/// The code point starting at chars[at] (valid UTF-8 ending before `end`) and its width.
+/// The code point starting at chars[at] (valid UTF-8 ending before `end`) and its width;
+/// with ASCII (every byte of the row is below 0x80), the byte itself.
+template <bool ASCII>
 __device__ __forceinline__ uint32_t decode(const uint8_t* chars, long long at, long long end, int& width) {
     const uint32_t b0 = chars[at];
+    if constexpr (ASCII) {
+        width = 1;
+        return b0;
+    }
     auto cont = [&](int k) { return at + k < end ? static_cast<uint32_t>(chars[at + k] & 0x3Fu) : 0u; };
     if (b0 < 0x80u) {
         width = 1;
@@ -39,13 +47,14 @@ __device__ __forceinline__ uint32_t decode(const uint8_t* chars, long long at, l
 
 /// Whether tokens [t0, t1) (none of them ANY_MANY) match the characters from chars[at]
 /// on, none at or after `end`; on a match `at` moves past them.
+template <bool ASCII>
 __device__ __forceinline__ bool match_segment(const uint8_t* chars, long long& at, long long end,
                                               const uint32_t* tokens, long long t0, long long t1) {
     long long s = at;
     for (long long p = t0; p < t1; ++p) {
         if (s >= end) return false;
         int width;
-        const uint32_t c = decode(chars, s, end, width);
+        const uint32_t c = decode<ASCII>(chars, s, end, width);
         const uint32_t t = tokens[p];
         if (t != ANY_ONE && t != c) return false;
         s += width;
@@ -58,13 +67,15 @@ __device__ __forceinline__ bool match_segment(const uint8_t* chars, long long& a
 /// (like_tokens collapses their runs) are matched anchored at the start (the first),
 /// anchored at the end (the last) and leftmost in between, each after the one before —
 /// leftmost is the earliest end, so no other placement can match where it does not.
+/// ASCII: every byte of the row is below 0x80, so characters are bytes.
+template <bool ASCII>
 __device__ __forceinline__ bool like_match(const uint8_t* chars, long long begin, long long end,
                                            const uint32_t* tokens, long long m) {
     long long first_any = 0;
     while (first_any < m && tokens[first_any] != ANY_MANY) ++first_any;
     long long pos = begin;
-    if (first_any == m) return match_segment(chars, pos, end, tokens, 0, m) && pos == end;
-    if (!match_segment(chars, pos, end, tokens, 0, first_any)) return false;
+    if (first_any == m) return match_segment<ASCII>(chars, pos, end, tokens, 0, m) && pos == end;
+    if (!match_segment<ASCII>(chars, pos, end, tokens, 0, first_any)) return false;
     // The last segment: as many characters before the end as it has tokens.
     long long last_any = m - 1;
     while (tokens[last_any] != ANY_MANY) --last_any;
@@ -72,24 +83,27 @@ __device__ __forceinline__ bool like_match(const uint8_t* chars, long long begin
     for (long long p = last_any + 1; p < m; ++p) {
         if (hi <= pos) return false;
         --hi;
-        while (hi > pos && (chars[hi] & 0xC0u) == 0x80u) --hi;
+        if constexpr (!ASCII)
+            while (hi > pos && (chars[hi] & 0xC0u) == 0x80u) --hi;
     }
     long long tail = hi;
-    if (!match_segment(chars, tail, end, tokens, last_any + 1, m)) return false;
+    if (!match_segment<ASCII>(chars, tail, end, tokens, last_any + 1, m)) return false;
     // The middle segments, each at its leftmost match ending by `hi`.
     for (long long t = first_any + 1; t < last_any;) {
         long long e = t;
         while (tokens[e] != ANY_MANY) ++e;
         bool found = false;
+        const uint32_t lead = tokens[t];
         for (long long p = pos; p < hi;) {
             long long s = p;
-            if (match_segment(chars, s, hi, tokens, t, e)) {
+            // ASCII: a byte that is not the segment's first token starts no match.
+            if ((!ASCII || lead == ANY_ONE || chars[p] == lead) && match_segment<ASCII>(chars, s, hi, tokens, t, e)) {
                 pos = s;
                 found = true;
                 break;
             }
             int width;
-            decode(chars, p, hi, width);
+            decode<ASCII>(chars, p, hi, width);
             p += width;
         }
         if (!found) return false;
@@ -112,15 +126,26 @@ __device__ void like(const O* offsets, const uint8_t* chars, uint64_t rows, cons
         const uint64_t first = tile * tile_rows;
         const int n = static_cast<int>(rows - first < tile_rows ? rows - first : tile_rows);
         const int span = stage_row_tile(offsets, chars, first, n, tiled);
+        // Whether the staged bytes (zeros around them) are all ASCII: block-wide.
+        bool high = false;
+        for (int c = tid; 16 * c < span; c += blockDim.x) {
+            const uint4 v = *reinterpret_cast<const uint4*>(tiled.bytes + 16 * c);
+            high |= ((v.x | v.y | v.z | v.w) & 0x80808080u) != 0;
+        }
+        const bool ascii = span >= 0 && !__syncthreads_or(high);
         for (int r = tid; r - (tid & 31) < n; r += blockDim.x) {
             const uint64_t row = first + r;
             bool hit = false;
             if (r < n) {
-                hit = span >= 0 ? like_match(tiled.bytes, tiled.starts[r], tiled.starts[r + 1], tokens,
-                                             static_cast<long long>(m))
-                                : like_match(chars, static_cast<long long>(offsets[row]),
-                                             static_cast<long long>(offsets[row + 1]), tokens,
-                                             static_cast<long long>(m));
+                const long long mm = static_cast<long long>(m);
+                if (ascii) {
+                    hit = like_match<true>(tiled.bytes, tiled.starts[r], tiled.starts[r + 1], tokens, mm);
+                } else if (span >= 0) {
+                    hit = like_match<false>(tiled.bytes, tiled.starts[r], tiled.starts[r + 1], tokens, mm);
+                } else {
+                    hit = like_match<false>(chars, static_cast<long long>(offsets[row]),
+                                            static_cast<long long>(offsets[row + 1]), tokens, mm);
+                }
             }
             ballot_word(row, rows, hit, out, false_count);
         }
