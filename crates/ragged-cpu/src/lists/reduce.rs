@@ -416,67 +416,33 @@ fn lanes_extreme<T: Native, const MAX: bool>(values: &[T]) -> T {
     chunks.remainder().iter().fold(best, |x, &y| pick(x, y))
 }
 
-/// Minima (`MAX` false) or maxima of short lists without null elements, as a
-/// segmented running extreme over each task's elements: list starts are flagged, the
-/// running value restarts at a flag and otherwise takes the element when it replaces
-/// the current one ([`Extreme::replaces`]: NaN only when all are NaN), and each list's
-/// result is the running value at its last element — no branch on list lengths.
-/// Empty and null lists are null.
-fn short_extremes<O: OffsetSize, T: Native, const MAX: bool>(
-    col: &ListColumn<O>,
-    values: &[T],
-) -> Result<PrimitiveColumn<T>> {
-    let extreme = if MAX { Extreme::Max } else { Extreme::Min };
-    let identity = extreme.identity::<T>();
-    let offsets: &[O] = col.offsets();
-    let validity = col.validity();
-    let tasks = list_tasks(offsets);
-    let lengths = lists_per_task(&tasks);
-    let n = col.len();
-    let mut out = output_vec::<T>(n);
-    let mut valid = vec![false; n];
-    split_by_lengths(&mut out, &lengths)
-        .into_par_iter()
-        .zip(split_by_lengths(&mut valid, &lengths).into_par_iter())
-        .zip(tasks.par_iter())
-        .for_each_init(
-            || (Vec::<bool>::new(), Vec::<T>::new()),
-            |(starts, running), ((dst, flags), &(first, end))| {
-                let base = offsets[first].as_usize();
-                let stop = offsets[end].as_usize();
-                starts.clear();
-                starts.resize(stop - base + 1, false);
-                for o in &offsets[first..end] {
-                    starts[o.as_usize() - base] = true;
-                }
-                running.clear();
-                let mut acc = identity;
-                running.extend(
-                    values[base..stop]
-                        .iter()
-                        .zip(starts.iter())
-                        .map(|(&v, &s)| {
-                            // `|`, not `||`: no branch, the select becomes a conditional move.
-                            let replaces = acc.is_nan_value() | if MAX { v > acc } else { v < acc };
-                            acc = if s | replaces { v } else { acc };
-                            acc
-                        }),
-                );
-                for (k, (slot, flag)) in dst.iter_mut().zip(flags.iter_mut()).enumerate() {
-                    let i = first + k;
-                    let (a, b) = (offsets[i].as_usize(), offsets[i + 1].as_usize());
-                    let has = b > a && is_valid(validity, i);
-                    let last = running.get(b.saturating_sub(base + 1)).copied();
-                    *slot = if has {
-                        last.unwrap_or(identity)
-                    } else {
-                        identity
-                    };
-                    *flag = has;
-                }
-            },
-        );
-    PrimitiveColumn::try_new(ScalarBuffer::from(out), validity_from_flags(valid))
+/// Elements [`window_extreme`] reads at once.
+const WINDOW: usize = 8;
+
+/// [`lanes_extreme`] of the first `len` (1..=8) elements of `window`, without a loop:
+/// the lanes past `len` repeat the first element (which changes neither the extreme
+/// nor whether all are NaN), then a tree of `pick`s — no branch on the length.
+#[inline]
+fn window_extreme<T: Native, const MAX: bool>(window: &[T], len: usize) -> T {
+    let pick = |x: T, y: T| {
+        let better = if MAX { y > x } else { y < x };
+        if better | x.is_nan_value() {
+            y
+        } else {
+            x
+        }
+    };
+    let mut w = [window[0]; WINDOW];
+    for (k, (slot, &v)) in w.iter_mut().zip(window).enumerate() {
+        *slot = if k < len { v } else { window[0] };
+    }
+    let a = [
+        pick(w[0], w[4]),
+        pick(w[1], w[5]),
+        pick(w[2], w[6]),
+        pick(w[3], w[7]),
+    ];
+    pick(pick(a[0], a[2]), pick(a[1], a[3]))
 }
 
 /// Least or greatest valid element per list; see [`ragged_core::ListOps::list_min`].
@@ -488,26 +454,23 @@ pub(crate) fn list_extreme<O: OffsetSize, T: Native>(
     let what = format!("{op} child");
     let child = col.child().as_primitive::<T>(&what)?;
     if child.validity().is_none() {
-        let offsets: &[O] = col.offsets();
-        let n = col.len();
-        if offsets[n].as_usize() - offsets[0].as_usize() < SHORT_LISTS * n {
-            return match extreme {
-                Extreme::Min => short_extremes::<O, T, false>(col, child.values()),
-                Extreme::Max => short_extremes::<O, T, true>(col, child.values()),
-            };
-        }
-    }
-    if child.validity().is_none() {
         // No nulls: only the value is asked for, and equal values are interchangeable
         // — except a float zero, whose sign is that of the first zero — so eight
-        // independent lanes may compete (vectorized).
+        // independent lanes may compete (vectorized); a list of at most eight elements
+        // is one window of eight, with no loop.
         let values: &[T] = child.values();
         let best = per_list(col, extreme.identity(), true, |a, b| {
             (b > a).then(|| {
                 let list = &values[a..b];
-                let best = match extreme {
-                    Extreme::Min => lanes_extreme::<T, false>(list),
-                    Extreme::Max => lanes_extreme::<T, true>(list),
+                let best = match (extreme, values.get(a..a + WINDOW)) {
+                    (Extreme::Min, Some(w)) if list.len() <= WINDOW => {
+                        window_extreme::<T, false>(w, list.len())
+                    }
+                    (Extreme::Max, Some(w)) if list.len() <= WINDOW => {
+                        window_extreme::<T, true>(w, list.len())
+                    }
+                    (Extreme::Min, _) => lanes_extreme::<T, false>(list),
+                    (Extreme::Max, _) => lanes_extreme::<T, true>(list),
                 };
                 if T::IS_FLOAT && best == T::default() {
                     let at = match extreme {
