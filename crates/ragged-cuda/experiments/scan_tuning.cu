@@ -37,7 +37,7 @@ __global__ void __launch_bounds__(Tuning::THREADS) scan_kernel(const In* in, uin
                                                                uint64_t state_bytes) {
     auto load = [](uint64_t, In x) -> Acc { return static_cast<Acc>(x); };
     auto convert = [](uint64_t, Acc v) -> Out { return static_cast<Out>(v); };
-    scan_tile<Tuning>(in, n, out, state, state_bytes, false, Acc(0), SumOp(), load, convert, NoTotal());
+    scan_tile<Tuning, In, Acc, Out>(in, n, out, state, state_bytes, false, Acc(0), SumOp(), load, convert, NoTotal());
 }
 
 static double g_copy = 0;  // GB/s counting read + write
@@ -249,6 +249,9 @@ int main() {
     SCAN_I(192, 20, 648, 1245);
     SCAN_I(128, 24, 400, 1245);
     SCAN_I(128, 24, 900, 1245);
+    SCAN_I(128, 24, 648, 0);
+    SCAN_I(128, 24, 100, 0);
+    SCAN_I(128, 24, 350, 450);
     // f32 sums: the sum of 2^28 ones is not exact in f32 in any order (WRONG only
     // means another rounding of that total).
 #define SCAN_F(T, I, SP, ST) \
@@ -261,6 +264,11 @@ int main() {
     SCAN_F(192, 24, 688, 1140);
     SCAN_F(96, 32, 688, 1140);
     SCAN_F(128, 24, 1000, 1140);
+    SCAN_F(128, 24, 648, 0);
+    SCAN_F(128, 24, 100, 0);
+    SCAN_F(128, 24, 350, 450);
+    SCAN_F(128, 24, 648, 350);
+    SCAN_F(128, 24, 648, 1245);
 #define SEL(T, I, R, SP, ST) \
     run_select<T, I, R, int, SP, ST>("select i32 50% " #T "x" #I " rows " #R " delay " #SP "/" #ST, in_i, n, 1 << 23, sel_out, count, below)
     SEL(256, 16, false, 350, 450);
