@@ -153,7 +153,17 @@ pub(crate) fn list_sum<O: OffsetSize, T: Native>(
             return short_int_sums(col, values);
         }
     }
+    // Integers of at most 32 bits: fewer than 2^31 of them cannot overflow the 64-bit
+    // sum type, so a list without nulls is summed in it directly (no 128-bit partials).
+    let narrow = !T::IS_FLOAT && std::mem::size_of::<T>() <= 4;
     let sums = per_list(col, T::sum_zero(), false, |a, b| {
+        if narrow && child_valid.is_none() && b - a < 1 << 31 {
+            return Some(
+                values[a..b]
+                    .iter()
+                    .fold(T::sum_zero(), |acc, &v| T::sum_step(acc, v)),
+            );
+        }
         let wide = match child_valid {
             // Short lists: a plain loop (the lanes of `sum_slice` cost more).
             None if b - a < 32 => values[a..b]
