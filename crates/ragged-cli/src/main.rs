@@ -15,6 +15,7 @@ use clap::{Args, Parser, Subcommand};
 
 /// jemalloc, as Polars uses: freed memory is kept for the next allocation instead of
 /// going back to the kernel, which would fault it in and zero it again page by page.
+#[cfg(not(target_env = "msvc"))]
 #[global_allocator]
 static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
@@ -22,6 +23,7 @@ static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 /// 8 MiB and more, whose freed pages jemalloc hands back at once — columns are that
 /// large, and each op's output would be faulted in afresh. Freed pages go back to the
 /// kernel after jemalloc's usual 10 s instead.
+#[cfg(not(target_env = "msvc"))]
 #[export_name = "_rjem_malloc_conf"]
 static MALLOC_CONF: &[u8] = b"oversize_threshold:0\0";
 
