@@ -34,6 +34,35 @@ pub(crate) fn output_vec<T: Default + Clone>(len: usize) -> Vec<T> {
     out
 }
 
+/// The boolean answers of `n` rows, built 64 rows to a word across rayon tasks:
+/// `fill(base, words)` sets `words` (zeroed on entry), the answers of the rows from
+/// `base`.
+pub(crate) fn bool_words(
+    n: usize,
+    fill: impl Fn(usize, &mut [u64]) + Sync,
+) -> arrow_buffer::BooleanBuffer {
+    const WORDS_PER_TASK: usize = CHUNK / 64;
+    use rayon::prelude::*;
+    let mut words: Vec<u64> = output_vec(n.div_ceil(64));
+    words
+        .par_chunks_mut(WORDS_PER_TASK)
+        .enumerate()
+        .for_each(|(task, chunk)| fill(task * CHUNK, chunk));
+    arrow_buffer::BooleanBuffer::new(arrow_buffer::Buffer::from_vec(words), 0, n)
+}
+
+/// Set `words`, the answers of rows `base..` (fewer than `n`), from `hit(row)`.
+pub(crate) fn set_bits(words: &mut [u64], base: usize, n: usize, hit: impl Fn(usize) -> bool) {
+    for (k, word) in words.iter_mut().enumerate() {
+        let first = base + k * 64;
+        let mut bits = 0u64;
+        for (b, row) in (first..n.min(first + 64)).enumerate() {
+            bits |= u64::from(hit(row)) << b;
+        }
+        *word = bits;
+    }
+}
+
 /// The CPU backend. Host memory, rayon's global thread pool.
 ///
 /// Transfers are zero-copy clones of reference-counted buffers.

@@ -239,9 +239,12 @@ fn take_validity(validity: Option<&NullBuffer>, positions: &[i64]) -> Option<Nul
     if validity.is_none() && positions.par_iter().all(|&p| p >= 0) {
         return None;
     }
-    let bits = BooleanBuffer::collect_bool(positions.len(), |i| {
-        let p = positions[i];
-        p >= 0 && validity.is_none_or(|v| v.is_valid(p as usize))
+    let n = positions.len();
+    let bits = crate::bool_words(n, |base, words| {
+        crate::set_bits(words, base, n, |i| {
+            let p = positions[i];
+            p >= 0 && validity.is_none_or(|v| v.is_valid(p as usize))
+        })
     });
     drop_all_valid(Some(NullBuffer::new(bits)))
 }

@@ -41,7 +41,6 @@ use ragged_core::{
 };
 
 use crate::CpuBackend;
-use rayon::prelude::*;
 
 impl Primitives for CpuBackend {
     fn reduce_sum<T: Native>(&self, col: &PrimitiveColumn<T>) -> Result<T::Sum> {
@@ -341,18 +340,11 @@ pub(crate) fn transformed<T: Native>(transform: Transform, x: T) -> f64 {
 
 /// A validity bitmap from per-row flags: `None` when every row is valid.
 pub(crate) fn validity_from_flags(valid: Vec<bool>) -> Option<NullBuffer> {
-    // Packed 64 flags to a word across rayon tasks: one thread packs ~1 flag a cycle.
-    let words: Vec<u64> = valid
-        .par_chunks(64)
-        .with_min_len(crate::CHUNK / 64)
-        .map(|flags| {
-            flags
-                .iter()
-                .enumerate()
-                .fold(0u64, |w, (b, &f)| w | (u64::from(f) << b))
-        })
-        .collect();
-    let bits = BooleanBuffer::new(arrow_buffer::Buffer::from_vec(words), 0, valid.len());
+    // Packed across rayon tasks: one thread packs about a flag a cycle.
+    let n = valid.len();
+    let bits = crate::bool_words(n, |base, words| {
+        crate::set_bits(words, base, n, |i| valid[i])
+    });
     let validity = NullBuffer::new(bits);
     (validity.null_count() > 0).then_some(validity)
 }

@@ -16,7 +16,7 @@ use arrow_buffer::NullBuffer;
 use ragged_core::ops::{like_tokens, LIKE_ANY_MANY, LIKE_ANY_ONE};
 use ragged_core::{BooleanColumn, OffsetSize, Result, StringColumn};
 
-use super::{bool_words, set_bits};
+use crate::{bool_words, set_bits};
 
 /// The code point starting at byte `at` of valid UTF-8 `bytes`, and its width.
 fn decode(bytes: &[u8], at: usize) -> (u32, usize) {

@@ -18,7 +18,7 @@ use rayon::prelude::*;
 use ragged_core::ops::{char_count, Pattern, Search};
 use ragged_core::{BooleanColumn, OffsetSize, PrimitiveColumn, Result, StringColumn};
 
-use super::{bool_words, set_bits};
+use crate::{bool_words, set_bits};
 use crate::{output_vec, CHUNK};
 
 /// The pattern of each row, compiled once for a scalar (one value per call: the size
