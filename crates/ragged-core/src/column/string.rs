@@ -167,12 +167,18 @@ impl<O: OffsetSize> StringColumn<O, Host> {
         })
     }
 
+    /// The range of row `i`'s bytes in the values, null or not (empty when out of
+    /// range).
+    pub fn range(&self, i: usize) -> std::ops::Range<usize> {
+        match (self.offsets.get(i), self.offsets.get(i + 1)) {
+            (Some(a), Some(b)) => a.as_usize()..b.as_usize(),
+            _ => 0..0,
+        }
+    }
+
     /// The bytes of row `i`, null or not (empty when out of range).
     pub fn row_bytes(&self, i: usize) -> &[u8] {
-        match (self.offsets.get(i), self.offsets.get(i + 1)) {
-            (Some(a), Some(b)) => self.values.get(a.as_usize()..b.as_usize()).unwrap_or(&[]),
-            _ => &[],
-        }
+        self.values.get(self.range(i)).unwrap_or(&[])
     }
 
     /// Row `i` as a string slice, null or not (empty when out of range).

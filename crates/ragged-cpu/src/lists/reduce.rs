@@ -401,20 +401,26 @@ fn per_extreme<O: OffsetSize, T: Native, R: Copy + Default + Send + Sync>(
     })
 }
 
+/// Of a current extreme `x` and a candidate `y`, the one to keep: `y` when strictly
+/// less (`MAX`: greater) or when `x` is NaN — NaN stays only when all are NaN; of two
+/// equal values, `x`.
+#[inline]
+fn pick<T: Native, const MAX: bool>(x: T, y: T) -> T {
+    let better = if MAX { y > x } else { y < x };
+    if better | x.is_nan_value() {
+        y
+    } else {
+        x
+    }
+}
+
 /// The least (`MAX` false) or greatest value of a non-empty slice, NaN ignored unless
 /// every value is NaN, in eight independent lanes so that the compiler vectorizes the
 /// loop. Which of two equal values wins is unspecified (it matters only for the sign
 /// of a float zero, which the caller settles).
 #[inline]
 fn lanes_extreme<T: Native, const MAX: bool>(values: &[T]) -> T {
-    let pick = |x: T, y: T| {
-        let better = if MAX { y > x } else { y < x };
-        if better | x.is_nan_value() {
-            y
-        } else {
-            x
-        }
-    };
+    let pick = pick::<T, MAX>;
     let mut lanes = [values[0]; 8];
     let mut chunks = values.chunks_exact(8);
     for c in &mut chunks {
@@ -434,14 +440,7 @@ const WINDOW: usize = 8;
 /// nor whether all are NaN), then a tree of `pick`s — no branch on the length.
 #[inline]
 fn window_extreme<T: Native, const MAX: bool>(window: &[T], len: usize) -> T {
-    let pick = |x: T, y: T| {
-        let better = if MAX { y > x } else { y < x };
-        if better | x.is_nan_value() {
-            y
-        } else {
-            x
-        }
-    };
+    let pick = pick::<T, MAX>;
     let mut w = [window[0]; WINDOW];
     for (k, (slot, &v)) in w.iter_mut().zip(window).enumerate() {
         *slot = if k < len { v } else { window[0] };

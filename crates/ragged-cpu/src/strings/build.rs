@@ -158,15 +158,7 @@ fn fill<O: OffsetSize>(
 ) -> Result<StringColumn<O>> {
     let mut offsets: Vec<O> = output_vec(rows + 1);
     let mut values: Vec<u8> = output_vec(total);
-    let mut parts = Vec::with_capacity(sums.len());
-    let mut rest = values.as_mut_slice();
-    let mut base = 0usize;
-    for (&(len, _), ends) in sums.iter().zip(offsets[1..].chunks_mut(CHUNK)) {
-        let (part, tail) = rest.split_at_mut(len);
-        parts.push((base, part, ends));
-        rest = tail;
-        base += len;
-    }
+    let parts = output_parts(&mut values, &mut offsets, sums.iter().map(|s| s.0));
     let valid = |i: usize| validity.as_ref().is_none_or(|v| v.is_valid(i));
     let done: Vec<Result<()>> = parts
         .into_par_iter()
@@ -194,6 +186,26 @@ fn fill<O: OffsetSize>(
             StringColumn::new_unchecked(ScalarBuffer::from(offsets), values.into(), validity)
         },
     )
+}
+
+/// The output split among tasks of [`CHUNK`] rows whose bytes number `lens`: for each,
+/// its first byte's place, its part of `values` and its rows' end offsets (`offsets`
+/// after the first).
+pub(crate) fn output_parts<'a, O>(
+    values: &'a mut [u8],
+    offsets: &'a mut [O],
+    lens: impl Iterator<Item = usize>,
+) -> Vec<(usize, &'a mut [u8], &'a mut [O])> {
+    let mut parts = Vec::new();
+    let mut rest = values;
+    let mut base = 0usize;
+    for (len, ends) in lens.zip(offsets[1..].chunks_mut(CHUNK)) {
+        let (part, tail) = rest.split_at_mut(len);
+        parts.push((base, part, ends));
+        rest = tail;
+        base += len;
+    }
+    parts
 }
 
 /// A strings argument read row by row as byte ranges of one buffer: a column's values,

@@ -55,7 +55,7 @@ pub(crate) fn strip<O: OffsetSize>(
     side: Side,
     chars: Option<&str>,
 ) -> Result<StringColumn<O>> {
-    let (offsets, values) = (col.offsets(), col.values());
+    let values = col.values();
     let (left, right) = (side != Side::Right, side != Side::Left);
     // An ASCII set is stripped byte by byte: an ASCII byte is never part of a longer
     // character. Whitespace (no set) is ASCII.
@@ -68,7 +68,10 @@ pub(crate) fn strip<O: OffsetSize>(
     };
     // The kept bytes of row i, a range of the values.
     let keep = |i: usize| -> Range<usize> {
-        let (mut a, mut b) = (offsets[i].as_usize(), offsets[i + 1].as_usize());
+        let Range {
+            start: mut a,
+            end: mut b,
+        } = col.range(i);
         match &ascii {
             Some(strips) => {
                 while left && a < b && strips[usize::from(values[a])] {
@@ -118,10 +121,9 @@ pub(crate) fn pad<O: OffsetSize>(
     fill: char,
     width: OffsetWidth,
 ) -> Result<AnyStringColumn> {
-    let (offsets, values) = (col.offsets(), col.values());
+    let values = col.values();
     let run = run_of(fill.encode_utf8(&mut [0; 4]));
     let fill_len = fill.len_utf8();
-    let row = |i: usize| offsets[i].as_usize()..offsets[i + 1].as_usize();
     // The fill characters row i lacks.
     let missing = |r: &Range<usize>| width_chars.saturating_sub(char_count(&values[r.clone()]));
     build_strings(
@@ -130,11 +132,11 @@ pub(crate) fn pad<O: OffsetSize>(
         col.validity().cloned(),
         width,
         |i| {
-            let r = row(i);
+            let r = col.range(i);
             missing(&r).saturating_mul(fill_len).saturating_add(r.len())
         },
         |i, out| {
-            let r = row(i);
+            let r = col.range(i);
             let missing = missing(&r);
             let left = match side {
                 Side::Left => missing,
@@ -154,16 +156,15 @@ pub(crate) fn repeat<O: OffsetSize>(
     times: usize,
     width: OffsetWidth,
 ) -> Result<AnyStringColumn> {
-    let (offsets, values) = (col.offsets(), col.values());
-    let row = |i: usize| offsets[i].as_usize()..offsets[i + 1].as_usize();
+    let values = col.values();
     build_strings(
         "repeat",
         col.len(),
         col.validity().cloned(),
         width,
-        |i| row(i).len().saturating_mul(times),
+        |i| col.range(i).len().saturating_mul(times),
         |i, out| {
-            let r = row(i);
+            let r = col.range(i);
             if !r.is_empty() {
                 for _ in 0..times {
                     out.push_within(values, r.clone());

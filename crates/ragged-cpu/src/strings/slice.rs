@@ -47,8 +47,7 @@ fn slice_with<O: OffsetSize>(
     chars: bool,
     bounds_of: impl Fn(usize) -> (Option<i64>, Option<i64>) + Sync,
 ) -> Result<StringColumn<O>> {
-    let (offsets, values) = (col.offsets(), col.values());
-    let row = |i: usize| offsets[i].as_usize()..offsets[i + 1].as_usize();
+    let values = col.values();
     let out = build_strings(
         op,
         col.len(),
@@ -57,16 +56,16 @@ fn slice_with<O: OffsetSize>(
         |i| {
             let (start, stop) = bounds_of(i);
             if chars {
-                slice_range(&values[row(i)], start, stop, true).map_or(0, |(a, b)| b - a)
+                slice_range(&values[col.range(i)], start, stop, true).map_or(0, |(a, b)| b - a)
             } else {
                 // From the row's length: the bounds are checked as the row is copied.
-                let (a, b) = python_slice(row(i).len() as i64, start, stop);
+                let (a, b) = python_slice(col.range(i).len() as i64, start, stop);
                 (b - a) as usize
             }
         },
         |i, out| {
             let (start, stop) = bounds_of(i);
-            let r = row(i);
+            let r = col.range(i);
             let (a, b) = slice_range(&values[r.clone()], start, stop, chars)
                 .map_err(|byte| Error::InvalidUtf8 { row: i, byte })?;
             out.push_within(values, r.start + a..r.start + b);

@@ -17,7 +17,7 @@ use ragged_core::{BooleanColumn, Error, OffsetSize, Result, ScalarBuffer, String
 
 use std::ops::Range;
 
-use crate::strings::build::{build_strings, run_of, wide_offsets, ArgRows};
+use crate::strings::build::{build_strings, output_parts, run_of, wide_offsets, ArgRows};
 use crate::{output_vec, CpuBackend, CHUNK};
 
 /// One task's rows: their bytes, where each ends within them, and their validity.
@@ -105,21 +105,20 @@ impl CpuBackend {
 fn assemble<O: OffsetSize>(chunks: &[Chunk], rows: usize, total: usize) -> StringColumn<O> {
     let mut offsets: Vec<O> = output_vec(rows + 1);
     let mut values: Vec<u8> = output_vec(total);
-    let mut parts = Vec::with_capacity(chunks.len());
-    let mut rest = values.as_mut_slice();
-    let mut base = 0usize;
-    for (chunk, ends) in chunks.iter().zip(offsets[1..].chunks_mut(CHUNK)) {
-        let (part, tail) = rest.split_at_mut(chunk.bytes.len());
-        parts.push((base, chunk, part, ends));
-        rest = tail;
-        base += chunk.bytes.len();
-    }
-    parts.into_par_iter().for_each(|(base, chunk, part, ends)| {
-        part.copy_from_slice(chunk.bytes.as_bytes());
-        for (end, &e) in ends.iter_mut().zip(&chunk.ends) {
-            *end = O::usize_as(base + e);
-        }
-    });
+    let parts = output_parts(
+        &mut values,
+        &mut offsets,
+        chunks.iter().map(|c| c.bytes.len()),
+    );
+    parts
+        .into_par_iter()
+        .zip(chunks)
+        .for_each(|((base, part, ends), chunk)| {
+            part.copy_from_slice(chunk.bytes.as_bytes());
+            for (end, &e) in ends.iter_mut().zip(&chunk.ends) {
+                *end = O::usize_as(base + e);
+            }
+        });
     let all_valid = chunks.iter().all(|c| c.valid.iter().all(|&v| v));
     let validity = (!all_valid).then(|| {
         NullBuffer::new(BooleanBuffer::from_iter(
