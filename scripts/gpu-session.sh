@@ -6,6 +6,8 @@
 #   strings-only F   the strings conformance tests whose names contain F
 #   seg-bench [BIN]  segmented sums/extremes at 2^28 and the lists reductions
 #   lists-bench      the whole lists suite
+#   seq-tests        sequences conformance (both sketch paths against the oracle)
+#   seq-bench [BIN]  the sequences suite (sketch from host, on device, distances)
 #   strings-bench F  the strings suite's cases matching F
 #   sanitize-strings memcheck and racecheck of redact, copy_if_else, slice, the
 #                    scalar searches, like, split and the user transforms, all at once
@@ -72,6 +74,13 @@ while [ $# -gt 0 ]; do
       step "strings_conformance $2"
       ./tests/strings_conformance "$2" 2>&1 | grep -E "test result|FAILED|panicked|^---- |Mismatch|expected" | head -30
       shift ;;
+    seq-tests)
+      step sequences_conformance
+      ./tests/sequences_conformance 2>&1 | grep -E "test result|FAILED|panicked|^---- |Mismatch|differs" | head -30 ;;
+    seq-bench)
+      bin=${2:-./ragged}; shift
+      step "bench sequences $bin"
+      "$bin" --device cuda bench --suite sequences 2>&1 | grep -E "^  " | sed 's/  */ /g' | head -20 ;;
     seg-bench)
       bin=${2:-./ragged}; shift
       step "bench $bin"

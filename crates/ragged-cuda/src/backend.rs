@@ -152,11 +152,68 @@ impl Drop for Event {
     }
 }
 
+/// Rounds value that tells a streaming kernel to stop waiting (`ROUNDS_ABORT` in
+/// `kernels/sequences/tensor_sketch.cu`): the upload failed and its result is dropped.
+pub(crate) const ROUNDS_ABORT: u32 = u32::MAX;
+
+/// Bytes of the first window of a streamed upload; later windows double up to
+/// [`STREAM_WINDOW_MAX`].
+const STREAM_WINDOW_FIRST: usize = 1 << 20;
+/// The largest window of a streamed upload (a quarter of a staging chunk).
+const STREAM_WINDOW_MAX: usize = STAGING_CHUNK / 4;
+
+/// A streamed upload ([`CudaBackend::upload_streamed`]): what is uploaded, and how.
+pub(crate) struct StreamedUpload<'a> {
+    /// The device address the bytes go to.
+    pub dst: u64,
+    /// How many bytes.
+    pub len: usize,
+    /// Every window starts at a multiple of this (a power of two, at most 1 MiB).
+    pub align: usize,
+    /// Bytes of the first window (a multiple of `align`; 0: the default), so that the
+    /// kernels can start as soon as what they need first is there.
+    pub first_window: usize,
+    /// Fill `window` with bytes `start .. start + window.len()` (called from one thread
+    /// at a time; it may use rayon inside).
+    pub fill: &'a (dyn Fn(usize, &mut [u8]) + Sync),
+    /// The progress word's value once bytes `0 .. end` are on the device
+    /// (non-decreasing, below [`ROUNDS_ABORT`]).
+    pub progress: &'a dyn Fn(usize) -> u32,
+}
+
+/// Window slots of a streamed upload in the two staging chunks.
+const STREAM_SLOTS: usize = 2 * (STAGING_CHUNK / STREAM_WINDOW_MAX);
+
+/// A second stream of the backend's context, for uploads that overlap kernels on the
+/// backend's own stream ([`CudaBackend::upload_streamed`]), and pinned cells holding
+/// the progress values its copies write: one per window slot, and [`ROUNDS_ABORT`].
+struct CopyStream {
+    stream: sys::CUstream,
+    cells: PinnedBuffer,
+}
+
+// SAFETY: a stream handle may be used from any thread once its context is current; every
+// use binds the context first.
+unsafe impl Send for CopyStream {}
+
+impl Drop for CopyStream {
+    fn drop(&mut self) {
+        // SAFETY: the stream is alive and destroyed once, after its work (which reads
+        // the cells) completes; the context outlives it (`Inner` drops it before the
+        // pool and context).
+        unsafe {
+            let _ = result::stream::synchronize(self.stream);
+            let _ = result::stream::destroy(self.stream);
+        }
+    }
+}
+
 struct Inner {
     // Field order matters for drop: modules and staging go before the pool and context.
     modules: Mutex<HashMap<&'static str, Arc<Module>>>,
     functions: Mutex<HashMap<String, Function>>,
     staging: Mutex<Option<Staging>>,
+    copy_stream: Mutex<Option<CopyStream>>,
     scratch: Mutex<Option<PinnedBuffer>>,
     /// The device-mapped pinned slot reductions write their result into, with its
     /// device address.
@@ -244,6 +301,7 @@ impl CudaBackend {
                 modules: Mutex::new(HashMap::new()),
                 functions: Mutex::new(HashMap::new()),
                 staging: Mutex::new(None),
+                copy_stream: Mutex::new(None),
                 scratch: Mutex::new(None),
                 result_slot: Mutex::new(None),
                 pool,
@@ -462,7 +520,7 @@ impl CudaBackend {
 
     /// Copy device bytes at `src` into host memory, through pinned staging chunks for
     /// large copies. Waits for all queued work.
-    fn copy_to_host(&self, dst: &mut [u8], src: u64) -> Result<()> {
+    pub(crate) fn copy_to_host(&self, dst: &mut [u8], src: u64) -> Result<()> {
         if dst.is_empty() {
             return self.synchronize_stream();
         }
@@ -539,6 +597,179 @@ impl CudaBackend {
             });
         }
         guard.as_mut().ok_or_else(poisoned)
+    }
+
+    /// Upload bytes produced window by window on a second stream while the kernels
+    /// `launch` queues on the backend's stream run, telling them how far the upload has
+    /// got through the device word `progress[0]` (to be read with acquire loads; the
+    /// rest of `progress` is the caller's). In order: on the backend's stream all of
+    /// `progress` is zeroed, then (after all work queued there so
+    /// far, which includes the allocations of `dst` and `progress`) the copy stream
+    /// starts; `launch` runs; each window is filled on the host into pinned memory and
+    /// copied to the device, and then `progress(end)` is copied into the word — after
+    /// the window's bytes, on the same stream. The work queued on the backend's stream
+    /// after this returns runs after the last copy, so freeing `dst` and `progress`
+    /// later is ordered after them.
+    ///
+    /// # Errors
+    /// [`Error::OutOfMemory`] for the staging memory, [`Error::Device`], and whatever
+    /// `launch` returns. When the upload fails after `launch`, the word is set to
+    /// [`ROUNDS_ABORT`] so the kernels stop waiting.
+    pub(crate) fn upload_streamed(
+        &self,
+        upload: &StreamedUpload<'_>,
+        progress: &DeviceBuffer<u32>,
+        launch: impl FnOnce() -> Result<()>,
+    ) -> Result<()> {
+        self.bind()?;
+        let main = self.stream();
+        let mut copy_guard = self.inner.copy_stream.lock().map_err(|_| poisoned())?;
+        if copy_guard.is_none() {
+            let cells = PinnedBuffer::new(&self.inner.ctx, 4 * (STREAM_SLOTS + 1))?;
+            let stream = result::stream::create(result::stream::StreamKind::NonBlocking)
+                .map_err(|e| driver_error("create stream", e))?;
+            *copy_guard = Some(CopyStream { stream, cells });
+        }
+        let copy_stream = copy_guard.as_mut().ok_or_else(poisoned)?;
+        let copy = copy_stream.stream;
+        let mut guard = self.inner.staging.lock().map_err(|_| poisoned())?;
+        let staging = self.staging(&mut guard)?;
+        for s in 0..2 {
+            if staging.pending[s] {
+                staging.events[s].wait()?;
+                staging.pending[s] = false;
+            }
+        }
+        let slot_events = (0..STREAM_SLOTS)
+            .map(|_| Event::new(false))
+            .collect::<Result<Vec<_>>>()?;
+        let mut slot_pending = [false; STREAM_SLOTS];
+        let (ready, done) = (Event::new(false)?, Event::new(false)?);
+        let wait = |stream: sys::CUstream, event: &Event| -> Result<()> {
+            // SAFETY: both handles are alive; the wait is queued on `stream`.
+            unsafe {
+                result::stream::wait_event(
+                    stream,
+                    event.0,
+                    sys::CUevent_wait_flags::CU_EVENT_WAIT_DEFAULT,
+                )
+            }
+            .map_err(|e| driver_error("wait for event", e))
+        };
+        // Copy pinned cell `cell` (holding `value`) into the progress word, after the
+        // copies queued before it on the copy stream.
+        let flag = progress.device_ptr();
+        let signal = |cells: &mut PinnedBuffer, cell: usize, value: u32| -> Result<()> {
+            let bytes = &mut cells.as_mut_slice()[4 * cell..4 * cell + 4];
+            bytes.copy_from_slice(&value.to_ne_bytes());
+            // SAFETY: the cell is pinned and not rewritten until the event recorded
+            // after this copy completes (its slot's event, or never for the abort cell);
+            // the word is a live 4-byte device allocation.
+            unsafe { result::memcpy_htod_async(flag, &*bytes, copy) }
+                .map_err(|e| driver_error("signal upload", e))
+        };
+        // SAFETY: the buffer holds num_bytes() bytes; the memset is ordered on the
+        // backend's stream.
+        unsafe { result::memset_d8_async(flag, 0, progress.num_bytes(), main) }
+            .map_err(|e| driver_error("zero progress", e))?;
+        ready.record(main)?;
+        wait(copy, &ready)?;
+        // With RAGGED_TRACE: when each window and the kernels end, on the device clock.
+        let tracing = crate::trace::enabled();
+        let trace_start = if tracing {
+            let e = Event::new(true)?;
+            e.record(main)?;
+            Some(e)
+        } else {
+            None
+        };
+        launch()?;
+        let trace_kernel = if tracing {
+            let e = Event::new(true)?;
+            e.record(main)?;
+            Some(e)
+        } else {
+            None
+        };
+        let mut trace_windows: Vec<(usize, Event)> = Vec::new();
+        let started = std::time::Instant::now();
+        let mut filling = 0.0f64;
+        let cells = &mut copy_stream.cells;
+        let copied = (|| -> Result<()> {
+            let mut start = 0usize;
+            let mut window = if upload.first_window > 0 {
+                upload.first_window.min(STREAM_WINDOW_MAX)
+            } else {
+                STREAM_WINDOW_FIRST
+            }
+            .max(upload.align);
+            let mut last = 0u32;
+            let mut k = 0usize;
+            while start < upload.len {
+                let len = window.min(upload.len - start);
+                let slot = k % STREAM_SLOTS;
+                if slot_pending[slot] {
+                    slot_events[slot].wait()?;
+                }
+                let chunk = &mut staging.chunks[slot / (STREAM_SLOTS / 2)];
+                let offset = (slot % (STREAM_SLOTS / 2)) * STREAM_WINDOW_MAX;
+                let pinned = &mut chunk.as_mut_slice()[offset..offset + len];
+                let t0 = std::time::Instant::now();
+                (upload.fill)(start, pinned);
+                filling += t0.elapsed().as_secs_f64();
+                // SAFETY: the pinned window holds `len` bytes and is not touched again
+                // until its event completes; dst + start has room for them.
+                unsafe { result::memcpy_htod_async(upload.dst + start as u64, &*pinned, copy) }
+                    .map_err(|e| driver_error("copy to device", e))?;
+                start += len;
+                let value = (upload.progress)(start).min(ROUNDS_ABORT - 1);
+                if value != last {
+                    signal(cells, slot, value)?;
+                    last = value;
+                }
+                slot_events[slot].record(copy)?;
+                slot_pending[slot] = true;
+                if tracing {
+                    let e = Event::new(true)?;
+                    e.record(copy)?;
+                    trace_windows.push((start, e));
+                }
+                window = (window * 2).min(STREAM_WINDOW_MAX);
+                k += 1;
+            }
+            Ok(())
+        })();
+        crate::trace::report("streamed upload: host fill", filling);
+        crate::trace::report(
+            "streamed upload: windows queued",
+            started.elapsed().as_secs_f64(),
+        );
+        if copied.is_err() {
+            // The kernels stop waiting; their result is dropped.
+            let _ = signal(cells, STREAM_SLOTS, ROUNDS_ABORT);
+        }
+        // Later users of the staging chunks wait for these copies.
+        for s in 0..2 {
+            staging.events[s].record(copy)?;
+            staging.pending[s] = true;
+        }
+        done.record(copy)?;
+        wait(main, &done)?;
+        if let (Some(start), Some(kernel)) = (&trace_start, &trace_kernel) {
+            let since = |e: &Event| -> f64 {
+                let _ = e.wait();
+                // SAFETY: both events were recorded and have completed.
+                unsafe { result::event::elapsed(start.0, e.0) }.map_or(f64::NAN, f64::from)
+            };
+            for (end, e) in &trace_windows {
+                eprintln!(
+                    "ragged: window to {end} on the device at {:.3} ms",
+                    since(e)
+                );
+            }
+            eprintln!("ragged: kernels end at {:.3} ms", since(kernel));
+        }
+        copied
     }
 
     /// Wait for all work queued on the stream.

@@ -232,9 +232,8 @@ fn sketch_batches<B: Backend>(
         } else {
             sequences.slice(first, last - first)?
         };
-        let on_device = backend.to_device_sequences(&batch)?;
-        let sketches = backend.tensor_sketch(&on_device, plan)?;
-        values.extend_from_slice(backend.to_host_sketches(&sketches)?.values());
+        let sketches = backend.tensor_sketch_host(&batch, plan)?;
+        values.extend_from_slice(sketches.values());
         progress((offsets[last] - offsets[0]) as u64);
         first = last;
     }

@@ -981,6 +981,25 @@ pub trait SequenceOps: Memory {
         plan: &SketchPlan,
     ) -> Result<SketchColumn<Self::Loc>>;
 
+    /// [`SequenceOps::tensor_sketch`] of sequences in host memory, the sketches
+    /// returned in host memory: what uploading the column, sketching it and
+    /// downloading the sketches gives, which is what this default does. The CUDA
+    /// backend overrides it to upload the codes while the sketch already runs (its
+    /// kernel then reads them in other pieces, so the last bits of a value may differ
+    /// from `tensor_sketch`'s; both hold the same accuracy bound).
+    ///
+    /// # Errors
+    /// As [`SequenceOps::tensor_sketch`].
+    fn tensor_sketch_host(
+        &self,
+        sequences: &SequenceColumn<Host>,
+        plan: &SketchPlan,
+    ) -> Result<SketchColumn<Host>> {
+        let on_device = self.to_device_sequences(sequences)?;
+        let sketches = self.tensor_sketch(&on_device, plan)?;
+        self.to_host_sketches(&sketches)
+    }
+
     /// Squared L2 distances from every query sketch to every reference sketch
     /// (`references = None`: all pairs of `queries`, a symmetric matrix with a zero
     /// diagonal), accumulated in float32.

@@ -67,18 +67,28 @@ __device__ __forceinline__ void step(float2 a, const Sum& from, Sum& to) {
     to.block.y = fmaf(a.y, vr, fmaf(a.x, vi, to.block.y));
 }
 
+/// to.block += a, in inline PTX: a plain addition would be sunk out of the code switch
+/// (one addition of a phase picked by moves in every case).
+__device__ __forceinline__ void add_phase(Sum& to, float2 a) {
+    asm volatile("add.f32 %0, %0, %1;" : "+f"(to.block.x) : "f"(a.x));
+    asm volatile("add.f32 %0, %0, %1;" : "+f"(to.block.y) : "f"(a.y));
+}
+
 /// One code's step over every level, the phases of that code given by `phase(l)` (l is
 /// the 0-based level index, level l + 1). Every level is updated whatever the item's
 /// start level q: below q the values are exactly 0 (and 1 at q), and adding a·0 leaves
-/// them so, which keeps the loop free of per-level branches.
+/// them so, which keeps the loop free of per-level branches. The start level (0
+/// forward, T backward) is the constant 1: the level next to it adds the phase itself.
 template <int T, bool BACKWARD, typename Phase>
 __device__ __forceinline__ void code_step(Sum (&u)[T + 1], Phase phase) {
     if (BACKWARD) {
 #pragma unroll
-        for (int l = 0; l < T; ++l) step(phase(l), u[l + 1], u[l]);
+        for (int l = 0; l + 1 < T; ++l) step(phase(l), u[l + 1], u[l]);
+        add_phase(u[T - 1], phase(T - 1));
     } else {
 #pragma unroll
-        for (int p = T; p >= 1; --p) step(phase(p - 1), u[p - 1], u[p]);
+        for (int p = T; p >= 2; --p) step(phase(p - 1), u[p - 1], u[p]);
+        add_phase(u[1], phase(0));
     }
 }
 
@@ -91,28 +101,158 @@ struct Phases {
     int K;
     int code_stride;  // levels * K: one code's phases in the table
 
-    template <bool BACKWARD>
-    __device__ __forceinline__ void apply(Sum (&u)[T + 1], int c) const {
+    /// The step of the code in byte B of `word`. REG compares the masked byte with the
+    /// codes shifted into place, so the code is never shifted out of the word.
+    template <bool BACKWARD, int B>
+    __device__ __forceinline__ void apply_byte(Sum (&u)[T + 1], unsigned word) const {
         if (REG) {
-            switch (c) {
-                case 0: code_step<T, BACKWARD>(u, [&](int l) { return reg[0][l]; }); break;
-                case 1: code_step<T, BACKWARD>(u, [&](int l) { return reg[REG ? 1 : 0][l]; }); break;
-                case 2: code_step<T, BACKWARD>(u, [&](int l) { return reg[REG ? 2 : 0][l]; }); break;
-                default: code_step<T, BACKWARD>(u, [&](int l) { return reg[REG ? 3 : 0][l]; }); break;
+            const unsigned m = word & (0xffu << (8 * B));
+            if (m == 0u) {
+                code_step<T, BACKWARD>(u, [&](int l) { return reg[0][l]; });
+            } else if (m == 1u << (8 * B)) {
+                code_step<T, BACKWARD>(u, [&](int l) { return reg[REG ? 1 : 0][l]; });
+            } else if (m == 2u << (8 * B)) {
+                code_step<T, BACKWARD>(u, [&](int l) { return reg[REG ? 2 : 0][l]; });
+            } else {
+                code_step<T, BACKWARD>(u, [&](int l) { return reg[REG ? 3 : 0][l]; });
             }
         } else {
+            const unsigned c = (word >> (8 * B)) & 0xffu;
             const float2* row = row0 + static_cast<long long>(c) * code_stride;
             code_step<T, BACKWARD>(u, [&](int l) { return row[l * K]; });
         }
     }
+
+    /// The step of one code given as a byte.
+    template <bool BACKWARD>
+    __device__ __forceinline__ void apply(Sum (&u)[T + 1], uint8_t c) const {
+        apply_byte<BACKWARD, 0>(u, c);
+    }
+
+    /// The steps of the four codes of `word`: forward from its lowest byte, backward
+    /// from its highest.
+    template <bool BACKWARD>
+    __device__ __forceinline__ void apply_word(Sum (&u)[T + 1], unsigned word) const {
+        if (BACKWARD) {
+            apply_byte<true, 3>(u, word);
+            apply_byte<true, 2>(u, word);
+            apply_byte<true, 1>(u, word);
+            apply_byte<true, 0>(u, word);
+        } else {
+            apply_byte<false, 0>(u, word);
+            apply_byte<false, 1>(u, word);
+            apply_byte<false, 2>(u, word);
+            apply_byte<false, 3>(u, word);
+        }
+    }
 };
 
-/// Flush every level; `carry` points at this thread's T + 1 carries, `stride` apart.
-template <int T>
+/// Flush every level but the constant start level (`FIXED`); `carry` points at this
+/// thread's T + 1 carries, `stride` apart.
+template <int T, int FIXED>
 __device__ __forceinline__ void flush_all(Sum (&u)[T + 1], float2* carry, int stride) {
 #pragma unroll
-    for (int p = 0; p <= T; ++p) flush(u[p], carry[p * stride]);
+    for (int p = 0; p <= T; ++p)
+        if (p != FIXED) flush(u[p], carry[p * stride]);
 }
+
+/// Rounds value that tells the item kernel to give up waiting (the host's upload failed).
+constexpr unsigned ROUNDS_ABORT = 0xffffffffu;
+
+/// Where the item kernel reads codes: the column's codes (`round_base` null), or the
+/// round-major buffer of a streamed sketch while the host is still uploading it.
+/// Streamed: every chunk's codes are cut into pieces of 2^piece_shift bytes in the order
+/// its item reads them (forward from its first code, backward from its last: a backward
+/// chunk is placed at offset pad = pieces * P - len of its pieces). Chunks form groups
+/// uploaded in turn; inside a group, round r holds piece r of every chunk with more
+/// than r pieces, in rank order, so piece r of the chunk of rank k lies at
+/// round_base[first + r] + k * P, first being the group's first round. `ready` counts
+/// the rounds already uploaded, all groups together.
+struct CodeSource {
+    const uint8_t* codes;
+    const long long* round_base;
+    unsigned* ready;  // [0]: rounds uploaded; [1]: set by a kernel that gave up waiting
+    int piece_shift;
+};
+
+__device__ __forceinline__ unsigned load_acquire(const unsigned* p) {
+    unsigned v;
+    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    return v;
+}
+
+/// One item's codes: code i of the item (0-based in its chunk) and, streamed, the wait
+/// for the round that holds it. Streamed items carry their group's first round and
+/// their chunk's rank in the high and low halves of `start`, and the pad of a backward
+/// chunk in `pad`.
+template <bool BACKWARD>
+struct ItemCodes {
+    CodeSource src;
+    long long start;   // natural: the chunk's first code; streamed: rank * P
+    long long y0;      // streamed: position of code 0 in the chunk's pieces
+    long long pieces;
+    long long round0;  // streamed: the group's first round
+    unsigned seen;     // rounds known uploaded
+
+    __device__ __forceinline__ ItemCodes(const CodeSource& s, const SketchItem& item) : src(s), seen(0) {
+        if (s.round_base == nullptr) {
+            start = item.start;
+            y0 = 0;
+            pieces = 0;
+            round0 = 0;
+        } else {
+            start = (item.start & 0xffffffffll) << s.piece_shift;
+            round0 = item.start >> 32;
+            y0 = item.pad;
+            pieces = (y0 + item.len + (1ll << s.piece_shift) - 1) >> s.piece_shift;
+        }
+    }
+
+    __device__ __forceinline__ bool streamed() const { return src.round_base != nullptr; }
+
+    /// Bytes from code 0 to the next 16-byte boundary of where the codes lie.
+    __device__ __forceinline__ long long misalign() const {
+        return streamed() ? (y0 & 15) : static_cast<long long>((reinterpret_cast<unsigned long long>(src.codes) + start) & 15);
+    }
+
+    __device__ __forceinline__ long long round_of(long long i) const {
+        const long long j = (y0 + i) >> src.piece_shift;
+        return round0 + (BACKWARD ? pieces - 1 - j : j);
+    }
+
+    /// Where code i lies.
+    __device__ __forceinline__ const uint8_t* at(long long i) const {
+        if (!streamed()) return src.codes + start + i;
+        const long long y = y0 + i;
+        return src.codes + src.round_base[round_of(i)] + start + (y & ((1ll << src.piece_shift) - 1));
+    }
+
+    /// Wait until code i has been uploaded; false when the upload was abandoned, or
+    /// did not come within about 2^36 cycles (half a minute; the status word then says
+    /// so to the host).
+    __device__ __forceinline__ bool wait(long long i) {
+        if (!streamed()) return true;
+        const long long r = round_of(i);
+        if (static_cast<long long>(seen) > r) return true;
+        const long long began = clock64();
+        for (;;) {
+            const unsigned now = load_acquire(src.ready);
+            if (now == ROUNDS_ABORT) return false;
+            if (static_cast<long long>(now) > r) {
+                seen = now;
+                return true;
+            }
+            if (clock64() - began > (1ll << 36)) {
+                atomicExch(src.ready + 1, 1u);
+                return false;
+            }
+            __nanosleep(5000);
+        }
+    }
+
+    __device__ __forceinline__ uint8_t byte(long long i) const { return __ldcg(at(i)); }
+    __device__ __forceinline__ uint4 word(long long i) const { return __ldcg(reinterpret_cast<const uint4*>(at(i))); }
+};
 
 /// Run one item over T levels of the phase table starting at level `offset` (of
 /// `levels`): its codes forward (BACKWARD: from the end), 16 codes per 16-byte load
@@ -120,7 +260,7 @@ __device__ __forceinline__ void flush_all(Sum (&u)[T + 1], float2* carry, int st
 /// offset .. offset + T. Each instantiation owns its phases and sums (registers).
 template <int T, bool REG, bool BACKWARD>
 __device__ __forceinline__ void run_item(const SketchItem& item, const float2* tab, int k, int K, int alphabet,
-                                         int levels, int offset, const uint8_t* codes, float2* carry,
+                                         int levels, int offset, const CodeSource& source, float2* carry,
                                          int stride, float2* raw) {
     Phases<T, REG> ph;
     ph.row0 = tab + offset * K + k;
@@ -134,59 +274,75 @@ __device__ __forceinline__ void run_item(const SketchItem& item, const float2* t
                 ph.reg[c][l] = c < alphabet ? tab[(c * levels + offset + l) * K + k] : make_float2(0.f, 0.f);
     }
     // 1 at the start level (T backward, 0 forward), 0 elsewhere.
+    constexpr int FIXED = BACKWARD ? T : 0;
     Sum u[T + 1];
 #pragma unroll
     for (int p = 0; p <= T; ++p)
         u[p] = Sum{make_float2(p == (BACKWARD ? T : 0) ? 1.f : 0.f, 0.f), make_float2(0.f, 0.f)};
-    const uint8_t* chunk = codes + item.start;
+    ItemCodes<BACKWARD> codes(source, item);
     const long long len = item.len;
-    const long long misalign = static_cast<long long>(reinterpret_cast<unsigned long long>(chunk) & 15);
+    const long long misalign = codes.misalign();
     long long head = misalign == 0 ? 0 : 16 - misalign;
     if (head > len) head = len;
     const long long words = (len - head) / 16;
     const long long body_end = head + words * 16;
-    const uint4* body = reinterpret_cast<const uint4*>(chunk + head);
     if (!BACKWARD) {
-        for (long long i = 0; i < head; ++i) ph.template apply<false>(u, chunk[i]);
+        for (long long i = 0; i < head; ++i) {
+            if (!codes.wait(i)) return;
+            ph.template apply<false>(u, codes.byte(i));
+        }
         for (long long w = 0; w < words; ++w) {
-            const uint4 v = body[w];
-            unsigned long long lo = v.x | static_cast<unsigned long long>(v.y) << 32;
-            unsigned long long hi = v.z | static_cast<unsigned long long>(v.w) << 32;
-            // Rolled (4 codes per iteration): the 4-way code switch unrolled 16 times
-            // overflowed the instruction cache.
-#pragma unroll 4
-            for (int j = 0; j < 16; ++j) {
-                const int c = static_cast<int>(lo & 0xff);
-                lo = (lo >> 8) | (hi << 56);
-                hi >>= 8;
-                ph.template apply<false>(u, c);
+            const long long i = head + 16 * w;
+            if (!codes.wait(i)) return;
+            const uint4 v = codes.word(i);
+            unsigned a = v.x, b = v.y, c = v.z;
+            const unsigned d = v.w;
+            // Rolled over the four words (four codes each): unrolling the 4-way code
+            // switch 16 times overflowed the instruction cache.
+#pragma unroll 1
+            for (int j = 0; j < 4; ++j) {
+                ph.template apply_word<false>(u, a);
+                a = b;
+                b = c;
+                c = d;
             }
-            if ((w + 1) % (FLUSH / 16) == 0) flush_all<T>(u, carry, stride);
+            if ((w + 1) % (FLUSH / 16) == 0) flush_all<T, FIXED>(u, carry, stride);
         }
-        for (long long i = body_end; i < len; ++i) ph.template apply<false>(u, chunk[i]);
+        for (long long i = body_end; i < len; ++i) {
+            if (!codes.wait(i)) return;
+            ph.template apply<false>(u, codes.byte(i));
+        }
     } else {
-        for (long long i = len - 1; i >= body_end; --i) ph.template apply<true>(u, chunk[i]);
-        for (long long w = words - 1; w >= 0; --w) {
-            const uint4 v = body[w];
-            unsigned long long lo = v.x | static_cast<unsigned long long>(v.y) << 32;
-            unsigned long long hi = v.z | static_cast<unsigned long long>(v.w) << 32;
-#pragma unroll 4
-            for (int j = 0; j < 16; ++j) {
-                const int c = static_cast<int>(hi >> 56);
-                hi = (hi << 8) | (lo >> 56);
-                lo <<= 8;
-                ph.template apply<true>(u, c);
-            }
-            if ((w + 1) % (FLUSH / 16) == 0) flush_all<T>(u, carry, stride);
+        for (long long i = len - 1; i >= body_end; --i) {
+            if (!codes.wait(i)) return;
+            ph.template apply<true>(u, codes.byte(i));
         }
-        for (long long i = head - 1; i >= 0; --i) ph.template apply<true>(u, chunk[i]);
+        for (long long w = words - 1; w >= 0; --w) {
+            const long long i = head + 16 * w;
+            if (!codes.wait(i + 15)) return;
+            const uint4 v = codes.word(i);
+            unsigned a = v.w, b = v.z, c = v.y;
+            const unsigned d = v.x;
+#pragma unroll 1
+            for (int j = 0; j < 4; ++j) {
+                ph.template apply_word<true>(u, a);
+                a = b;
+                b = c;
+                c = d;
+            }
+            if ((w + 1) % (FLUSH / 16) == 0) flush_all<T, FIXED>(u, carry, stride);
+        }
+        for (long long i = head - 1; i >= 0; --i) {
+            if (!codes.wait(i)) return;
+            ph.template apply<true>(u, codes.byte(i));
+        }
     }
-    flush_all<T>(u, carry, stride);
+    flush_all<T, FIXED>(u, carry, stride);
     float2* out = raw + (static_cast<long long>(item.slot) * (levels + 1) + offset) * K + k;
 #pragma unroll
     for (int p = 0; p <= T; ++p) {
         const float2 c = carry[p * stride];
-        out[p * K] = make_float2(u[p].total.x + c.x, u[p].total.y + c.y);
+        out[p * K] = p == FIXED ? make_float2(1.f, 0.f) : make_float2(u[p].total.x + c.x, u[p].total.y + c.y);
     }
 }
 
@@ -195,7 +351,7 @@ __device__ __forceinline__ void run_item(const SketchItem& item, const float2* t
 /// LEVELS - q updates per code instead of LEVELS.
 template <int LEVELS, int TL, bool REG>
 __device__ __forceinline__ void forward_from(int q, const SketchItem& item, const float2* tab, int k, int K,
-                                             int alphabet, const uint8_t* codes, float2* carry, int stride,
+                                             int alphabet, const CodeSource& codes, float2* carry, int stride,
                                              float2* raw) {
     if (q == LEVELS - TL) {
         run_item<TL, REG, false>(item, tab, k, K, alphabet, LEVELS, q, codes, carry, stride, raw);
@@ -210,7 +366,7 @@ __device__ __forceinline__ void forward_from(int q, const SketchItem& item, cons
 constexpr int ITEM_BLOCK = 128;
 
 template <int T, bool REG>
-__device__ void sketch_items(const uint8_t* __restrict__ codes, const SketchItem* __restrict__ items,
+__device__ void sketch_items(const CodeSource& codes, const SketchItem* __restrict__ items,
                              long long n_items, const float2* __restrict__ table, int alphabet, int K,
                              int lanes, int slices, int use_shared, float2* __restrict__ raw) {
     // Dynamic shared memory: ITEM_BLOCK × (T + 1) carries, then the table when copied.
@@ -246,10 +402,12 @@ __device__ void sketch_items(const uint8_t* __restrict__ codes, const SketchItem
 // host sizes its chunks for that capacity (`min_blocks` in tensor_sketch.rs).
 #define RAGGED_SKETCH_ITEMS_VARIANT(T, NAME, REG, BLOCKS)                                                   \
     extern "C" __global__ void __launch_bounds__(ITEM_BLOCK, BLOCKS)                                      \
-        sketch_items_##T##_##NAME(const uint8_t* codes, const SketchItem* items, long long n_items,     \
+        sketch_items_##T##_##NAME(const uint8_t* codes, const long long* round_base, unsigned* ready,       \
+                                  int piece_shift, const SketchItem* items, long long n_items,            \
                                   const float2* table, int alphabet, int K, int lanes, int slices,        \
                                   int use_shared, float2* raw) {                                          \
-        sketch_items<T, REG>(codes, items, n_items, table, alphabet, K, lanes, slices, use_shared, raw);  \
+        const CodeSource source{codes, round_base, ready, piece_shift};                                   \
+        sketch_items<T, REG>(source, items, n_items, table, alphabet, K, lanes, slices, use_shared, raw); \
     }
 
 // Register phases for alphabets of up to 4 codes and t up to 8 (4 x t float2 per thread).

@@ -58,7 +58,10 @@ pub fn column(sequences: &[Vec<u8>], a: usize, pad: usize) -> SequenceColumn {
         .expect("a valid generated column")
 }
 
-/// Compare every sketch of `col` with the oracle.
+/// Compare every sketch of `col` with the oracle, from a column on the backend
+/// (`tensor_sketch`) and from host memory (`tensor_sketch_host`, which on the GPU
+/// uploads while it sketches and may cut a chunk's loads differently, so it is held to
+/// the same bound rather than to the same bits).
 fn check_against_oracle<B: Backend>(
     backend: &B,
     label: &str,
@@ -68,6 +71,20 @@ fn check_against_oracle<B: Backend>(
 ) -> Result<(), Mismatch> {
     let got = run_sketch(backend, col, plan)
         .map_err(|e| Mismatch::new(label, None, format!("tensor_sketch failed: {e}")))?;
+    check_sketches(label, sequences, &got, plan)?;
+    let from_host = backend
+        .tensor_sketch_host(col, plan)
+        .map_err(|e| Mismatch::new(label, None, format!("tensor_sketch_host failed: {e}")))?;
+    check_sketches(&format!("{label}, from host"), sequences, &from_host, plan)
+}
+
+/// Compare sketches with the oracle's.
+fn check_sketches(
+    label: &str,
+    sequences: &[Vec<u8>],
+    got: &SketchColumn,
+    plan: &SketchPlan,
+) -> Result<(), Mismatch> {
     if got.len() != sequences.len() || got.dim() != plan.dim() {
         return Err(Mismatch::new(
             label,
@@ -338,6 +355,16 @@ pub fn sketch_errors<B: Backend>(backend: &B) {
             ..
         }) => {}
         other => panic!("an alphabet of 4 codes against tables of 20: {other:?}"),
+    }
+    let tables = SketchTables::from_seed(4, 96, 20, 1).expect("valid tables");
+    match backend.tensor_sketch_host(&col, &SketchPlan::new(tables)) {
+        Err(Error::InvalidArgument {
+            op: "tensor_sketch",
+            ..
+        }) => {}
+        other => {
+            panic!("tensor_sketch_host, an alphabet of 4 codes against tables of 20: {other:?}")
+        }
     }
 }
 
