@@ -117,6 +117,19 @@ struct Staging {
     pending: [bool; 2],
 }
 
+impl Staging {
+    /// Wait until no copy uses either chunk.
+    fn settle(&mut self) -> Result<()> {
+        for (event, pending) in self.events.iter().zip(&mut self.pending) {
+            if *pending {
+                event.wait()?;
+                *pending = false;
+            }
+        }
+        Ok(())
+    }
+}
+
 /// A CUDA event without timing, for completion tracking.
 struct Event(sys::CUevent);
 
@@ -154,11 +167,8 @@ impl Drop for Event {
 
 /// Rounds value that tells a streaming kernel to stop waiting (`ROUNDS_ABORT` in
 /// `kernels/sequences/tensor_sketch.cu`): the upload failed and its result is dropped.
-pub(crate) const ROUNDS_ABORT: u32 = u32::MAX;
+const ROUNDS_ABORT: u32 = u32::MAX;
 
-/// Bytes of the first window of a streamed upload; later windows double up to
-/// [`STREAM_WINDOW_MAX`].
-const STREAM_WINDOW_FIRST: usize = 1 << 20;
 /// The largest window of a streamed upload (a quarter of a staging chunk).
 const STREAM_WINDOW_MAX: usize = STAGING_CHUNK / 4;
 
@@ -170,8 +180,9 @@ pub(crate) struct StreamedUpload<'a> {
     pub len: usize,
     /// Every window starts at a multiple of this (a power of two, at most 1 MiB).
     pub align: usize,
-    /// Bytes of the first window (a multiple of `align`; 0: the default), so that the
-    /// kernels can start as soon as what they need first is there.
+    /// Bytes of the first window (a multiple of `align`), so that the kernels can start
+    /// as soon as what they need first is there; later windows double up to
+    /// [`STREAM_WINDOW_MAX`].
     pub first_window: usize,
     /// Fill `window` with bytes `start .. start + window.len()` (called from one thread
     /// at a time; it may use rayon inside).
@@ -520,7 +531,7 @@ impl CudaBackend {
 
     /// Copy device bytes at `src` into host memory, through pinned staging chunks for
     /// large copies. Waits for all queued work.
-    pub(crate) fn copy_to_host(&self, dst: &mut [u8], src: u64) -> Result<()> {
+    fn copy_to_host(&self, dst: &mut [u8], src: u64) -> Result<()> {
         if dst.is_empty() {
             return self.synchronize_stream();
         }
@@ -552,12 +563,7 @@ impl CudaBackend {
         }
         let mut guard = self.inner.staging.lock().map_err(|_| poisoned())?;
         let staging = self.staging(&mut guard)?;
-        for s in 0..2 {
-            if staging.pending[s] {
-                staging.events[s].wait()?;
-                staging.pending[s] = false;
-            }
-        }
+        staging.settle()?;
         let total = dst.len();
         let count = total.div_ceil(STAGING_CHUNK);
         let len_of = |k: usize| STAGING_CHUNK.min(total - k * STAGING_CHUNK);
@@ -634,16 +640,10 @@ impl CudaBackend {
         let copy = copy_stream.stream;
         let mut guard = self.inner.staging.lock().map_err(|_| poisoned())?;
         let staging = self.staging(&mut guard)?;
-        for s in 0..2 {
-            if staging.pending[s] {
-                staging.events[s].wait()?;
-                staging.pending[s] = false;
-            }
-        }
+        staging.settle()?;
         let slot_events = (0..STREAM_SLOTS)
             .map(|_| Event::new(false))
             .collect::<Result<Vec<_>>>()?;
-        let mut slot_pending = [false; STREAM_SLOTS];
         let (ready, done) = (Event::new(false)?, Event::new(false)?);
         let wait = |stream: sys::CUstream, event: &Event| -> Result<()> {
             // SAFETY: both handles are alive; the wait is queued on `stream`.
@@ -668,55 +668,27 @@ impl CudaBackend {
             unsafe { result::memcpy_htod_async(flag, &*bytes, copy) }
                 .map_err(|e| driver_error("signal upload", e))
         };
-        // SAFETY: the buffer holds num_bytes() bytes; the memset is ordered on the
-        // backend's stream.
-        unsafe { result::memset_d8_async(flag, 0, progress.num_bytes(), main) }
-            .map_err(|e| driver_error("zero progress", e))?;
+        self.zero(progress)?;
         ready.record(main)?;
         wait(copy, &ready)?;
-        // With RAGGED_TRACE: when each window and the kernels end, on the device clock.
-        let tracing = crate::trace::enabled();
-        let trace_start = if tracing {
-            let e = Event::new(true)?;
-            e.record(main)?;
-            Some(e)
-        } else {
-            None
-        };
         launch()?;
-        let trace_kernel = if tracing {
-            let e = Event::new(true)?;
-            e.record(main)?;
-            Some(e)
-        } else {
-            None
-        };
-        let mut trace_windows: Vec<(usize, Event)> = Vec::new();
-        let started = std::time::Instant::now();
-        let mut filling = 0.0f64;
         let cells = &mut copy_stream.cells;
-        let copied = (|| -> Result<()> {
+        let copied = crate::trace::timed("streamed upload: windows queued", || -> Result<()> {
             let mut start = 0usize;
-            let mut window = if upload.first_window > 0 {
-                upload.first_window.min(STREAM_WINDOW_MAX)
-            } else {
-                STREAM_WINDOW_FIRST
-            }
-            .max(upload.align);
+            let mut window = upload.first_window.clamp(upload.align, STREAM_WINDOW_MAX);
             let mut last = 0u32;
             let mut k = 0usize;
             while start < upload.len {
                 let len = window.min(upload.len - start);
                 let slot = k % STREAM_SLOTS;
-                if slot_pending[slot] {
+                if k >= STREAM_SLOTS {
+                    // The slot's previous window (k - STREAM_SLOTS) must be copied.
                     slot_events[slot].wait()?;
                 }
                 let chunk = &mut staging.chunks[slot / (STREAM_SLOTS / 2)];
                 let offset = (slot % (STREAM_SLOTS / 2)) * STREAM_WINDOW_MAX;
                 let pinned = &mut chunk.as_mut_slice()[offset..offset + len];
-                let t0 = std::time::Instant::now();
                 (upload.fill)(start, pinned);
-                filling += t0.elapsed().as_secs_f64();
                 // SAFETY: the pinned window holds `len` bytes and is not touched again
                 // until its event completes; dst + start has room for them.
                 unsafe { result::memcpy_htod_async(upload.dst + start as u64, &*pinned, copy) }
@@ -728,22 +700,11 @@ impl CudaBackend {
                     last = value;
                 }
                 slot_events[slot].record(copy)?;
-                slot_pending[slot] = true;
-                if tracing {
-                    let e = Event::new(true)?;
-                    e.record(copy)?;
-                    trace_windows.push((start, e));
-                }
                 window = (window * 2).min(STREAM_WINDOW_MAX);
                 k += 1;
             }
             Ok(())
-        })();
-        crate::trace::report("streamed upload: host fill", filling);
-        crate::trace::report(
-            "streamed upload: windows queued",
-            started.elapsed().as_secs_f64(),
-        );
+        });
         if copied.is_err() {
             // The kernels stop waiting; their result is dropped.
             let _ = signal(cells, STREAM_SLOTS, ROUNDS_ABORT);
@@ -755,20 +716,6 @@ impl CudaBackend {
         }
         done.record(copy)?;
         wait(main, &done)?;
-        if let (Some(start), Some(kernel)) = (&trace_start, &trace_kernel) {
-            let since = |e: &Event| -> f64 {
-                let _ = e.wait();
-                // SAFETY: both events were recorded and have completed.
-                unsafe { result::event::elapsed(start.0, e.0) }.map_or(f64::NAN, f64::from)
-            };
-            for (end, e) in &trace_windows {
-                eprintln!(
-                    "ragged: window to {end} on the device at {:.3} ms",
-                    since(e)
-                );
-            }
-            eprintln!("ragged: kernels end at {:.3} ms", since(kernel));
-        }
         copied
     }
 

@@ -6,7 +6,7 @@ use std::sync::OnceLock;
 use std::time::Instant;
 
 /// Whether tracing is on (read once).
-pub(crate) fn enabled() -> bool {
+fn enabled() -> bool {
     static ON: OnceLock<bool> = OnceLock::new();
     *ON.get_or_init(|| std::env::var("RAGGED_TRACE").is_ok_and(|v| !v.is_empty() && v != "0"))
 }
@@ -23,11 +23,4 @@ pub(crate) fn timed<R>(phase: &str, work: impl FnOnce() -> R) -> R {
         started.elapsed().as_secs_f64() * 1e3
     );
     value
-}
-
-/// Print `seconds` under `phase` when tracing (for time summed over several calls).
-pub(crate) fn report(phase: &str, seconds: f64) {
-    if enabled() {
-        eprintln!("ragged: {phase} {:.2} ms", seconds * 1e3);
-    }
 }

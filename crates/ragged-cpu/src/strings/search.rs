@@ -18,8 +18,7 @@ use rayon::prelude::*;
 use ragged_core::ops::{char_count, Pattern, Search};
 use ragged_core::{BooleanColumn, OffsetSize, PrimitiveColumn, Result, StringColumn};
 
-use crate::{bool_words, set_bits};
-use crate::{output_vec, CHUNK};
+use crate::{bool_words, output_vec, set_bits, CHUNK};
 
 /// The pattern of each row, compiled once for a scalar (one value per call: the size
 /// of the scalar variant does not matter).

@@ -145,6 +145,22 @@ struct Phases {
             apply_byte<false, 3>(u, word);
         }
     }
+
+    /// The steps of the sixteen codes of a 16-byte load, in the item's direction.
+    /// Rolled over its four words: unrolling the 4-way code switch 16 times overflowed
+    /// the instruction cache.
+    template <bool BACKWARD>
+    __device__ __forceinline__ void apply_vector(Sum (&u)[T + 1], uint4 v) const {
+        unsigned a = BACKWARD ? v.w : v.x, b = BACKWARD ? v.z : v.y, c = BACKWARD ? v.y : v.z;
+        const unsigned d = BACKWARD ? v.x : v.w;
+#pragma unroll 1
+        for (int j = 0; j < 4; ++j) {
+            apply_word<BACKWARD>(u, a);
+            a = b;
+            b = c;
+            c = d;
+        }
+    }
 };
 
 /// Flush every level but the constant start level (`FIXED`); `carry` points at this
@@ -278,7 +294,7 @@ __device__ __forceinline__ void run_item(const SketchItem& item, const float2* t
     Sum u[T + 1];
 #pragma unroll
     for (int p = 0; p <= T; ++p)
-        u[p] = Sum{make_float2(p == (BACKWARD ? T : 0) ? 1.f : 0.f, 0.f), make_float2(0.f, 0.f)};
+        u[p] = Sum{make_float2(p == FIXED ? 1.f : 0.f, 0.f), make_float2(0.f, 0.f)};
     ItemCodes<BACKWARD> codes(source, item);
     const long long len = item.len;
     const long long misalign = codes.misalign();
@@ -294,18 +310,7 @@ __device__ __forceinline__ void run_item(const SketchItem& item, const float2* t
         for (long long w = 0; w < words; ++w) {
             const long long i = head + 16 * w;
             if (!codes.wait(i)) return;
-            const uint4 v = codes.word(i);
-            unsigned a = v.x, b = v.y, c = v.z;
-            const unsigned d = v.w;
-            // Rolled over the four words (four codes each): unrolling the 4-way code
-            // switch 16 times overflowed the instruction cache.
-#pragma unroll 1
-            for (int j = 0; j < 4; ++j) {
-                ph.template apply_word<false>(u, a);
-                a = b;
-                b = c;
-                c = d;
-            }
+            ph.template apply_vector<false>(u, codes.word(i));
             if ((w + 1) % (FLUSH / 16) == 0) flush_all<T, FIXED>(u, carry, stride);
         }
         for (long long i = body_end; i < len; ++i) {
@@ -319,17 +324,8 @@ __device__ __forceinline__ void run_item(const SketchItem& item, const float2* t
         }
         for (long long w = words - 1; w >= 0; --w) {
             const long long i = head + 16 * w;
-            if (!codes.wait(i + 15)) return;
-            const uint4 v = codes.word(i);
-            unsigned a = v.w, b = v.z, c = v.y;
-            const unsigned d = v.x;
-#pragma unroll 1
-            for (int j = 0; j < 4; ++j) {
-                ph.template apply_word<true>(u, a);
-                a = b;
-                b = c;
-                c = d;
-            }
+            if (!codes.wait(i)) return;  // the load's 16 codes are in one round
+            ph.template apply_vector<true>(u, codes.word(i));
             if ((w + 1) % (FLUSH / 16) == 0) flush_all<T, FIXED>(u, carry, stride);
         }
         for (long long i = head - 1; i >= 0; --i) {

@@ -106,6 +106,21 @@ fn item_plan(backend: &CudaBackend, offsets: &[i64], plan: &SketchPlan) -> ItemP
     }
 }
 
+impl ItemPlan {
+    /// The items in the item kernel's order (`by_cost`) as the device reads them, each
+    /// with the `start` and `pad` that `place(index, item)` gives.
+    fn kernel_words(&self, place: impl Fn(usize, &SketchItem) -> (i64, u32)) -> Vec<i64> {
+        self.by_cost
+            .iter()
+            .flat_map(|&i| {
+                let item = &self.layout.items[i];
+                let (start, pad) = place(i, item);
+                item_words(item, start, pad)
+            })
+            .collect()
+    }
+}
+
 /// `SketchItem` as the device reads it: `#[repr(C)] {i64, i64, i32, i32, i64}`, four
 /// 8-byte words on the little-endian device, `level` in the low half of the third and
 /// `pad` in the high half.
@@ -293,27 +308,14 @@ pub(super) fn tensor_sketch(
     let offsets = backend.download_vec(sequences.offsets())?;
     let ip = item_plan(backend, &offsets, plan);
     let run = Launch::new(backend, &ip, plan, n)?;
-    let sorted: Vec<i64> = ip
-        .by_cost
-        .iter()
-        .flat_map(|&i| {
-            let item = &ip.layout.items[i];
-            item_words(item, item.start, 0)
-        })
-        .collect();
-    let sorted = backend.upload_slice(&sorted)?;
+    let sorted = backend.upload_slice(&ip.kernel_words(|_, item| (item.start, 0)))?;
     let source = CodeSource {
         codes: sequences.codes().device_ptr(),
         round_base: 0,
         ready: 0,
         piece_shift: 0,
     };
-    if crate::trace::enabled() {
-        let ((), seconds) = backend.time(|| run.items(backend, &sorted, &source))?;
-        crate::trace::report("sketch items kernel (device column)", seconds);
-    } else {
-        run.items(backend, &sorted, &source)?;
-    }
+    run.items(backend, &sorted, &source)?;
     run.finish(backend)?;
     // The uploads and the raw table are freed in stream order after the kernels.
     let Launch { out, .. } = run;
@@ -398,10 +400,7 @@ impl Rounds {
         let mut by_rank: Vec<usize> = (0..chunks.len()).collect();
         by_rank.sort_by_key(|&c| (group[c], std::cmp::Reverse(chunks[c].pieces)));
         let groups = 2;
-        let mut group_chunks = vec![0; groups + 1];
-        for g in 0..groups {
-            group_chunks[g + 1] = group_chunks[g] + group.iter().filter(|&&x| x == g).count();
-        }
+        let group_chunks = vec![0, by_rank.partition_point(|&c| group[c] == 0), chunks.len()];
         let mut rank = vec![0; chunks.len()];
         let mut round_base = vec![0i64];
         let mut group_rounds = vec![0];
@@ -487,7 +486,8 @@ impl Rounds {
 
 /// The sketch of host sequences, the codes uploaded in rounds while the item kernel
 /// already runs (module documentation); the default path (upload, sketch, download)
-/// where the device cannot signal the kernel from a stream, or nothing is streamed.
+/// when there are no codes, or more rounds or chunks than the kernel's 32-bit fields
+/// hold.
 pub(super) fn tensor_sketch_host(
     backend: &CudaBackend,
     sequences: &SequenceColumn<Host>,
@@ -504,9 +504,8 @@ pub(super) fn tensor_sketch_host(
     if n == 0 || offsets[n] == offsets[0] {
         return default();
     }
-    let t_start = std::time::Instant::now();
     let (ip, rounds) = crate::trace::timed("sketch plan", || {
-        let ip = crate::trace::timed("sketch item plan", || item_plan(backend, offsets, plan));
+        let ip = item_plan(backend, offsets, plan);
         let total = (offsets[n] - offsets[0]) as usize;
         let mut first_wave = vec![false; ip.layout.items.len()];
         for &i in ip.by_cost.iter().take(ip.resident_items) {
@@ -519,17 +518,10 @@ pub(super) fn tensor_sketch_host(
         return default();
     }
     let run = Launch::new(backend, &ip, plan, n)?;
-    let sorted: Vec<i64> = ip
-        .by_cost
-        .iter()
-        .flat_map(|&i| {
-            let item = &ip.layout.items[i];
-            let c = rounds.chunk_of_item[i];
-            let chunk = &rounds.chunks[c];
-            item_words(item, rounds.item_start(c), chunk.pad as u32)
-        })
-        .collect();
-    let sorted = backend.upload_slice(&sorted)?;
+    let sorted = backend.upload_slice(&ip.kernel_words(|i, _| {
+        let c = rounds.chunk_of_item[i];
+        (rounds.item_start(c), rounds.chunks[c].pad as u32)
+    }))?;
     let round_base = backend.upload_slice(&rounds.round_base)?;
     let buffer = backend.alloc::<u8>(rounds.bytes())?;
     let codes: &[u8] = sequences.codes();
@@ -546,7 +538,6 @@ pub(super) fn tensor_sketch_host(
     // The progress word, then the status word the kernel sets when it gave up waiting.
     let ready = backend.alloc::<u32>(2)?;
     let streamed = || -> Result<Vec<f32>> {
-        crate::trace::report("sketch setup", t_start.elapsed().as_secs_f64());
         backend.upload_streamed(&upload, &ready, || {
             let source = CodeSource {
                 codes: buffer.device_ptr(),
@@ -558,9 +549,7 @@ pub(super) fn tensor_sketch_host(
         })?;
         run.finish(backend)?;
         let values = backend.download_vec(&run.out)?;
-        let mut status = [0u8; 4];
-        backend.copy_to_host(&mut status, ready.device_ptr() + 4)?;
-        if u32::from_ne_bytes(status) != 0 {
+        if backend.download_vec(&ready)?[1] != 0 {
             return Err(ragged_core::Error::Device {
                 op: "tensor_sketch",
                 message: "the sketch kernel gave up waiting for the codes' upload".into(),
@@ -569,7 +558,6 @@ pub(super) fn tensor_sketch_host(
         Ok(values)
     };
     let values = streamed()?;
-    crate::trace::report("sketch host total", t_start.elapsed().as_secs_f64());
     drop((sorted, round_base, buffer, ready));
     SketchColumn::try_new(ScalarBuffer::from(values), plan.dim())
 }

@@ -348,16 +348,16 @@ pub fn sketch_long<B: Backend>(backend: &B) {
 /// When the backend accepts the call or reports another error.
 pub fn sketch_errors<B: Backend>(backend: &B) {
     let tables = SketchTables::from_seed(4, 96, 20, 1).expect("valid tables");
+    let plan = SketchPlan::new(tables);
     let col = column(&[vec![0, 1, 2, 3]], 4, 0);
-    match run_sketch(backend, &col, &SketchPlan::new(tables)) {
+    match run_sketch(backend, &col, &plan) {
         Err(Error::InvalidArgument {
             op: "tensor_sketch",
             ..
         }) => {}
         other => panic!("an alphabet of 4 codes against tables of 20: {other:?}"),
     }
-    let tables = SketchTables::from_seed(4, 96, 20, 1).expect("valid tables");
-    match backend.tensor_sketch_host(&col, &SketchPlan::new(tables)) {
+    match backend.tensor_sketch_host(&col, &plan) {
         Err(Error::InvalidArgument {
             op: "tensor_sketch",
             ..
