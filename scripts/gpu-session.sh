@@ -6,6 +6,7 @@
 #   strings-only F   the strings conformance tests whose names contain F
 #   seg-bench [BIN]  segmented sums/extremes at 2^28 and the lists reductions
 #   lists-bench      the whole lists suite
+#   prim-bench [BIN] the whole primitives suite (every case at every size, latency too)
 #   seq-tests        sequences conformance (both sketch paths against the oracle)
 #   seq-bench [BIN]  the sequences suite (sketch from host, on device, distances)
 #   strings-bench F  the strings suite's cases matching F
@@ -81,6 +82,10 @@ while [ $# -gt 0 ]; do
       bin=${2:-./ragged}; shift
       step "bench sequences $bin"
       "$bin" --device cuda bench --suite sequences 2>&1 | grep -E "^  " | sed 's/  */ /g' | head -20 ;;
+    prim-bench)
+      bin=${2:-./ragged}; shift
+      step "bench primitives $bin"
+      "$bin" --device cuda bench --suite primitives 2>&1 | grep -E "^  " | sed 's/  */ /g' ;;
     seg-bench)
       bin=${2:-./ragged}; shift
       step "bench $bin"

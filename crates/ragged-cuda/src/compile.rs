@@ -244,6 +244,10 @@ const HEADERS: &[(&str, &str)] = &[
         include_str!("../kernels/common/segmented.cuh"),
     ),
     (
+        "common/segmented_tiles.cuh",
+        include_str!("../kernels/common/segmented_tiles.cuh"),
+    ),
+    (
         "common/strings.cuh",
         include_str!("../kernels/common/strings.cuh"),
     ),

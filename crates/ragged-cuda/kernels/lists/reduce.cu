@@ -344,7 +344,8 @@ RAGGED_LIST_COUNT(int64_t, i64)
 /// list_plan: what the host needs to pick the mapping, in one launch of one block
 /// (written into the backend's mapped result slot): out[k] = how many of SEGMENT_BLOCK
 /// sampled lists (list i * lists / SEGMENT_BLOCK, null or not) are shorter than 8, 128
-/// and 2048 elements (k = 0, 1, 2) — the median list length is below a bound when the count passes half.
+/// and 2048 elements (k = 0, 1, 2) — the median list length is below a bound when the count passes half —
+/// and the child range the lists cover, out[3] = offsets[0] and out[4] = offsets[lists].
 /// Zeroes the long path's two counters when `counters` is not null.
 #define RAGGED_LIST_PLAN(O, ONAME)                                                          \
     extern "C" __global__ void __launch_bounds__(SEGMENT_BLOCK) list_plan_##ONAME(         \
@@ -362,6 +363,8 @@ RAGGED_LIST_COUNT(int64_t, i64)
         __syncthreads();                                                                    \
         if (threadIdx.x == 0) {                                                             \
             for (int k = 0; k < 3; ++k) out[k] = below[k];                                  \
+            out[3] = lists > 0 ? static_cast<long long>(offsets[0]) : 0;                    \
+            out[4] = lists > 0 ? static_cast<long long>(offsets[lists]) : 0;                \
             if (counters != nullptr) {                                                      \
                 counters[0] = 0;                                                            \
                 counters[1] = 0;                                                            \

@@ -12,6 +12,7 @@
 // Pseudo-code: out[s] = reduce(x[offsets[s] .. offsets[s + 1]])
 // Complexity: O(n + segments) work; values read once, one result per segment written.
 #include "common/segmented.cuh"
+#include "common/segmented_tiles.cuh"
 
 using namespace ragged;
 
@@ -65,3 +66,33 @@ RAGGED_FOR_EACH_NATIVE(RAGGED_SEGMENTED_I64)
 #define RAGGED_SEGMENTED_COUNT(O, ONAME) RAGGED_FOR_EACH_MODE(RAGGED_SEGMENTED_COUNT_MODE, O, ONAME)
 RAGGED_SEGMENTED_COUNT(int32_t, i32)
 RAGGED_SEGMENTED_COUNT(int64_t, i64)
+
+// Sums of integers of at most 32 bits by tiles of elements (common/segmented_tiles.cuh),
+// for segmented_sum and for the lists' list_sum (the list validity as segment validity):
+// segmented_tiles_<O> (step 1) then segmented_sum_tiles_<O>_<T> (step 2), chosen by the
+// host for segments of 8 to 128 elements on average.
+#define RAGGED_SEGMENTED_TILES(O, ONAME)                                                          \
+    extern "C" __global__ void __launch_bounds__(TILE_SUM_BLOCK) segmented_tiles_##ONAME(          \
+        const O* offsets, const uint8_t* segment_validity, uint64_t segment_bit_offset,           \
+        uint64_t segments, long long base, long long tile, uint64_t tiles,                        \
+        unsigned long long* first, unsigned long long* out) {                                     \
+        segment_tiles(offsets, segment_validity, segment_bit_offset, segments, base, tile, tiles, \
+                      first, out);                                                                \
+    }
+RAGGED_SEGMENTED_TILES(int32_t, i32)
+RAGGED_SEGMENTED_TILES(int64_t, i64)
+
+#define RAGGED_SEGMENTED_SUM_TILES(O, ONAME, T, NAME)                                            \
+    extern "C" __global__ void __launch_bounds__(TILE_SUM_BLOCK) segmented_sum_tiles_##ONAME##_##NAME( \
+        const T* values, const uint8_t* validity, uint64_t bit_offset, const O* offsets,          \
+        const uint8_t* segment_validity, uint64_t segment_bit_offset,                             \
+        const unsigned long long* first, long long base, long long lo, long long hi, void* out) { \
+        tile_sums(values, validity, bit_offset, offsets, segment_validity, segment_bit_offset,    \
+                  first, base, lo, hi, static_cast<SumTraits<T>::Thread*>(out));                 \
+    }
+#define RAGGED_SEGMENTED_SUM_TILES_TYPES(O, ONAME)                                               \
+    RAGGED_SEGMENTED_SUM_TILES(O, ONAME, int8_t, i8) RAGGED_SEGMENTED_SUM_TILES(O, ONAME, int16_t, i16) \
+    RAGGED_SEGMENTED_SUM_TILES(O, ONAME, int32_t, i32) RAGGED_SEGMENTED_SUM_TILES(O, ONAME, uint8_t, u8) \
+    RAGGED_SEGMENTED_SUM_TILES(O, ONAME, uint16_t, u16) RAGGED_SEGMENTED_SUM_TILES(O, ONAME, uint32_t, u32)
+RAGGED_SEGMENTED_SUM_TILES_TYPES(int32_t, i32)
+RAGGED_SEGMENTED_SUM_TILES_TYPES(int64_t, i64)

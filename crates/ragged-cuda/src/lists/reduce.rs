@@ -30,7 +30,9 @@ use crate::compile::{lists_reduce_module, LISTS_REDUCE};
 use crate::error_word::ErrorWord;
 use crate::launch::{launch, params, resident_grid, BLOCK};
 use crate::memory::{Device, DeviceBitmap, DeviceBuffer};
-use crate::primitives::segmented_reduce::{mode_kernel, mode_threads};
+use crate::primitives::segmented_reduce::{
+    mode_kernel, mode_threads, takes_tile_sums, tile_sums, TileSegments,
+};
 use crate::primitives::validity_args;
 use crate::CudaBackend;
 
@@ -43,6 +45,9 @@ struct Plan {
     mode: u32,
     /// Lists longer than this go to the long path (see [`LongScratch`]).
     long_threshold: u64,
+    /// The child range the lists cover: offsets[0] .. offsets[n].
+    lo: i64,
+    hi: i64,
 }
 
 /// Elements per chunk of the long path (`LONG_CHUNK` of `kernels/common/segmented.cuh`).
@@ -88,10 +93,11 @@ fn plan<O: OffsetSize>(
     let lists = n as u64;
     let function = backend.function(&LISTS_REDUCE, &format!("list_plan_{}", O::OFFSET_NAME))?;
     let offsets = col.offsets().device_ptr();
-    let bytes = backend.with_result_slot(3 * 8, |slot| {
+    let bytes = backend.with_result_slot(5 * 8, |slot| {
         let mut args = params![offsets, lists, slot, counters];
         // SAFETY: `list_plan_<O>(const O*, uint64_t, long long*, unsigned long long*)`
-        // reads sampled offsets, writes 3 values into the 64-byte mapped slot and
+        // reads sampled offsets and, when n > 0, the two ends of the n + 1; writes 5
+        // values into the 64-byte mapped slot and
         // zeroes two counters behind `counters` when it is not null (the caller's
         // scratch starts with them).
         unsafe { launch(function, 1, BLOCK, 0, backend.stream(), &mut args) }
@@ -120,6 +126,8 @@ fn plan<O: OffsetSize>(
         n: lists,
         mode,
         long_threshold,
+        lo: word(3),
+        hi: word(4),
     })
 }
 
@@ -137,9 +145,31 @@ unsafe fn launch_values<O: OffsetSize, T: Native>(
     col: &ListColumn<O, Device>,
     extra: &[*mut c_void],
 ) -> Result<()> {
+    // SAFETY: forwarded from this function's contract.
+    unsafe { launch_planned::<O, T>(backend, name, col, extra, None) }
+}
+
+/// [`launch_values`] with the plan already made (`planned`, by `plan` without
+/// counters: the long path's scratch is then zeroed here) or made here.
+///
+/// # Safety
+/// As [`launch_values`].
+unsafe fn launch_planned<O: OffsetSize, T: Native>(
+    backend: &CudaBackend,
+    name: &str,
+    col: &ListColumn<O, Device>,
+    extra: &[*mut c_void],
+    planned: Option<Plan>,
+) -> Result<()> {
     let child = child_of::<O, T>(col)?;
     let scratch = LongScratch::new(backend, col.child().len())?;
-    let plan = plan(backend, col, scratch.buffer.device_ptr())?;
+    let plan = match planned {
+        Some(plan) => {
+            backend.zero(&scratch.buffer)?;
+            plan
+        }
+        None => plan(backend, col, scratch.buffer.device_ptr())?,
+    };
     let module = lists_reduce_module(O::OFFSET_NAME, T::NAME);
     let (values, (bits, bit_offset)) =
         (child.values().device_ptr(), validity_args(child.validity()));
@@ -223,9 +253,30 @@ pub(crate) fn list_sum<O: OffsetSize, T: Native>(
             out.device_ptr(),
             word.as_ref().map_or(0, ErrorWord::device_ptr),
         );
+        // Integers of at most 32 bits in lists of 8 to 128 elements on average: the
+        // tile sums of the segmented reductions, whatever the lengths' spread.
+        let mut planned = None;
+        if !T::IS_FLOAT && std::mem::size_of::<T>() <= 4 {
+            let plan = plan(backend, col, 0)?;
+            let average = (plan.hi - plan.lo) as u64 / plan.n;
+            if takes_tile_sums::<T>(average) {
+                let segs = TileSegments {
+                    offsets: plan.offsets,
+                    validity: (plan.list_bits, plan.list_bit_offset),
+                    segments: plan.n,
+                    lo: plan.lo,
+                    hi: plan.hi,
+                };
+                tile_sums::<T, O>(backend, child_of::<O, T>(col)?, &segs, out_ptr)?;
+                return PrimitiveColumn::try_new(out, col.validity().cloned());
+            }
+            planned = Some(plan);
+        }
         // SAFETY: `list_sum_<O>_<T>(..., void* out, uint64_t* error_word)` writes n sums of
         // T::Sum (allocated above); the word is null when the kernel cannot report.
-        unsafe { launch_values::<O, T>(backend, "sum", col, &params![out_ptr, word_ptr])? };
+        unsafe {
+            launch_planned::<O, T>(backend, "sum", col, &params![out_ptr, word_ptr], planned)?
+        };
         if let Some((row, _)) = word.map(|w| w.read(backend)).transpose()?.flatten() {
             return Err(overflow_error::<T>("list_sum", "sum", row));
         }

@@ -46,30 +46,171 @@ pub(crate) fn mode_kernel(
     Ok((function, grid))
 }
 
-/// Validate the offsets and pick (segments, mode): thread per segment below an average
-/// of 8 values, SEGMENT_GROUP lanes below 128, a warp below 2048, else a block. One
-/// read back (the validation's error word and the first and last offsets together).
+/// A validated segmentation: the segment count, the mode chosen from the average
+/// segment length, and the element range lo .. hi the segments cover.
+struct Plan {
+    segments: u64,
+    mode: u32,
+    lo: i64,
+    hi: i64,
+}
+
+/// Validate the offsets and plan: thread per segment below an average of 8 values,
+/// SEGMENT_GROUP lanes below 128, a warp below 2048, else a block. One read back (the
+/// validation's error word and the first and last offsets together).
 fn plan<T: Native, O: OffsetSize>(
     backend: &CudaBackend,
     col: &PrimitiveColumn<T, Device>,
     offsets: &DeviceBuffer<O>,
-) -> Result<(u64, u32)> {
-    let (first, last) =
+) -> Result<Plan> {
+    let (lo, hi) =
         crate::common::validate_offsets::validate_offsets_ends(backend, offsets, col.len())?;
+    let (lo, hi) = (lo as i64, hi as i64);
     let segments = (offsets.len() - 1) as u64;
     if segments == 0 {
-        return Ok((0, 0));
+        return Ok(Plan {
+            segments,
+            mode: 0,
+            lo,
+            hi,
+        });
     }
-    let average = (last - first) as u64 / segments;
-    Ok(if average < 8 {
-        (segments, 0)
+    let average = (hi - lo) as u64 / segments;
+    let mode = if average < 8 {
+        0
     } else if average < 128 {
-        (segments, 3)
+        3
     } else if average < 2048 {
-        (segments, 1)
+        1
     } else {
-        (segments, 2)
+        2
+    };
+    Ok(Plan {
+        segments,
+        mode,
+        lo,
+        hi,
     })
+}
+
+/// Bytes of one tile of the tile sums (`TileSumShape<T>::TILE` elements of T in
+/// `kernels/common/segmented_tiles.cuh`).
+const TILE_SUM_BYTES: i64 = 16 * 1024;
+
+/// Whether sums of T over segments of `average` elements take the tile sums
+/// (`kernels/common/segmented_tiles.cuh`): integers of at most 32 bits, whose sums are
+/// exact in 64 bits in any order, in segments of 8 to 128 elements on average (the
+/// thread-per-segment mode reads shorter ones faster, the warp and block modes longer
+/// ones).
+pub(crate) fn takes_tile_sums<T: Native>(average: u64) -> bool {
+    !T::IS_FLOAT && std::mem::size_of::<T>() <= 4 && (8..128).contains(&average)
+}
+
+/// The segments of a tile sum: offsets (validated), optional segment validity, and the
+/// element range lo .. hi they cover.
+pub(crate) struct TileSegments {
+    /// Device address of the segments + 1 offsets (`const O*`).
+    pub(crate) offsets: u64,
+    /// Segment validity bitmap (`const uint8_t*`, 0: every segment valid) and its bit
+    /// offset.
+    pub(crate) validity: (u64, u64),
+    /// Segments.
+    pub(crate) segments: u64,
+    /// The first segment's first element.
+    pub(crate) lo: i64,
+    /// One past the last segment's last element.
+    pub(crate) hi: i64,
+}
+
+/// Segmented sums by tiles of elements into `out` (one 8-byte sum per segment):
+/// `segmented_tiles_<O>` finds the segment at each tile's start and zeroes the results
+/// that tiles add to or skip, then `segmented_sum_tiles_<O>_<T>` sums the tiles (a
+/// block each). Null segments get 0.
+pub(crate) fn tile_sums<T: Native, O: OffsetSize>(
+    backend: &CudaBackend,
+    col: &PrimitiveColumn<T, Device>,
+    segs: &TileSegments,
+    out: u64,
+) -> Result<()> {
+    let size = std::mem::size_of::<T>() as i64;
+    let tile = TILE_SUM_BYTES / size;
+    // Tile 0 starts on the 16-byte boundary at or before lo (element `base`, which may
+    // be negative: elements outside lo .. hi are never read).
+    let values = col.values().device_ptr();
+    let misalign = ((values as i64 / size) + segs.lo).rem_euclid(16 / size);
+    let base = segs.lo - misalign;
+    let tiles = if segs.hi > segs.lo {
+        (segs.hi - base + tile - 1) / tile
+    } else {
+        0
+    };
+    let first = backend.alloc::<u64>(tiles as usize + 1)?;
+    let first_ptr = first.device_ptr();
+    let (offsets, (seg_bits, seg_bit_offset), segments) =
+        (segs.offsets, segs.validity, segs.segments);
+    let tiles_u64 = tiles as u64;
+    let step1 = backend.function(
+        &PRIMITIVES_SEGMENTED_REDUCE,
+        &format!("segmented_tiles_{}", O::OFFSET_NAME),
+    )?;
+    let mut args = params![
+        offsets,
+        seg_bits,
+        seg_bit_offset,
+        segments,
+        base,
+        tile,
+        tiles_u64,
+        first_ptr,
+        out
+    ];
+    // SAFETY: `segmented_tiles_<O>(const O*, const uint8_t*, uint64_t, uint64_t, long
+    // long, long long, uint64_t, unsigned long long*, unsigned long long*)`: the offsets
+    // are valid for the column; `first` holds tiles + 1 entries, `out` one 8-byte
+    // result per segment.
+    unsafe {
+        launch(
+            step1,
+            grid_for(segments, backend.info().multiprocessors),
+            BLOCK,
+            0,
+            backend.stream(),
+            &mut args,
+        )?
+    };
+    if tiles == 0 {
+        return Ok(());
+    }
+    let step2 = backend.function(
+        &PRIMITIVES_SEGMENTED_REDUCE,
+        &format!("segmented_sum_tiles_{}_{}", O::OFFSET_NAME, T::NAME),
+    )?;
+    let (bits, bit_offset) = validity_args(col.validity());
+    let (lo, hi) = (segs.lo, segs.hi);
+    let grid = u32::try_from(tiles).map_err(|_| Error::Device {
+        op: "segmented_sum",
+        message: format!("{tiles} tiles exceed one launch"),
+    })?;
+    let mut args = params![
+        values,
+        bits,
+        bit_offset,
+        offsets,
+        seg_bits,
+        seg_bit_offset,
+        first_ptr,
+        base,
+        lo,
+        hi,
+        out
+    ];
+    // SAFETY: `segmented_sum_tiles_<O>_<T>(const T*, const uint8_t*, uint64_t, const O*,
+    // const uint8_t*, uint64_t, const unsigned long long*, long long, long long, long
+    // long, void*)`: a block per tile of `first` (filled by step 1 on the same stream);
+    // every element read lies in lo .. hi, inside the column; writes or adds one 8-byte
+    // sum per segment. `first`'s stream-ordered free comes after the launch.
+    unsafe { launch(step2, grid, BLOCK, 0, backend.stream(), &mut args)? };
+    Ok(())
 }
 
 pub(crate) fn segmented_sum<T: Native, O: OffsetSize>(
@@ -77,9 +218,19 @@ pub(crate) fn segmented_sum<T: Native, O: OffsetSize>(
     col: &PrimitiveColumn<T, Device>,
     offsets: &DeviceBuffer<O>,
 ) -> Result<PrimitiveColumn<T::Sum, Device>> {
-    let (segments, mode) = plan(backend, col, offsets)?;
+    let plan = plan(backend, col, offsets)?;
+    let (segments, mode) = (plan.segments, plan.mode);
     let out = backend.alloc::<T::Sum>(segments as usize)?;
-    if segments > 0 {
+    if segments > 0 && takes_tile_sums::<T>((plan.hi - plan.lo) as u64 / segments) {
+        let segs = TileSegments {
+            offsets: offsets.device_ptr(),
+            validity: (0, 0),
+            segments,
+            lo: plan.lo,
+            hi: plan.hi,
+        };
+        tile_sums::<T, O>(backend, col, &segs, out.device_ptr())?;
+    } else if segments > 0 {
         // Only sums of 64-bit integers (accumulated in 128 bits) can overflow their
         // output type; the others need no error word (null: the kernel never reports),
         // and so no read back and no wait.
@@ -167,7 +318,7 @@ fn extremum<T: Native, O: OffsetSize>(
     is_max: bool,
     want_values: bool,
 ) -> Result<(DeviceBuffer<T>, DeviceBuffer<i64>, Option<DeviceBitmap>)> {
-    let (segments, mode) = plan(backend, col, offsets)?;
+    let Plan { segments, mode, .. } = plan(backend, col, offsets)?;
     let n = segments as usize;
     let values_out = if want_values {
         backend.alloc::<T>(n)?
@@ -241,7 +392,7 @@ pub(crate) fn segmented_count<T: Native, O: OffsetSize>(
     col: &PrimitiveColumn<T, Device>,
     offsets: &DeviceBuffer<O>,
 ) -> Result<PrimitiveColumn<i64, Device>> {
-    let (segments, mode) = plan(backend, col, offsets)?;
+    let Plan { segments, mode, .. } = plan(backend, col, offsets)?;
     let out = backend.alloc::<i64>(segments as usize)?;
     if segments > 0 {
         let (function, grid) = mode_kernel(
