@@ -26,30 +26,52 @@ struct NoTotal {
 };
 
 // ---- scan_sum ----------------------------------------------------------------------------
+//
+// scan_sum_<inclusive|exclusive>_nullable_<T> for every type, and for f32 also
+// scan_sum_<inclusive|exclusive>_dense_f32, which the host picks for columns without
+// nulls. The kind is fixed at compile time (a run-time flag kept both of cub's
+// block-scan paths in one kernel: f32 0.815 against 0.845 x copy at 24 values per
+// thread on the H100); the dense f32 kernel never reads a validity bit and scans 32
+// values per thread (0.872 x copy; with the validity test and the run-time kind, 32
+// values measured 0.80: experiments/scan_tuning.cu f32lib, PERFORMANCE.md v0.15). Other
+// types have no dense kernel: without a validity bitmap their nullable kernel skips
+// nothing but a predictable branch, and fewer kernels keep the module's cold compile
+// short.
 
-template <typename T>
+/// Values per thread of scan_sum over T (src/primitives/scan.rs knows them): 12 for
+/// 8-byte inputs, 32 for f32 without nulls, else ScanItems<T>.
+template <typename T, bool NULLABLE> struct ScanSumItems {
+    static constexpr int value = sizeof(T) == 4 && !NULLABLE && ::cuda::std::is_floating_point<T>::value ? 32 : ScanItems<T>::value;
+};
+
+template <typename T, bool EXCLUSIVE, bool NULLABLE>
 __device__ void scan_sum(const T* values, const uint8_t* validity, uint64_t bit_offset, uint64_t n,
-                         void* out, void* state, uint64_t state_bytes, bool exclusive,
-                         uint64_t* error_word) {
+                         void* out, void* state, uint64_t state_bytes, uint64_t* error_word) {
     typedef typename SumTraits<T>::Thread Acc;  // 64-bit ints, 128-bit for 64-bit inputs, floats
     typedef typename ::cuda::std::conditional<sizeof(Acc) == 16,
         typename ::cuda::std::conditional<(T(-1) < T(0)), int64_t, uint64_t>::type, Acc>::type Out;
     auto load = [=](uint64_t row, T x) -> Acc {
+        if (!NULLABLE) return static_cast<Acc>(x);
         return is_valid(validity, bit_offset, row) ? static_cast<Acc>(x) : Acc(0);
     };
     auto convert = [=](uint64_t row, Acc v) -> Out {
         return static_cast<Out>(narrow_sum(row, v, error_word));
     };
-    scan_tile<ScanShape<ScanItems<T>::value>, T, Acc, Out>(values, n, static_cast<Out*>(out), state, state_bytes,
-                                                exclusive, Acc(0), SumOp(), load, convert, NoTotal());
+    scan_tile<ScanShape<ScanSumItems<T, NULLABLE>::value>, T, Acc, Out>(
+        values, n, static_cast<Out*>(out), state, state_bytes, EXCLUSIVE, Acc(0), SumOp(), load, convert, NoTotal());
 }
 
-#define RAGGED_SCAN_SUM(T, NAME)                                                            \
-    extern "C" __global__ void __launch_bounds__(SCAN_THREADS) scan_sum_##NAME(               \
+#define RAGGED_SCAN_SUM_VARIANT(T, NAME, KIND, EXCLUSIVE, VALIDITY, NULLABLE)                 \
+    extern "C" __global__ void __launch_bounds__(SCAN_THREADS) scan_sum_##KIND##_##VALIDITY##_##NAME( \
         const T* values, const uint8_t* validity, uint64_t bit_offset, uint64_t n, void* out, \
-        void* state, uint64_t state_bytes, uint32_t exclusive, uint64_t* error_word) {      \
-        scan_sum<T>(values, validity, bit_offset, n, out, state, state_bytes, exclusive != 0, error_word); \
+        void* state, uint64_t state_bytes, uint64_t* error_word) {                          \
+        scan_sum<T, EXCLUSIVE, NULLABLE>(values, validity, bit_offset, n, out, state, state_bytes, error_word); \
     }
+#define RAGGED_SCAN_SUM(T, NAME)                                                            \
+    RAGGED_SCAN_SUM_VARIANT(T, NAME, inclusive, false, nullable, true)                     \
+    RAGGED_SCAN_SUM_VARIANT(T, NAME, exclusive, true, nullable, true)
+RAGGED_SCAN_SUM_VARIANT(float, f32, inclusive, false, dense, false)
+RAGGED_SCAN_SUM_VARIANT(float, f32, exclusive, true, dense, false)
 RAGGED_FOR_EACH_NATIVE(RAGGED_SCAN_SUM)
 
 // ---- scan_min / scan_max -----------------------------------------------------------------

@@ -29,6 +29,24 @@ fn scan_tile<T>() -> u64 {
         }
 }
 
+/// Whether `scan_sum` over T takes the dense kernel (`scan_sum_<kind>_dense_f32` of
+/// kernels/primitives/scan.cu): f32 columns without nulls; every other scan takes
+/// `scan_sum_<kind>_nullable_<T>`.
+fn scan_sum_dense<T: Native>(nullable: bool) -> bool {
+    T::IS_FLOAT && std::mem::size_of::<T>() == 4 && !nullable
+}
+
+/// Values per tile of `scan_sum` over T: SCAN_THREADS × ScanSumItems of
+/// kernels/primitives/scan.cu (32 values per thread in the dense kernel, else as
+/// [`scan_tile`]).
+fn scan_sum_tile<T: Native>(dense: bool) -> u64 {
+    if dense {
+        u64::from(SCAN_THREADS) * 32
+    } else {
+        scan_tile::<T>()
+    }
+}
+
 /// Values per tile of the float min/max scans ((value, seen) pairs, 12 per thread).
 const SEEN_TILE: u64 = SCAN_THREADS as u64 * 12;
 
@@ -100,6 +118,14 @@ fn sum_acc<T: Native>() -> &'static str {
     }
 }
 
+/// The kind's name in the scan_sum kernels' names.
+fn kind_name(kind: ScanKind) -> &'static str {
+    match kind {
+        ScanKind::Inclusive => "inclusive",
+        ScanKind::Exclusive => "exclusive",
+    }
+}
+
 fn exclusive(kind: ScanKind) -> u32 {
     u32::from(kind == ScanKind::Exclusive)
 }
@@ -112,12 +138,13 @@ pub(crate) fn scan_sum<T: Native>(
     let n = col.len() as u64;
     let out = backend.alloc::<T::Sum>(col.len())?;
     if n > 0 {
+        let dense = scan_sum_dense::<T>(col.validity().is_some());
         let state = TileState::new(
             backend,
             &PRIMITIVES_SCAN,
             sum_acc::<T>(),
             n,
-            scan_tile::<T>(),
+            scan_sum_tile::<T>(dense),
         )?;
         // Only sums of 64-bit integers (accumulated in 128 bits) can overflow their
         // output type; the others need no error word (null: the kernel never reports),
@@ -127,13 +154,18 @@ pub(crate) fn scan_sum<T: Native>(
         } else {
             None
         };
-        let function = backend.function(&PRIMITIVES_SCAN, &format!("scan_sum_{}", T::NAME))?;
+        let name = format!(
+            "scan_sum_{}_{}_{}",
+            kind_name(kind),
+            if dense { "dense" } else { "nullable" },
+            T::NAME
+        );
+        let function = backend.function(&PRIMITIVES_SCAN, &name)?;
         let (values, (bits, bit_offset)) =
             (col.values().device_ptr(), validity_args(col.validity()));
-        let (out_ptr, state_ptr, excl, word_ptr) = (
+        let (out_ptr, state_ptr, word_ptr) = (
             out.device_ptr(),
             state.ptr,
-            exclusive(kind),
             word.as_ref().map_or(0, ErrorWord::device_ptr),
         );
         let mut args = params![
@@ -144,12 +176,13 @@ pub(crate) fn scan_sum<T: Native>(
             out_ptr,
             state_ptr,
             state.bytes,
-            excl,
             word_ptr
         ];
-        // SAFETY: `scan_sum_<T>(const T*, const uint8_t*, uint64_t, uint64_t, void*, void*,
-        // uint64_t, uint32_t, uint64_t*)`: one block per tile reads n values, writes n
-        // sums of T::Sum, uses the initialized tile state of `tiles` tiles.
+        // SAFETY: `scan_sum_<kind>_<validity>_<T>(const T*, const uint8_t*, uint64_t,
+        // uint64_t, void*, void*, uint64_t, uint64_t*)`: one block per tile (of the size
+        // scan_sum_tile gives for this kernel) reads n values (the dense kernel no
+        // validity bit), writes n sums of T::Sum, uses the initialized tile state of
+        // `tiles` tiles.
         unsafe {
             launch(
                 function,

@@ -65,7 +65,6 @@ fn plan<T: Native, O: OffsetSize>(
 ) -> Result<Plan> {
     let (lo, hi) =
         crate::common::validate_offsets::validate_offsets_ends(backend, offsets, col.len())?;
-    let (lo, hi) = (lo as i64, hi as i64);
     let segments = (offsets.len() - 1) as u64;
     if segments == 0 {
         return Ok(Plan {
