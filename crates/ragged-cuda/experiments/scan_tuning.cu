@@ -2,12 +2,15 @@
 // (kernels/common/scan.cuh) against cub::DeviceScan / cub::DeviceSelect at 2^28
 // values on the GPU it runs on, and prints each as a fraction of the device-to-device
 // copy rate measured in the same run. Used to choose ScanTuning values; not part of
-// the library. Build and run: scripts/gpu-experiment.sh scan_tuning
+// the library. Build and run: scripts/gpu-experiment.sh scan_tuning [-- f32lib]
+// (f32lib: only the library's f32 scan_sum restated with switches, on random values)
 #include "common/primitives.cuh"
 #include "common/scan.cuh"
 #include <cub/device/device_scan.cuh>
 #include <cub/device/device_select.cuh>
 #include <algorithm>
+#include <cmath>
+#include <string>
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
@@ -84,6 +87,48 @@ void run_scan(const char* name, const In* in, uint64_t n, Out* out, const Out* e
     char label[128];
     snprintf(label, sizeof label, "%s%s", name, (double)last == (double)expect ? "" : " WRONG");
     report(label, ms, n * (sizeof(In) + sizeof(Out)));
+}
+
+
+/// The library's f32 scan_sum (primitives/scan.cu) restated with switches: CHECK_VALIDITY
+/// tests every row's validity bit as the library does (a null bitmap pointer here);
+/// EXCL 0 / 1 fixes inclusive / exclusive at compile time, 2 reads it at run time as the
+/// library does.
+template <typename Tuning, bool CHECK_VALIDITY, int EXCL>
+__global__ void __launch_bounds__(Tuning::THREADS) lib_scan_f32(const float* values, const uint8_t* validity,
+                                                                 uint64_t bit_offset, uint64_t n, float* out, void* state,
+                                                                 uint64_t state_bytes, uint32_t exclusive) {
+    auto load = [=](uint64_t row, float x) -> float {
+        if (CHECK_VALIDITY) return is_valid(validity, bit_offset, row) ? x : 0.0f;
+        return x;
+    };
+    auto convert = [](uint64_t, float v) -> float { return v; };
+    const bool excl = EXCL == 2 ? exclusive != 0 : EXCL == 1;
+    scan_tile<Tuning, float, float, float>(values, n, out, state, state_bytes, excl, 0.0f, SumOp(), load, convert,
+                                           NoTotal());
+}
+
+template <typename Tuning, bool CHECK_VALIDITY, int EXCL>
+void run_lib_f32(const char* name, const float* in, uint64_t n, float* out, const std::vector<float>& expect_prefix) {
+    const int tiles = (int)((n + Tuning::TILE - 1) / Tuning::TILE);
+    auto f = [&] {
+        init_state<float><<<(tiles + 255) / 256, 256>>>(g_state, g_state_bytes, tiles);
+        lib_scan_f32<Tuning, CHECK_VALIDITY, EXCL><<<tiles, Tuning::THREADS>>>(in, nullptr, 0, n, out, g_state,
+                                                                              g_state_bytes, EXCL != 0 ? 1u : 0u);
+    };
+    const double ms = time_ms(f, 40);
+    CHECK(cudaGetLastError());
+    // Spot checks against a double-precision prefix (exclusive or inclusive).
+    bool ok = true;
+    for (uint64_t i : {0ull, 1ull, 4095ull, 1000003ull, (unsigned long long)n - 1}) {
+        float got;
+        CHECK(cudaMemcpy(&got, out + i, 4, cudaMemcpyDeviceToHost));
+        const double want = expect_prefix[EXCL != 0 ? i : i + 1];
+        if (std::abs(got - want) > 1e-3 * (1.0 + std::abs(want))) ok = false;
+    }
+    char label[128];
+    snprintf(label, sizeof label, "%s%s", name, ok ? "" : " WRONG");
+    report(label, ms, n * 8.0);
 }
 
 // ---- select variants --------------------------------------------------------------
@@ -188,7 +233,7 @@ struct LessThan {
     __device__ bool operator()(int x) const { return x < t; }
 };
 
-int main() {
+int main(int argc, char** argv) {
     const uint64_t n = 1ull << 28;
     int *in_i, *sel_out;
     long long* out_l;
@@ -220,6 +265,45 @@ int main() {
     cudaDeviceProp prop;
     CHECK(cudaGetDeviceProperties(&prop, 0));
     printf("%s, %d SMs; copy %.0f GB/s (1 GiB d2d)\n", prop.name, prop.multiProcessorCount, g_copy);
+
+    if (argc > 1 && std::string(argv[1]) == "f32lib") {
+        // The library's f32 scan on random values in [0, 1), shipped shape first.
+        std::vector<float> rf(n);
+        std::vector<float> prefix_f(n + 1);
+        double acc = 0;
+        for (uint64_t i = 0; i < n; ++i) {
+            s = s * 1664525u + 1013904223u;
+            rf[i] = (float)(s >> 8) / 16777216.0f;
+            prefix_f[i] = (float)acc;
+            acc += rf[i];
+        }
+        prefix_f[n] = (float)acc;
+        CHECK(cudaMemcpy(in_f, rf.data(), n * 4, cudaMemcpyHostToDevice));
+        {
+            size_t temp_bytes = 0;
+            void* temp = nullptr;
+            cub::DeviceScan::ExclusiveSum(temp, temp_bytes, in_f, out_f, (int64_t)n);
+            CHECK(cudaMalloc(&temp, temp_bytes));
+            double ms = time_ms([&] { cub::DeviceScan::ExclusiveSum(temp, temp_bytes, in_f, out_f, (int64_t)n); }, 40);
+            report("cub::DeviceScan::ExclusiveSum f32 random", ms, n * 8.0);
+        }
+#define LIB_F(T, I, SP, ST, V, E) \
+    run_lib_f32<ScanTuning<T, I, SP, ST>, V, E>("lib f32 " #T "x" #I " " #SP "/" #ST " validity " #V " excl " #E, in_f, n, out_f, prefix_f)
+        for (int rep = 0; rep < 2; ++rep) {
+            LIB_F(128, 24, 648, 1245, true, 2);
+            LIB_F(128, 24, 648, 1245, true, 1);
+            LIB_F(128, 24, 648, 1245, false, 1);
+            LIB_F(128, 24, 648, 1245, false, 0);
+            LIB_F(128, 28, 688, 1140, true, 2);
+            LIB_F(128, 28, 688, 1140, false, 1);
+            LIB_F(128, 32, 688, 1140, true, 2);
+            LIB_F(128, 32, 688, 1140, false, 1);
+            LIB_F(128, 28, 648, 1245, false, 1);
+            LIB_F(256, 16, 648, 1245, false, 1);
+            LIB_F(128, 20, 648, 1245, false, 1);
+        }
+        return 0;
+    }
 
     // CUB reference scans.
     {
