@@ -6,7 +6,8 @@
 #   strings-only F   the strings conformance tests whose names contain F
 #   seg-bench [BIN]  segmented sums/extremes at 2^28 and the lists reductions
 #   lists-bench      the whole lists suite
-#   prim-bench [BIN] the whole primitives suite (every case at every size, latency too)
+#   prim-bench BIN FILTER  the table of the primitives suite's cases matching FILTER
+#                    ("/" every case), times too (latency at 2^10)
 #   seq-tests        sequences conformance (both sketch paths against the oracle)
 #   seq-bench [BIN]  the sequences suite (sketch from host, on device, distances)
 #   strings-bench F  the strings suite's cases matching F
@@ -83,9 +84,10 @@ while [ $# -gt 0 ]; do
       step "bench sequences $bin"
       "$bin" --device cuda bench --suite sequences 2>&1 | grep -E "^  " | sed 's/  */ /g' | head -20 ;;
     prim-bench)
-      bin=${2:-./ragged}; shift
-      step "bench primitives $bin"
-      "$bin" --device cuda bench --suite primitives 2>&1 | grep -E "^  " | sed 's/  */ /g' ;;
+      # prim-bench BIN FILTER (FILTER "/" takes every case)
+      step "bench primitives $2 $3"
+      "$2" --device cuda -q bench --suite primitives --filter "$3" | sed 's/  */ /g'
+      shift 2 ;;
     seg-bench)
       bin=${2:-./ragged}; shift
       step "bench $bin"

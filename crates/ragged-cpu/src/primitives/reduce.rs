@@ -61,6 +61,14 @@ pub(crate) fn reduce_sum_f64<T: Native>(col: &PrimitiveColumn<T>, transform: Tra
         .par_chunks(CHUNK)
         .enumerate()
         .map(|(chunk_index, chunk)| {
+            if validity.is_none() {
+                // No nulls: the transform chosen once per chunk, eight lanes.
+                return match transform {
+                    Transform::Identity => sum_f64_lanes(chunk, |x| x),
+                    Transform::Square => sum_f64_lanes(chunk, |x| x * x),
+                    Transform::Abs => sum_f64_lanes(chunk, f64::abs),
+                };
+            }
             let mut acc = 0.0f64;
             for_each_row(chunk, validity, chunk_index * CHUNK, |_, v, valid| {
                 if valid {
@@ -70,6 +78,24 @@ pub(crate) fn reduce_sum_f64<T: Native>(col: &PrimitiveColumn<T>, transform: Tra
             acc
         })
         .reduce(|| 0.0, |a, b| a + b)
+}
+
+/// The sum of `f(x)` over `values` in `f64`, in eight independent lanes (one running
+/// sum held the loop to one addition's latency per value: 0.30 × memcpy for the sum of
+/// squares of f32 on the 2-core machine).
+#[inline]
+fn sum_f64_lanes<T: Native>(values: &[T], f: impl Fn(f64) -> f64) -> f64 {
+    let mut lanes = [0.0f64; 8];
+    let mut chunks = values.chunks_exact(8);
+    for c in &mut chunks {
+        for k in 0..8 {
+            lanes[k] += f(c[k].to_f64());
+        }
+    }
+    let tail: f64 = chunks.remainder().iter().map(|&v| f(v.to_f64())).sum();
+    ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3]))
+        + ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]))
+        + tail
 }
 
 /// The extreme valid value and its row, `None` when no row is valid; see
@@ -87,6 +113,9 @@ pub(crate) fn reduce_extreme<T: Native>(
         .enumerate()
         .map(|(chunk_index, chunk)| {
             let base = chunk_index * CHUNK;
+            if validity.is_none() {
+                return dense_extreme(chunk, base, extreme);
+            }
             let mut best = None;
             for_each_row(chunk, validity, base, |i, v, valid| {
                 if valid {
@@ -99,6 +128,71 @@ pub(crate) fn reduce_extreme<T: Native>(
     per_chunk
         .into_iter()
         .fold(None, |acc, chunk| extreme.merge(acc, chunk))
+}
+
+/// Lanes of the extreme's first pass in [`dense_extreme`].
+const EXTREME_LANES: usize = 16;
+
+/// The extreme of a chunk without nulls (rows `base..`), under the rule of
+/// [`Extreme::replaces`], in two passes: the least (greatest) non-NaN value `m` lane
+/// by lane (a NaN never replaces a lane's value, and the lanes start at the identity),
+/// then the first row equal to `m` — the earliest of the rows holding the extreme
+/// (`-0.0 == 0.0`, so of the two zeros the earlier, as the rule keeps it), re-read from
+/// the cache. No row equal to `m` means that every value is NaN: the first row. The
+/// sequential fold (`Extreme::step` per row) kept one dependent compare and select per
+/// value: 0.25 × memcpy for the minimum of i32 on the 2-core machine.
+fn dense_extreme<T: Native>(chunk: &[T], base: usize, extreme: Extreme) -> Option<Best<T>> {
+    let first = *chunk.first()?;
+    let identity = extreme.identity::<T>();
+    let mut lanes = [identity; EXTREME_LANES];
+    let mut blocks = chunk.chunks_exact(EXTREME_LANES);
+    match extreme {
+        Extreme::Min => {
+            for c in &mut blocks {
+                for k in 0..EXTREME_LANES {
+                    lanes[k] = if c[k] < lanes[k] { c[k] } else { lanes[k] };
+                }
+            }
+        }
+        Extreme::Max => {
+            for c in &mut blocks {
+                for k in 0..EXTREME_LANES {
+                    lanes[k] = if c[k] > lanes[k] { c[k] } else { lanes[k] };
+                }
+            }
+        }
+    }
+    let better = |a: T, b: T| match extreme {
+        Extreme::Min => a < b,
+        Extreme::Max => a > b,
+    };
+    let m = lanes
+        .iter()
+        .chain(blocks.remainder())
+        .fold(identity, |m, &v| if better(v, m) { v } else { m });
+    Some(match first_equal(chunk, m) {
+        Some(i) => Best {
+            value: chunk[i],
+            row: base + i,
+        },
+        None => Best {
+            value: first,
+            row: base,
+        },
+    })
+}
+
+/// The first index of `values` holding a value equal to `m`: 64 values at a time
+/// tested without an early exit (so the test vectorizes), then the one block searched.
+fn first_equal<T: Native>(values: &[T], m: T) -> Option<usize> {
+    let mut at = 0;
+    for block in values.chunks(64) {
+        if block.iter().fold(false, |hit, &v| hit | (v == m)) {
+            return block.iter().position(|&v| v == m).map(|i| at + i);
+        }
+        at += block.len();
+    }
+    None
 }
 
 /// Number of valid rows; see [`ragged_core::Primitives::count_valid`].
@@ -166,4 +260,82 @@ pub(crate) fn reduce_any(col: &BooleanColumn) -> Option<bool> {
 pub(crate) fn reduce_all(col: &BooleanColumn) -> Option<bool> {
     let valid = col.len() - col.null_count();
     (valid > 0).then(|| count_true(col) == valid)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The sequential rule: `Extreme::step` over every row.
+    fn fold<T: Native>(values: &[T], base: usize, extreme: Extreme) -> Option<Best<T>> {
+        values
+            .iter()
+            .enumerate()
+            .fold(None, |best, (i, &v)| extreme.step(best, base + i, v))
+    }
+
+    /// Same row, and the same value bit for bit (so the sign of a zero counts).
+    fn same<T: Native>(a: Option<Best<T>>, b: Option<Best<T>>) -> bool {
+        match (a, b) {
+            (Some(a), Some(b)) => {
+                a.row == b.row && a.value.to_f64().to_bits() == b.value.to_f64().to_bits()
+            }
+            (None, None) => true,
+            _ => false,
+        }
+    }
+
+    #[test]
+    fn dense_extreme_agrees_with_the_sequential_rule() {
+        let pool = [
+            f32::NAN,
+            0.0,
+            -0.0,
+            1.5,
+            -1.5,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            7.0,
+        ];
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        for len in [1usize, 2, 15, 16, 17, 63, 64, 65, 130, 1000] {
+            for trial in 0..60 {
+                // Trials draw from a shrinking part of the pool: the later ones are
+                // mostly NaN and zeros, or all NaN.
+                let width = pool.len() - trial % pool.len();
+                let values: Vec<f32> = (0..len)
+                    .map(|_| {
+                        state ^= state << 13;
+                        state ^= state >> 7;
+                        state ^= state << 17;
+                        pool[(state % width as u64) as usize]
+                    })
+                    .collect();
+                for extreme in [Extreme::Min, Extreme::Max] {
+                    let got = dense_extreme(&values, 100, extreme);
+                    let want = fold(&values, 100, extreme);
+                    assert!(
+                        same(got, want),
+                        "{extreme:?} of {values:?}: {got:?} != {want:?}"
+                    );
+                }
+                let ints: Vec<i32> = values
+                    .iter()
+                    .map(|&v| (v.to_bits() % 5) as i32 - 2)
+                    .collect();
+                for extreme in [Extreme::Min, Extreme::Max] {
+                    assert_eq!(dense_extreme(&ints, 0, extreme), fold(&ints, 0, extreme));
+                }
+            }
+        }
+        assert_eq!(dense_extreme::<f64>(&[], 0, Extreme::Min), None);
+    }
+
+    #[test]
+    fn sum_f64_lanes_sums_every_value_once() {
+        let values: Vec<i16> = (0..1001).map(|i| (i % 37) as i16 - 18).collect();
+        let want: f64 = values.iter().map(|&v| f64::from(v) * f64::from(v)).sum();
+        assert_eq!(sum_f64_lanes(&values, |x| x * x), want);
+        assert_eq!(sum_f64_lanes::<i16>(&[], f64::abs), 0.0);
+    }
 }
