@@ -178,10 +178,10 @@ const LANES: usize = 4;
 /// [`LANES`] consecutive parts: pass 1 sums every part (eight vectorized lanes each,
 /// `Native::sum_slice`), the part totals are scanned into carries, and pass 2 continues
 /// the four carries side by side in `T::Sum` without checks — four independent chains
-/// of additions, so a float scan is not held to one addition's latency per value. The
-/// output is written once, never zero-filled first. `None` when some carry could
-/// overflow on the way (64-bit integers, totals near the limits): the exact, checked
-/// scan handles those.
+/// of additions, so a float scan is not held to one addition's latency per value
+/// (integers continue the chunk's carry in one chain). The output is written once,
+/// never zero-filled first. `None` when some carry could overflow on the way (64-bit
+/// integers, totals near the limits): the exact, checked scan handles those.
 fn scan_sum_dense<T: Native>(values: &[T], kind: ScanKind) -> Option<Vec<T::Sum>> {
     let part_len = |chunk: usize| chunk.div_ceil(LANES);
     let totals: Vec<[T::Wide; LANES]> = values
@@ -212,6 +212,25 @@ fn scan_sum_dense<T: Native>(values: &[T], kind: ScanKind) -> Option<Vec<T::Sum>
         .zip(values.par_chunks(CHUNK))
         .zip(carries.par_iter())
         .for_each(|((out, chunk), carries)| {
+            if !T::IS_FLOAT {
+                // Integers: one chain from the chunk's carry (the first part's). An
+                // integer addition takes one cycle, so the four chains side by side
+                // hid nothing and cost their addressing: 2^28 i32 -> i64 241-247 ->
+                // 183-186 ms on the 2-core machine (PERFORMANCE v0.15).
+                let mut a = carries[0];
+                if kind == ScanKind::Exclusive {
+                    for (slot, &v) in out.iter_mut().zip(chunk) {
+                        slot.write(a);
+                        a = T::sum_step(a, v);
+                    }
+                } else {
+                    for (slot, &v) in out.iter_mut().zip(chunk) {
+                        a = T::sum_step(a, v);
+                        slot.write(a);
+                    }
+                }
+                return;
+            }
             let part = part_len(chunk.len());
             let mut outs = out.chunks_mut(part);
             let mut ins = chunk.chunks(part);
