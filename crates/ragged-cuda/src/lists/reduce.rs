@@ -145,12 +145,22 @@ unsafe fn launch_values<O: OffsetSize, T: Native>(
     col: &ListColumn<O, Device>,
     extra: &[*mut c_void],
 ) -> Result<()> {
+    let (scratch, plan) = prepare(backend, col)?;
     // SAFETY: forwarded from this function's contract.
-    unsafe { launch_planned::<O, T>(backend, name, col, extra, None) }
+    unsafe { launch_planned::<O, T>(backend, name, col, extra, &plan, scratch) }
 }
 
-/// [`launch_values`] with the plan already made (`planned`, by `plan` without
-/// counters: the long path's scratch is then zeroed here) or made here.
+/// The long path's scratch and the plan, whose launch zeroed the scratch's counters.
+fn prepare<O: OffsetSize>(
+    backend: &CudaBackend,
+    col: &ListColumn<O, Device>,
+) -> Result<(LongScratch, Plan)> {
+    let scratch = LongScratch::new(backend, col.child().len())?;
+    let plan = plan(backend, col, scratch.buffer.device_ptr())?;
+    Ok((scratch, plan))
+}
+
+/// [`launch_values`] with the scratch and plan [`prepare`] made.
 ///
 /// # Safety
 /// As [`launch_values`].
@@ -159,17 +169,10 @@ unsafe fn launch_planned<O: OffsetSize, T: Native>(
     name: &str,
     col: &ListColumn<O, Device>,
     extra: &[*mut c_void],
-    planned: Option<Plan>,
+    plan: &Plan,
+    scratch: LongScratch,
 ) -> Result<()> {
     let child = child_of::<O, T>(col)?;
-    let scratch = LongScratch::new(backend, col.child().len())?;
-    let plan = match planned {
-        Some(plan) => {
-            backend.zero(&scratch.buffer)?;
-            plan
-        }
-        None => plan(backend, col, scratch.buffer.device_ptr())?,
-    };
     let module = lists_reduce_module(O::OFFSET_NAME, T::NAME);
     let (values, (bits, bit_offset)) =
         (child.values().device_ptr(), validity_args(child.validity()));
@@ -253,29 +256,31 @@ pub(crate) fn list_sum<O: OffsetSize, T: Native>(
             out.device_ptr(),
             word.as_ref().map_or(0, ErrorWord::device_ptr),
         );
+        let (scratch, plan) = prepare(backend, col)?;
         // Integers of at most 32 bits in lists of 8 to 128 elements on average: the
         // tile sums of the segmented reductions, whatever the lengths' spread.
-        let mut planned = None;
-        if !T::IS_FLOAT && std::mem::size_of::<T>() <= 4 {
-            let plan = plan(backend, col, 0)?;
-            let average = (plan.hi - plan.lo) as u64 / plan.n;
-            if takes_tile_sums::<T>(average) {
-                let segs = TileSegments {
-                    offsets: plan.offsets,
-                    validity: (plan.list_bits, plan.list_bit_offset),
-                    segments: plan.n,
-                    lo: plan.lo,
-                    hi: plan.hi,
-                };
-                tile_sums::<T, O>(backend, child_of::<O, T>(col)?, &segs, out_ptr)?;
-                return PrimitiveColumn::try_new(out, col.validity().cloned());
-            }
-            planned = Some(plan);
+        let segs = TileSegments {
+            offsets: plan.offsets,
+            validity: (plan.list_bits, plan.list_bit_offset),
+            segments: plan.n,
+            lo: plan.lo,
+            hi: plan.hi,
+        };
+        if takes_tile_sums::<T>(&segs) {
+            tile_sums::<T, O>(backend, child_of::<O, T>(col)?, &segs, out_ptr)?;
+            return PrimitiveColumn::try_new(out, col.validity().cloned());
         }
         // SAFETY: `list_sum_<O>_<T>(..., void* out, uint64_t* error_word)` writes n sums of
         // T::Sum (allocated above); the word is null when the kernel cannot report.
         unsafe {
-            launch_planned::<O, T>(backend, "sum", col, &params![out_ptr, word_ptr], planned)?
+            launch_planned::<O, T>(
+                backend,
+                "sum",
+                col,
+                &params![out_ptr, word_ptr],
+                &plan,
+                scratch,
+            )?
         };
         if let Some((row, _)) = word.map(|w| w.read(backend)).transpose()?.flatten() {
             return Err(overflow_error::<T>("list_sum", "sum", row));

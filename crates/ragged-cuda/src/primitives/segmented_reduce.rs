@@ -96,13 +96,16 @@ fn plan<T: Native, O: OffsetSize>(
 /// `kernels/common/segmented_tiles.cuh`).
 const TILE_SUM_BYTES: i64 = 16 * 1024;
 
-/// Whether sums of T over segments of `average` elements take the tile sums
+/// Whether sums of T over `segs` take the tile sums
 /// (`kernels/common/segmented_tiles.cuh`): integers of at most 32 bits, whose sums are
 /// exact in 64 bits in any order, in segments of 8 to 128 elements on average (the
 /// thread-per-segment mode reads shorter ones faster, the warp and block modes longer
 /// ones).
-pub(crate) fn takes_tile_sums<T: Native>(average: u64) -> bool {
-    !T::IS_FLOAT && std::mem::size_of::<T>() <= 4 && (8..128).contains(&average)
+pub(crate) fn takes_tile_sums<T: Native>(segs: &TileSegments) -> bool {
+    segs.segments > 0
+        && !T::IS_FLOAT
+        && std::mem::size_of::<T>() <= 4
+        && (8..128).contains(&((segs.hi - segs.lo) as u64 / segs.segments))
 }
 
 /// The segments of a tile sum: offsets (validated), optional segment validity, and the
@@ -220,14 +223,14 @@ pub(crate) fn segmented_sum<T: Native, O: OffsetSize>(
     let plan = plan(backend, col, offsets)?;
     let (segments, mode) = (plan.segments, plan.mode);
     let out = backend.alloc::<T::Sum>(segments as usize)?;
-    if segments > 0 && takes_tile_sums::<T>((plan.hi - plan.lo) as u64 / segments) {
-        let segs = TileSegments {
-            offsets: offsets.device_ptr(),
-            validity: (0, 0),
-            segments,
-            lo: plan.lo,
-            hi: plan.hi,
-        };
+    let segs = TileSegments {
+        offsets: offsets.device_ptr(),
+        validity: (0, 0),
+        segments,
+        lo: plan.lo,
+        hi: plan.hi,
+    };
+    if takes_tile_sums::<T>(&segs) {
         tile_sums::<T, O>(backend, col, &segs, out.device_ptr())?;
     } else if segments > 0 {
         // Only sums of 64-bit integers (accumulated in 128 bits) can overflow their
