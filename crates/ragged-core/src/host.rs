@@ -32,3 +32,78 @@ pub fn advise_huge_pages<T>(buffer: &mut [T]) {
         };
     }
 }
+
+/// Bytes of one piece of [`prefetched_pieces`]: four cache lines.
+pub const PIECE_BYTES: usize = 256;
+
+/// How far ahead of the piece in hand [`prefetched_pieces`] requests lines, in bytes.
+pub const PREFETCH_DISTANCE: usize = 4096;
+
+/// Ask the CPU to bring the cache lines holding `count` elements from `start` on into
+/// its caches. A hint: it never faults and reads nothing a program can observe, so any
+/// address will do (form it with `wrapping_add`); it does nothing on targets other than
+/// x86-64.
+///
+/// Streaming loops use it where the hardware prefetchers alone leave a core short of
+/// memory-level parallelism: on the 2-core Xeon machine one core read 7.5 GB/s by
+/// itself and about 12 GB/s with lines requested 4 KiB ahead (PERFORMANCE v0.16).
+#[inline(always)]
+pub fn prefetch<T>(start: *const T, count: usize) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        let start = start.cast::<i8>();
+        for line in (0..count * std::mem::size_of::<T>()).step_by(64) {
+            // SAFETY: PREFETCHT0 is a hint that cannot fault and has no architectural
+            // effect, whatever the address; the address is formed with wrapping_add.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(start.wrapping_add(line)) };
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (start, count);
+}
+
+/// Elements [`PREFETCH_DISTANCE`] bytes make for `T` (at least one).
+#[inline(always)]
+pub const fn prefetch_ahead<T>() -> usize {
+    let size = std::mem::size_of::<T>();
+    if size == 0 || size >= PREFETCH_DISTANCE {
+        1
+    } else {
+        PREFETCH_DISTANCE / size
+    }
+}
+
+/// The elements of a piece of [`PIECE_BYTES`] (at least one).
+#[inline(always)]
+pub const fn piece_len<T>() -> usize {
+    let size = std::mem::size_of::<T>();
+    if size == 0 || size >= PIECE_BYTES {
+        1
+    } else {
+        PIECE_BYTES / size
+    }
+}
+
+/// `values` in consecutive pieces of [`piece_len`] elements, each handed out after the
+/// piece [`PREFETCH_DISTANCE`] bytes further on was requested ([`prefetch`]).
+/// For loops that read a large slice once, front to back.
+///
+/// # Example
+/// ```
+/// let values: Vec<u32> = (0..1000).collect();
+/// let total: u64 = ragged_core::host::prefetched_pieces(&values)
+///     .map(|piece| piece.iter().map(|&v| u64::from(v)).sum::<u64>())
+///     .sum();
+/// assert_eq!(total, 999 * 1000 / 2);
+/// ```
+#[inline]
+pub fn prefetched_pieces<T>(values: &[T]) -> impl Iterator<Item = &[T]> {
+    let piece = piece_len::<T>();
+    let ahead = prefetch_ahead::<T>();
+    let base = values.as_ptr();
+    values.chunks(piece).enumerate().map(move |(k, p)| {
+        prefetch(base.wrapping_add(k * piece + ahead), piece);
+        p
+    })
+}

@@ -50,6 +50,8 @@ pub trait Native:
     fn fast_carry(wide: Self::Wide) -> Option<Self::Sum>;
     /// `acc + value` in [`Native::Sum`], unchecked (see [`Native::fast_carry`]).
     fn sum_step(acc: Self::Sum, value: Self) -> Self::Sum;
+    /// `a + b` in [`Native::Sum`], unchecked (see [`Native::fast_carry`]).
+    fn sum_merge(a: Self::Sum, b: Self::Sum) -> Self::Sum;
     /// The additive identity of the accumulator.
     fn sum_zero() -> Self::Sum;
     /// The value as `f64` (rounded for 64-bit integers beyond 2^53).
@@ -114,16 +116,26 @@ macro_rules! native_int {
                 acc.wrapping_add(<$sum>::from(value))
             }
             #[inline]
+            fn sum_merge(a: $sum, b: $sum) -> $sum {
+                a.wrapping_add(b)
+            }
+            #[inline]
             fn sum_slice(values: &[$t]) -> $wide {
                 // Lanes of at least 64 bits: 2^32 values of at most 32 bits cannot wrap.
+                // Read in prefetched pieces (whole multiples of 8 values but the last).
                 let mut lanes = [<$lane>::default(); 8];
-                let mut chunks = values.chunks_exact(8);
-                for c in &mut chunks {
-                    for k in 0..8 {
-                        lanes[k] = lanes[k].wrapping_add(<$lane>::from(c[k]));
+                let mut total: $wide = 0;
+                for piece in crate::host::prefetched_pieces(values) {
+                    let mut chunks = piece.chunks_exact(8);
+                    for c in &mut chunks {
+                        for k in 0..8 {
+                            lanes[k] = lanes[k].wrapping_add(<$lane>::from(c[k]));
+                        }
+                    }
+                    for &v in chunks.remainder() {
+                        total = total.wrapping_add(<$wide>::from(v));
                     }
                 }
-                let mut total: $wide = chunks.remainder().iter().map(|&v| <$wide>::from(v)).sum();
                 for lane in lanes {
                     total = total.wrapping_add(<$wide>::from(lane));
                 }
@@ -208,15 +220,23 @@ macro_rules! native_float {
                 acc + value
             }
             #[inline]
+            fn sum_merge(a: $t, b: $t) -> $t {
+                a + b
+            }
+            #[inline]
             fn sum_slice(values: &[$t]) -> $t {
+                // Read in prefetched pieces (whole multiples of 8 values but the last).
                 let mut lanes = [0.0 as $t; 8];
-                let mut chunks = values.chunks_exact(8);
-                for c in &mut chunks {
-                    for k in 0..8 {
-                        lanes[k] += c[k];
+                let mut tail: $t = 0.0;
+                for piece in crate::host::prefetched_pieces(values) {
+                    let mut chunks = piece.chunks_exact(8);
+                    for c in &mut chunks {
+                        for k in 0..8 {
+                            lanes[k] += c[k];
+                        }
                     }
+                    tail += chunks.remainder().iter().sum::<$t>();
                 }
-                let tail: $t = chunks.remainder().iter().sum();
                 ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3]))
                     + ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]))
                     + tail

@@ -20,6 +20,7 @@ use ragged_core::{BooleanColumn, Error, Native, PrimitiveColumn, Result};
 
 use super::{for_each_row, transformed, Best, Extreme};
 use crate::CHUNK;
+use ragged_core::host::prefetched_pieces;
 
 /// Sum of the valid values; see [`ragged_core::Primitives::reduce_sum`].
 pub(crate) fn reduce_sum<T: Native>(col: &PrimitiveColumn<T>) -> Result<T::Sum> {
@@ -86,13 +87,20 @@ pub(crate) fn reduce_sum_f64<T: Native>(col: &PrimitiveColumn<T>, transform: Tra
 #[inline]
 fn sum_f64_lanes<T: Native>(values: &[T], f: impl Fn(f64) -> f64) -> f64 {
     let mut lanes = [0.0f64; 8];
-    let mut chunks = values.chunks_exact(8);
-    for c in &mut chunks {
-        for k in 0..8 {
-            lanes[k] += f(c[k].to_f64());
+    let mut tail = 0.0f64;
+    for piece in prefetched_pieces(values) {
+        let mut chunks = piece.chunks_exact(8);
+        for c in &mut chunks {
+            for k in 0..8 {
+                lanes[k] += f(c[k].to_f64());
+            }
         }
+        tail += chunks
+            .remainder()
+            .iter()
+            .map(|&v| f(v.to_f64()))
+            .sum::<f64>();
     }
-    let tail: f64 = chunks.remainder().iter().map(|&v| f(v.to_f64())).sum();
     ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3]))
         + ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]))
         + tail
@@ -145,31 +153,38 @@ fn dense_extreme<T: Native>(chunk: &[T], base: usize, extreme: Extreme) -> Optio
     let first = *chunk.first()?;
     let identity = extreme.identity::<T>();
     let mut lanes = [identity; EXTREME_LANES];
-    let mut blocks = chunk.chunks_exact(EXTREME_LANES);
-    match extreme {
-        Extreme::Min => {
-            for c in &mut blocks {
-                for k in 0..EXTREME_LANES {
-                    lanes[k] = if c[k] < lanes[k] { c[k] } else { lanes[k] };
-                }
-            }
-        }
-        Extreme::Max => {
-            for c in &mut blocks {
-                for k in 0..EXTREME_LANES {
-                    lanes[k] = if c[k] > lanes[k] { c[k] } else { lanes[k] };
-                }
-            }
-        }
-    }
     let better = |a: T, b: T| match extreme {
         Extreme::Min => a < b,
         Extreme::Max => a > b,
     };
+    let mut m = identity;
+    // Prefetched pieces hold whole multiples of the lanes, but the last piece.
+    for piece in prefetched_pieces(chunk) {
+        let mut blocks = piece.chunks_exact(EXTREME_LANES);
+        match extreme {
+            Extreme::Min => {
+                for c in &mut blocks {
+                    for k in 0..EXTREME_LANES {
+                        lanes[k] = if c[k] < lanes[k] { c[k] } else { lanes[k] };
+                    }
+                }
+            }
+            Extreme::Max => {
+                for c in &mut blocks {
+                    for k in 0..EXTREME_LANES {
+                        lanes[k] = if c[k] > lanes[k] { c[k] } else { lanes[k] };
+                    }
+                }
+            }
+        }
+        m = blocks
+            .remainder()
+            .iter()
+            .fold(m, |m, &v| if better(v, m) { v } else { m });
+    }
     let m = lanes
         .iter()
-        .chain(blocks.remainder())
-        .fold(identity, |m, &v| if better(v, m) { v } else { m });
+        .fold(m, |m, &v| if better(v, m) { v } else { m });
     Some(match first_equal(chunk, m) {
         Some(i) => Best {
             value: chunk[i],

@@ -28,6 +28,7 @@ use ragged_core::{Error, Host, Native, PrimitiveColumn, Result, ScalarBuffer};
 
 use super::{for_each_row, transformed, Extreme};
 use crate::CHUNK;
+use ragged_core::host::{piece_len, prefetch, prefetch_ahead};
 
 /// One scan: its state, how a row changes it, how two states combine, and the output
 /// value of a state.
@@ -171,54 +172,66 @@ pub(crate) fn scan_sum<T: Native>(
     }
 }
 
-/// Independent running sums per chunk in the fast path (`scan_sum_dense`).
-const LANES: usize = 4;
+/// Values per group of the float path of [`scan_sum_dense`].
+const GROUP: usize = 8;
 
-/// The fast path of `scan_sum` for columns without nulls. Each chunk is cut into
-/// [`LANES`] consecutive parts: pass 1 sums every part (eight vectorized lanes each,
-/// `Native::sum_slice`), the part totals are scanned into carries, and pass 2 continues
-/// the four carries side by side in `T::Sum` without checks — four independent chains
-/// of additions, so a float scan is not held to one addition's latency per value
-/// (integers continue the chunk's carry in one chain). The output is written once,
-/// never zero-filled first. `None` when some carry could overflow on the way (64-bit
+/// The fast path of `scan_sum` for columns without nulls. Pass 1 sums every chunk
+/// (eight vectorized lanes, `Native::sum_slice`), the chunk totals are scanned into
+/// carries, and pass 2 continues each chunk's carry in `T::Sum` without checks:
+/// integers in one chain (an addition takes one cycle); floats by groups of
+/// [`GROUP`] values, each group's own running sums first (independent of the carry,
+/// so the groups overlap) and then the carry added to them, which leaves one addition
+/// per group on the carry's chain instead of one per value. Both passes request their
+/// input and output ahead (`host::prefetch`). The output is written once, never
+/// zero-filled first. `None` when some carry could overflow on the way (64-bit
 /// integers, totals near the limits): the exact, checked scan handles those.
 fn scan_sum_dense<T: Native>(values: &[T], kind: ScanKind) -> Option<Vec<T::Sum>> {
-    let part_len = |chunk: usize| chunk.div_ceil(LANES);
-    let totals: Vec<[T::Wide; LANES]> = values
-        .par_chunks(CHUNK)
-        .map(|chunk| {
-            let mut parts = [T::wide_zero(); LANES];
-            for (total, part) in parts.iter_mut().zip(chunk.chunks(part_len(chunk.len()))) {
-                *total = T::sum_slice(part);
-            }
-            parts
-        })
-        .collect();
-    let mut carries: Vec<[T::Sum; LANES]> = Vec::with_capacity(totals.len());
+    let totals: Vec<T::Wide> = values.par_chunks(CHUNK).map(T::sum_slice).collect();
+    let mut carries: Vec<T::Sum> = Vec::with_capacity(totals.len());
     let mut carry = T::wide_zero();
-    for parts in &totals {
-        let mut chunk_carries = [T::sum_zero(); LANES];
-        for (slot, &total) in chunk_carries.iter_mut().zip(parts) {
-            *slot = T::fast_carry(carry)?;
-            carry = T::wide_merge(carry, total);
-        }
-        carries.push(chunk_carries);
+    for &total in &totals {
+        carries.push(T::fast_carry(carry)?);
+        carry = T::wide_merge(carry, total);
     }
     let mut out: Vec<T::Sum> = Vec::with_capacity(values.len());
     let spare = &mut out.spare_capacity_mut()[..values.len()];
     ragged_core::host::advise_huge_pages(spare);
+    let exclusive = kind == ScanKind::Exclusive;
     spare
         .par_chunks_mut(CHUNK)
         .zip(values.par_chunks(CHUNK))
         .zip(carries.par_iter())
-        .for_each(|((out, chunk), carries)| {
-            if !T::IS_FLOAT {
-                // Integers: one chain from the chunk's carry (the first part's). An
-                // integer addition takes one cycle, so the four chains side by side
-                // hid nothing and cost their addressing: 2^28 i32 -> i64 241-247 ->
-                // 183-186 ms on the 2-core machine (PERFORMANCE v0.15).
-                let mut a = carries[0];
-                if kind == ScanKind::Exclusive {
+        .for_each(|((out, chunk), &carry)| {
+            let mut a = carry;
+            let (piece, ahead) = (piece_len::<T>(), prefetch_ahead::<T>());
+            let (ip, op) = (chunk.as_ptr(), out.as_ptr());
+            let pieces = out.chunks_mut(piece).zip(chunk.chunks(piece));
+            for (k, (out, chunk)) in pieces.enumerate() {
+                prefetch(ip.wrapping_add(k * piece + ahead), piece);
+                prefetch(op.wrapping_add(k * piece + ahead), piece);
+                if T::IS_FLOAT {
+                    let mut groups = out.chunks_exact_mut(GROUP).zip(chunk.chunks_exact(GROUP));
+                    for (out, group) in &mut groups {
+                        let mut own = [T::sum_zero(); GROUP];
+                        let mut run = T::sum_zero();
+                        for (slot, &v) in own.iter_mut().zip(group) {
+                            let next = T::sum_step(run, v);
+                            *slot = if exclusive { run } else { next };
+                            run = next;
+                        }
+                        for (slot, &o) in out.iter_mut().zip(&own) {
+                            slot.write(T::sum_merge(a, o));
+                        }
+                        a = T::sum_merge(a, run);
+                    }
+                    // Only the chunk's last piece can leave a partial group.
+                    let done = out.len() / GROUP * GROUP;
+                    for (slot, &v) in out[done..].iter_mut().zip(&chunk[done..]) {
+                        let next = T::sum_step(a, v);
+                        slot.write(if exclusive { a } else { next });
+                        a = next;
+                    }
+                } else if exclusive {
                     for (slot, &v) in out.iter_mut().zip(chunk) {
                         slot.write(a);
                         a = T::sum_step(a, v);
@@ -229,54 +242,11 @@ fn scan_sum_dense<T: Native>(values: &[T], kind: ScanKind) -> Option<Vec<T::Sum>
                         slot.write(a);
                     }
                 }
-                return;
-            }
-            let part = part_len(chunk.len());
-            let mut outs = out.chunks_mut(part);
-            let mut ins = chunk.chunks(part);
-            let mut acc = *carries;
-            // Whole parts side by side; the last part may be shorter.
-            let full = chunk.len() / part;
-            if full == LANES {
-                let (o0, o1, o2, o3) = (
-                    outs.next().unwrap_or_default(),
-                    outs.next().unwrap_or_default(),
-                    outs.next().unwrap_or_default(),
-                    outs.next().unwrap_or_default(),
-                );
-                let (i0, i1, i2, i3) = (
-                    ins.next().unwrap_or_default(),
-                    ins.next().unwrap_or_default(),
-                    ins.next().unwrap_or_default(),
-                    ins.next().unwrap_or_default(),
-                );
-                let exclusive = kind == ScanKind::Exclusive;
-                for k in 0..part {
-                    let before = acc;
-                    acc[0] = T::sum_step(acc[0], i0[k]);
-                    acc[1] = T::sum_step(acc[1], i1[k]);
-                    acc[2] = T::sum_step(acc[2], i2[k]);
-                    acc[3] = T::sum_step(acc[3], i3[k]);
-                    let shown = if exclusive { before } else { acc };
-                    o0[k].write(shown[0]);
-                    o1[k].write(shown[1]);
-                    o2[k].write(shown[2]);
-                    o3[k].write(shown[3]);
-                }
-            } else {
-                for (lane, (o, i)) in outs.zip(ins).enumerate() {
-                    let mut a = acc[lane];
-                    for (slot, &v) in o.iter_mut().zip(i) {
-                        let next = T::sum_step(a, v);
-                        slot.write(if kind == ScanKind::Exclusive { a } else { next });
-                        a = next;
-                    }
-                    acc[lane] = a;
-                }
             }
         });
     // SAFETY: the chunks above cover out[0..values.len()] exactly once (the same
-    // chunking as `values`; each chunk's parts cover it), so every element is written.
+    // chunking as `values`; each chunk's pieces, groups and tail cover it), so every
+    // element is written.
     unsafe { out.set_len(values.len()) };
     Some(out)
 }
