@@ -63,31 +63,21 @@ pub fn prefetch<T>(start: *const T, count: usize) {
     let _ = (start, count);
 }
 
-/// Elements [`PREFETCH_DISTANCE`] bytes make for `T` (at least one).
+/// The elements of `T` that `bytes` bytes hold, at least one: a piece
+/// (`elements_in::<T>(PIECE_BYTES)`) or the prefetch distance in elements.
 #[inline(always)]
-pub const fn prefetch_ahead<T>() -> usize {
+pub const fn elements_in<T>(bytes: usize) -> usize {
     let size = std::mem::size_of::<T>();
-    if size == 0 || size >= PREFETCH_DISTANCE {
+    if size == 0 || size >= bytes {
         1
     } else {
-        PREFETCH_DISTANCE / size
+        bytes / size
     }
 }
 
-/// The elements of a piece of [`PIECE_BYTES`] (at least one).
-#[inline(always)]
-pub const fn piece_len<T>() -> usize {
-    let size = std::mem::size_of::<T>();
-    if size == 0 || size >= PIECE_BYTES {
-        1
-    } else {
-        PIECE_BYTES / size
-    }
-}
-
-/// `values` in consecutive pieces of [`piece_len`] elements, each handed out after the
-/// piece [`PREFETCH_DISTANCE`] bytes further on was requested ([`prefetch`]).
-/// For loops that read a large slice once, front to back.
+/// `values` in consecutive pieces of [`PIECE_BYTES`] (at least one element), each
+/// handed out after the piece [`PREFETCH_DISTANCE`] bytes further on was requested
+/// ([`prefetch`]). For loops that read a large slice once, front to back.
 ///
 /// # Example
 /// ```
@@ -99,8 +89,8 @@ pub const fn piece_len<T>() -> usize {
 /// ```
 #[inline]
 pub fn prefetched_pieces<T>(values: &[T]) -> impl Iterator<Item = &[T]> {
-    let piece = piece_len::<T>();
-    let ahead = prefetch_ahead::<T>();
+    let piece = elements_in::<T>(PIECE_BYTES);
+    let ahead = elements_in::<T>(PREFETCH_DISTANCE);
     let base = values.as_ptr();
     values.chunks(piece).enumerate().map(move |(k, p)| {
         prefetch(base.wrapping_add(k * piece + ahead), piece);

@@ -28,7 +28,7 @@ use ragged_core::{Error, Host, Native, PrimitiveColumn, Result, ScalarBuffer};
 
 use super::{for_each_row, transformed, Extreme};
 use crate::CHUNK;
-use ragged_core::host::{piece_len, prefetch, prefetch_ahead};
+use ragged_core::host::{elements_in, prefetch, prefetched_pieces, PIECE_BYTES, PREFETCH_DISTANCE};
 
 /// One scan: its state, how a row changes it, how two states combine, and the output
 /// value of a state.
@@ -203,11 +203,12 @@ fn scan_sum_dense<T: Native>(values: &[T], kind: ScanKind) -> Option<Vec<T::Sum>
         .zip(carries.par_iter())
         .for_each(|((out, chunk), &carry)| {
             let mut a = carry;
-            let (piece, ahead) = (piece_len::<T>(), prefetch_ahead::<T>());
-            let (ip, op) = (chunk.as_ptr(), out.as_ptr());
-            let pieces = out.chunks_mut(piece).zip(chunk.chunks(piece));
+            // The input's pieces come prefetched; the output's are requested alongside.
+            let piece = elements_in::<T>(PIECE_BYTES);
+            let ahead = elements_in::<T>(PREFETCH_DISTANCE);
+            let op = out.as_ptr();
+            let pieces = out.chunks_mut(piece).zip(prefetched_pieces(chunk));
             for (k, (out, chunk)) in pieces.enumerate() {
-                prefetch(ip.wrapping_add(k * piece + ahead), piece);
                 prefetch(op.wrapping_add(k * piece + ahead), piece);
                 if T::IS_FLOAT {
                     let mut groups = out.chunks_exact_mut(GROUP).zip(chunk.chunks_exact(GROUP));
