@@ -15,12 +15,12 @@
 use arrow_buffer::BooleanBuffer;
 use rayon::prelude::*;
 
-use ragged_core::ops::{Predicate, Transform};
+use ragged_core::ops::{Comparison, Predicate, Transform};
 use ragged_core::{BooleanColumn, Error, Native, PrimitiveColumn, Result};
 
 use super::{for_each_row, transformed, Best, Extreme};
 use crate::CHUNK;
-use ragged_core::host::prefetched_pieces;
+use ragged_core::host::{elements_in, prefetch, prefetched_pieces, PIECE_BYTES, PREFETCH_DISTANCE};
 
 /// Sum of the valid values; see [`ragged_core::Primitives::reduce_sum`].
 pub(crate) fn reduce_sum<T: Native>(col: &PrimitiveColumn<T>) -> Result<T::Sum> {
@@ -84,26 +84,67 @@ pub(crate) fn reduce_sum_f64<T: Native>(col: &PrimitiveColumn<T>, transform: Tra
 /// The sum of `f(x)` over `values` in `f64`, in eight independent lanes (one running
 /// sum held the loop to one addition's latency per value: 0.30 × memcpy for the sum of
 /// squares of f32 on the 2-core machine).
+///
+/// Each piece of the input is first transformed into an `f64` buffer on the stack, a
+/// plain element-wise loop that compiles to whole-register conversions from memory
+/// (`cvtps2pd`, `cvtdq2pd`); the lanes then add the buffer in order. Converting inside
+/// the lanes' loop let the vectorizer pair values from different registers (shuffles
+/// beside every conversion, which bound the loop on the shuffle port: 0.6 × memcpy for
+/// the sum of squares of f32 on the 2-core Xeon machine against 0.75–0.85 for the plain
+/// sum).
+///
+/// On x86-64 CPUs with AVX2 the same loop is compiled a second time for AVX2 and chosen
+/// at run time: four-wide conversions and arithmetic halve the instructions per value,
+/// which the conversion-heavy loop needs to keep up with memory on one core.
 #[inline]
 fn sum_f64_lanes<T: Native>(values: &[T], f: impl Fn(f64) -> f64) -> f64 {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU supports AVX2, checked just above.
+        return unsafe { sum_f64_lanes_avx2(values, f) };
+    }
+    sum_f64_lanes_body(values, f)
+}
+
+/// [`sum_f64_lanes_body`] compiled for AVX2.
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn sum_f64_lanes_avx2<T: Native>(values: &[T], f: impl Fn(f64) -> f64) -> f64 {
+    sum_f64_lanes_body(values, f)
+}
+
+/// The loop of [`sum_f64_lanes`], inlined into each of its instruction-set variants.
+#[inline(always)]
+fn sum_f64_lanes_body<T: Native>(values: &[T], f: impl Fn(f64) -> f64) -> f64 {
+    const PIECE: usize = elements_in::<f32>(PIECE_BYTES);
     let mut lanes = [0.0f64; 8];
-    let mut tail = 0.0f64;
-    for piece in prefetched_pieces(values) {
-        let mut chunks = piece.chunks_exact(8);
+    let mut wide = [0.0f64; PIECE];
+    for piece in values.chunks(PIECE) {
+        // Request the input 4 KiB ahead, as `prefetched_pieces` does.
+        prefetch(
+            piece
+                .as_ptr()
+                .wrapping_add(elements_in::<T>(PREFETCH_DISTANCE)),
+            piece.len(),
+        );
+        let wide = &mut wide[..piece.len()];
+        for (w, &v) in wide.iter_mut().zip(piece) {
+            *w = f(v.to_f64());
+        }
+        let mut chunks = wide.chunks_exact(8);
         for c in &mut chunks {
             for k in 0..8 {
-                lanes[k] += f(c[k].to_f64());
+                lanes[k] += c[k];
             }
         }
-        tail += chunks
-            .remainder()
-            .iter()
-            .map(|&v| f(v.to_f64()))
-            .sum::<f64>();
+        for (lane, &w) in lanes.iter_mut().zip(chunks.remainder()) {
+            *lane += w;
+        }
     }
-    ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3]))
-        + ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]))
-        + tail
+    lanes.iter().sum()
 }
 
 /// The extreme valid value and its row, `None` when no row is valid; see
@@ -224,12 +265,39 @@ pub(crate) fn count_if<T: Native>(col: &PrimitiveColumn<T>, predicate: Predicate
         .par_chunks(CHUNK)
         .enumerate()
         .map(|(chunk_index, chunk)| {
+            if validity.is_none() {
+                return dense_count_if(chunk, predicate);
+            }
             let mut count = 0usize;
             for_each_row(chunk, validity, chunk_index * CHUNK, |_, v, valid| {
                 count += usize::from(valid && predicate.test(v));
             });
             count
         })
+        .sum()
+}
+
+/// [`count_if`] of a chunk without nulls: the comparison chosen once per chunk, then
+/// each prefetched piece counted as a sum of 0/1 (which vectorizes; the test of
+/// `Predicate::test` per row matched the comparison again for every value).
+fn dense_count_if<T: Native>(chunk: &[T], predicate: Predicate<T>) -> usize {
+    let b = predicate.value;
+    match predicate.comparison {
+        Comparison::Eq => count_by(chunk, |x| x == b),
+        Comparison::Ne => count_by(chunk, |x| x != b),
+        Comparison::Lt => count_by(chunk, |x| x < b),
+        Comparison::Le => count_by(chunk, |x| x <= b),
+        Comparison::Gt => count_by(chunk, |x| x > b),
+        Comparison::Ge => count_by(chunk, |x| x >= b),
+    }
+}
+
+/// The number of values satisfying `test`, piece by piece (a piece holds at most
+/// [`ragged_core::host::PIECE_BYTES`] values, so its count fits `u32`).
+#[inline(always)]
+fn count_by<T: Native>(values: &[T], test: impl Fn(T) -> bool) -> usize {
+    prefetched_pieces(values)
+        .map(|piece| piece.iter().map(|&x| u32::from(test(x))).sum::<u32>() as usize)
         .sum()
 }
 
@@ -351,6 +419,46 @@ mod tests {
         let values: Vec<i16> = (0..1001).map(|i| (i % 37) as i16 - 18).collect();
         let want: f64 = values.iter().map(|&v| f64::from(v) * f64::from(v)).sum();
         assert_eq!(sum_f64_lanes(&values, |x| x * x), want);
+        // The portable variant too, which CPUs with AVX2 never reach through the dispatch.
+        assert_eq!(sum_f64_lanes_body(&values, |x| x * x), want);
         assert_eq!(sum_f64_lanes::<i16>(&[], f64::abs), 0.0);
+    }
+
+    #[test]
+    fn dense_count_if_agrees_with_the_predicate_row_by_row() {
+        // NaN, both zeros and the infinities among ordinary values, over several pieces.
+        let specials = [
+            f32::NAN,
+            -0.0,
+            0.0,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            1.5,
+            -2.0,
+        ];
+        let values: Vec<f32> = (0..3001)
+            .map(|i| specials[(i * 3 + i / 11) % specials.len()])
+            .collect();
+        let comparisons = [
+            Comparison::Eq,
+            Comparison::Ne,
+            Comparison::Lt,
+            Comparison::Le,
+            Comparison::Gt,
+            Comparison::Ge,
+        ];
+        for comparison in comparisons {
+            for &b in &[0.0f32, -0.0, 1.5, f32::NAN, f32::INFINITY] {
+                let p = Predicate::new(comparison, b);
+                for len in [0, 1, 63, 64, 65, 3001] {
+                    let want = values[..len].iter().filter(|&&x| p.test(x)).count();
+                    assert_eq!(
+                        dense_count_if(&values[..len], p),
+                        want,
+                        "{comparison:?} {b} {len}"
+                    );
+                }
+            }
+        }
     }
 }
