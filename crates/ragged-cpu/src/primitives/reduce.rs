@@ -20,7 +20,7 @@ use ragged_core::{BooleanColumn, Error, Native, PrimitiveColumn, Result};
 
 use super::{for_each_row, transformed, Best, Extreme};
 use crate::CHUNK;
-use ragged_core::host::{elements_in, prefetch, prefetched_pieces, PIECE_BYTES, PREFETCH_DISTANCE};
+use ragged_core::host::{elements_in, prefetched_pieces, PIECE_BYTES};
 
 /// Sum of the valid values; see [`ragged_core::Primitives::reduce_sum`].
 pub(crate) fn reduce_sum<T: Native>(col: &PrimitiveColumn<T>) -> Result<T::Sum> {
@@ -85,9 +85,9 @@ pub(crate) fn reduce_sum_f64<T: Native>(col: &PrimitiveColumn<T>, transform: Tra
 /// sum held the loop to one addition's latency per value: 0.30 × memcpy for the sum of
 /// squares of f32 on the 2-core machine).
 ///
-/// Each piece of the input is first transformed into an `f64` buffer on the stack, a
-/// plain element-wise loop that compiles to whole-register conversions from memory
-/// (`cvtps2pd`, `cvtdq2pd`); the lanes then add the buffer in order. Converting inside
+/// Each prefetched piece of the input is first transformed into an `f64` buffer on the
+/// stack, a plain element-wise loop that compiles to whole-register conversions from
+/// memory (`cvtps2pd`, `cvtdq2pd`); the lanes then add the buffer in order. Converting inside
 /// the lanes' loop let the vectorizer pair values from different registers (shuffles
 /// beside every conversion, which bound the loop on the shuffle port: 0.6 × memcpy for
 /// the sum of squares of f32 on the 2-core Xeon machine against 0.75–0.85 for the plain
@@ -119,19 +119,13 @@ unsafe fn sum_f64_lanes_avx2<T: Native>(values: &[T], f: impl Fn(f64) -> f64) ->
 /// The loop of [`sum_f64_lanes`], inlined into each of its instruction-set variants.
 #[inline(always)]
 fn sum_f64_lanes_body<T: Native>(values: &[T], f: impl Fn(f64) -> f64) -> f64 {
-    const PIECE: usize = elements_in::<f32>(PIECE_BYTES);
+    const WIDE: usize = elements_in::<f32>(PIECE_BYTES);
     let mut lanes = [0.0f64; 8];
-    let mut wide = [0.0f64; PIECE];
-    for piece in values.chunks(PIECE) {
-        // Request the input 4 KiB ahead, as `prefetched_pieces` does.
-        prefetch(
-            piece
-                .as_ptr()
-                .wrapping_add(elements_in::<T>(PREFETCH_DISTANCE)),
-            piece.len(),
-        );
-        let wide = &mut wide[..piece.len()];
-        for (w, &v) in wide.iter_mut().zip(piece) {
+    let mut wide = [0.0f64; WIDE];
+    // Pieces of one-byte values hold more than WIDE values: blocks of at most WIDE.
+    for block in prefetched_pieces(values).flat_map(|piece| piece.chunks(WIDE)) {
+        let wide = &mut wide[..block.len()];
+        for (w, &v) in wide.iter_mut().zip(block) {
             *w = f(v.to_f64());
         }
         let mut chunks = wide.chunks_exact(8);
@@ -439,15 +433,7 @@ mod tests {
         let values: Vec<f32> = (0..3001)
             .map(|i| specials[(i * 3 + i / 11) % specials.len()])
             .collect();
-        let comparisons = [
-            Comparison::Eq,
-            Comparison::Ne,
-            Comparison::Lt,
-            Comparison::Le,
-            Comparison::Gt,
-            Comparison::Ge,
-        ];
-        for comparison in comparisons {
+        for comparison in ragged_testkit::conformance::primitives::COMPARISONS {
             for &b in &[0.0f32, -0.0, 1.5, f32::NAN, f32::INFINITY] {
                 let p = Predicate::new(comparison, b);
                 for len in [0, 1, 63, 64, 65, 3001] {
