@@ -19,9 +19,11 @@ pub use primitives::{
     Comparison, OffsetWidth, Offsets, Predicate, Primitives, ScanKind, Selection, Transform,
 };
 pub use sequences::{
-    check_distance_args, check_sketch_args, finish_sketch, ln_choose, sketch_layout, Alphabet,
+    check_distance_args, check_sketch_args, count_base, count_chunk, count_layout,
+    count_patterns, finish_counts, finish_sketch, ln_choose, sketch_layout, Alphabet,
     DistanceMatrix, SequenceColumn, SequenceOps, SketchColumn, SketchItem, SketchLayout,
-    SketchPlan, SketchTables, MAX_SKETCH_DIM, MAX_SKETCH_LENGTH, SKIP,
+    SketchPlan, SketchTables, COUNT_RADIX, MAX_COUNT_LENGTH, MAX_SKETCH_DIM, MAX_SKETCH_LENGTH,
+    SKIP,
 };
 pub use strings::{
     case_table, char_count, is_split_whitespace, is_strip_whitespace, like_tokens, lower_char,

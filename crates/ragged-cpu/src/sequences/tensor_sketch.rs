@@ -14,8 +14,8 @@
 //! `t(t+1)/2` for middle chunks; memory: the codes are read once per lane group.
 
 use ragged_core::ops::{
-    check_sketch_args, finish_sketch, sketch_layout, SequenceColumn, SketchColumn, SketchItem,
-    SketchPlan, MAX_SKETCH_LENGTH,
+    check_sketch_args, count_chunk, count_layout, count_patterns, finish_counts, finish_sketch,
+    sketch_layout, SequenceColumn, SketchColumn, SketchItem, SketchPlan, MAX_SKETCH_LENGTH,
 };
 use ragged_core::{Result, ScalarBuffer};
 use rayon::prelude::*;
@@ -67,6 +67,9 @@ impl LaneTable {
 
 pub(super) fn tensor_sketch(sequences: &SequenceColumn, plan: &SketchPlan) -> Result<SketchColumn> {
     check_sketch_args(sequences, plan)?;
+    if plan.by_counts() {
+        return by_counts(sequences, plan);
+    }
     let (t, dim, kc) = (plan.t(), plan.dim(), plan.frequencies());
     // Four chunks per thread: enough to balance skewed lengths, few enough that long
     // sequences are rarely cut (a middle chunk costs up to (t + 1) / 2 times a first).
@@ -86,6 +89,33 @@ pub(super) fn tensor_sketch(sequences: &SequenceColumn, plan: &SketchPlan) -> Re
         .for_each(|(out, w)| {
             let items = &layout.items[w[0] as usize..w[1] as usize];
             finish_sketch(plan, items, &raw, out);
+        });
+    SketchColumn::try_new(ScalarBuffer::from(values), dim)
+}
+
+/// The count method (`ragged_core::ops::sequences`, "Subsequence counts"): every chunk's
+/// pattern counts in parallel, then each sequence's chunks combined and projected.
+fn by_counts(sequences: &SequenceColumn, plan: &SketchPlan) -> Result<SketchColumn> {
+    let (t, dim) = (plan.t(), plan.dim());
+    // Every chunk costs the same per code, so chunks only balance the threads.
+    let chunk = plan.chunk_length_for(sequences.total_length(), rayon::current_num_threads() * 8);
+    let layout = count_layout(sequences.offsets(), chunk);
+    let codes: &[u8] = sequences.codes();
+    let patterns = count_patterns(t);
+    let mut raw = vec![0f64; layout.items.len() * patterns];
+    raw.par_chunks_mut(patterns)
+        .zip(layout.items.par_iter())
+        .for_each(|(out, item)| {
+            count_chunk(&codes[item.start as usize..(item.start + item.len) as usize], t, out)
+        });
+    let entries = plan.count_entries();
+    let mut values = output_vec::<f32>(sequences.len() * dim);
+    values
+        .par_chunks_mut(dim)
+        .zip(layout.first.par_windows(2))
+        .for_each(|(out, w)| {
+            let items = &layout.items[w[0] as usize..w[1] as usize];
+            finish_counts(plan, &entries, items, &raw, out);
         });
     SketchColumn::try_new(ScalarBuffer::from(values), dim)
 }

@@ -433,6 +433,233 @@ RAGGED_SKETCH_ITEMS_VARIANT(14, shared, false, 4)
 RAGGED_SKETCH_ITEMS_VARIANT(15, shared, false, 4)
 RAGGED_SKETCH_ITEMS_VARIANT(16, shared, false, 4)
 
+// ---- subsequence counts (A <= 4, t <= 4) ------------------------------------------------
+//
+// For small alphabets the sketch is a fixed projection of the counts of every pattern
+// of t codes occurring as a sub-sequence: N(c_1..c_t) = #{i_1 < .. < i_t : x_{i_p} = c_p},
+// T_t = sum_P N(P) * prod_p s_p(c_p) * e_{(sum_p h_p(c_p)) mod D} / C(n, t)
+// (ragged_core::ops::sequences, "Subsequence counts"). Per code c the counts of the
+// patterns ending in c grow by the counts of their prefixes: 4 + 16 + 64 additions of
+// the level below for t = 4, against 4 complex multiply-adds per frequency (49 for
+// D = 96) in the Fourier domain, and exact.
+//
+// sketch_counts_<t>: one warp per chunk item (forward, level 0). Patterns of a level p
+// are indexed sum_i c_i 4^(i-1) (the first code the lowest digit), so a pattern's
+// prefix of length s is its index mod 4^s and its suffix the index >> 2s. Lane l owns
+// the prefixes j = l and l + 32 of length t - 1 (those below 4^(t-1)); it keeps the
+// counts of its prefixes (top), of their shorter prefixes (low: shared, the two
+// prefixes differ only in their last digit) and of the four patterns extending each
+// prefix (last), in float64 (exact below 2^53, i.e. chunks under 20 000 codes at t = 4;
+// relative 1e-16 beyond). Output: raw[slot * COUNTS(t) + base(p) + index] for every
+// pattern of every level p = 1..t, base(p) = (4^p - 4) / 3.
+//
+// sketch_counts_finish: one block per sequence combines its chunks' counts in order
+// (N_AB(P) = sum_s N_A(P[:s]) N_B(P[s:]), float64), then sums each output entry's
+// patterns (a table grouped by entry, in a fixed order) and divides by C(n, t).
+
+constexpr int COUNT_RADIX = 4;
+
+/// Patterns of levels 1..T: (4^(T+1) - 4) / 3.
+__host__ __device__ constexpr int count_patterns(int T) { return ((1 << (2 * T + 2)) - 4) / 3; }
+
+/// Index of the first pattern of level p in an item's counts.
+__host__ __device__ constexpr int count_base(int p) { return ((1 << (2 * p)) - 4) / 3; }
+
+template <int T>
+struct PatternCounts {
+    static constexpr int PRE = 1 << (2 * (T - 1));  // prefixes of length T - 1
+    static constexpr int PER = PRE > 32 ? 2 : 1;    // prefixes per lane
+    double last[PER][COUNT_RADIX];                  // N_T(j_k + 4^(T-1) x)
+    double top[PER];                                // N_{T-1}(j_k) (T >= 2)
+    double low[T > 2 ? T - 2 : 1];                  // N_q(j mod 4^q), q = 1..T-2 (index q - 1)
+    int j[PER];
+
+    __device__ __forceinline__ explicit PatternCounts(int lane) {
+#pragma unroll
+        for (int k = 0; k < PER; ++k) {
+            j[k] = (lane + 32 * k) & (PRE - 1);
+            top[k] = 0.0;
+#pragma unroll
+            for (int x = 0; x < COUNT_RADIX; ++x) last[k][x] = 0.0;
+        }
+#pragma unroll
+        for (int q = 0; q < (T > 2 ? T - 2 : 1); ++q) low[q] = 0.0;
+    }
+
+    /// Digit q (1-based) of prefix k.
+    __device__ __forceinline__ int digit(int k, int q) const { return (j[k] >> (2 * (q - 1))) & 3; }
+
+    /// One code: every level from the top, each from the old value of the level below.
+    template <int X>
+    __device__ __forceinline__ void step() {
+#pragma unroll
+        for (int k = 0; k < PER; ++k) last[k][X] += T >= 2 ? top[k] : 1.0;
+        if (T >= 2) {
+#pragma unroll
+            for (int k = 0; k < PER; ++k)
+                if (digit(k, T - 1) == X) top[k] += T >= 3 ? low[T >= 3 ? T - 3 : 0] : 1.0;
+        }
+#pragma unroll
+        for (int q = T - 2; q >= 1; --q)
+            if (digit(0, q) == X) low[q - 1] += q >= 2 ? low[q >= 2 ? q - 2 : 0] : 1.0;
+    }
+
+    /// The code in byte B of `word` (codes are below 4: compared in place).
+    template <int B>
+    __device__ __forceinline__ void apply_byte(unsigned word) {
+        const unsigned m = word & (0xffu << (8 * B));
+        if (m == 0u) {
+            step<0>();
+        } else if (m == 1u << (8 * B)) {
+            step<1>();
+        } else if (m == 2u << (8 * B)) {
+            step<2>();
+        } else {
+            step<3>();
+        }
+    }
+
+    __device__ __forceinline__ void apply_word(unsigned word) {
+        apply_byte<0>(word);
+        apply_byte<1>(word);
+        apply_byte<2>(word);
+        apply_byte<3>(word);
+    }
+
+    __device__ __forceinline__ void apply_vector(uint4 v) {
+        unsigned a = v.x, b = v.y, c = v.z;
+        const unsigned d = v.w;
+#pragma unroll 1
+        for (int w = 0; w < 4; ++w) {
+            apply_word(a);
+            a = b;
+            b = c;
+            c = d;
+        }
+    }
+
+    /// Write the counts this lane owns: its patterns of level T, its prefixes (level
+    /// T - 1), and a shorter prefix q when j < 4^q (one writer per pattern).
+    __device__ __forceinline__ void write(double* out, int lane) const {
+        if (lane >= (PRE < 32 ? PRE : 32)) return;
+#pragma unroll
+        for (int k = 0; k < PER; ++k) {
+#pragma unroll
+            for (int x = 0; x < COUNT_RADIX; ++x) out[count_base(T) + j[k] + PRE * x] = last[k][x];
+            if (T >= 2) out[count_base(T - 1) + j[k]] = top[k];
+        }
+#pragma unroll
+        for (int q = 1; q <= T - 2; ++q)
+            if (j[0] < (1 << (2 * q))) out[count_base(q) + j[0]] = low[q - 1];
+    }
+};
+
+/// Threads per block of the counts kernel: four items (warps).
+constexpr int COUNT_BLOCK = 128;
+
+template <int T>
+__device__ void sketch_counts(const CodeSource& source, const SketchItem* __restrict__ items, long long n_items,
+                              double* __restrict__ raw) {
+    const long long item_index = static_cast<long long>(blockIdx.x) * (COUNT_BLOCK / 32) + threadIdx.x / 32;
+    if (item_index >= n_items) return;
+    const int lane = threadIdx.x % 32;
+    const SketchItem item = items[item_index];
+    PatternCounts<T> n(lane);
+    ItemCodes<false> codes(source, item);
+    const long long len = item.len;
+    const long long misalign = codes.misalign();
+    long long head = misalign == 0 ? 0 : 16 - misalign;
+    if (head > len) head = len;
+    const long long words = (len - head) / 16;
+    const long long body_end = head + words * 16;
+    for (long long i = 0; i < head; ++i) {
+        if (!codes.wait(i)) return;
+        n.template apply_byte<0>(codes.byte(i));
+    }
+    for (long long w = 0; w < words; ++w) {
+        const long long i = head + 16 * w;
+        if (!codes.wait(i)) return;
+        n.apply_vector(codes.word(i));
+    }
+    for (long long i = body_end; i < len; ++i) {
+        if (!codes.wait(i)) return;
+        n.template apply_byte<0>(codes.byte(i));
+    }
+    n.write(raw + item.slot * count_patterns(T), lane);
+}
+
+#define RAGGED_SKETCH_COUNTS_VARIANT(T)                                                                  \
+    extern "C" __global__ void __launch_bounds__(COUNT_BLOCK, 8)                                         \
+        sketch_counts_##T(const uint8_t* codes, const long long* round_base, unsigned* ready, int piece_shift, \
+                          const SketchItem* items, long long n_items, double* raw) {                     \
+        const CodeSource source{codes, round_base, ready, piece_shift};                                  \
+        sketch_counts<T>(source, items, n_items, raw);                                                   \
+    }
+
+RAGGED_SKETCH_COUNTS_VARIANT(1)
+RAGGED_SKETCH_COUNTS_VARIANT(2)
+RAGGED_SKETCH_COUNTS_VARIANT(3)
+RAGGED_SKETCH_COUNTS_VARIANT(4)
+
+/// Threads per block of `sketch_counts_finish`.
+constexpr int COUNT_FINISH_BLOCK = 256;
+
+/// `entries`: D + 1 starts, then for each output entry its patterns of level t in a
+/// fixed order, each as sign * (index + 1). `raw` as written by sketch_counts_<t>.
+extern "C" __global__ void __launch_bounds__(COUNT_FINISH_BLOCK)
+    sketch_counts_finish(const double* __restrict__ raw, const SketchItem* __restrict__ items,
+                         const long long* __restrict__ first, int T, int D, const int* __restrict__ entries,
+                         float* __restrict__ out) {
+    // The running counts of the sequence so far, and the next ones.
+    __shared__ double state[2][count_patterns(4)];
+    const int patterns = count_patterns(T);
+    const long long s = blockIdx.x;
+    const long long begin = first[s], end = first[s + 1];
+    long long n = 0;
+    int cur = 0;
+    for (long long at = begin; at < end; ++at) {
+        const SketchItem item = items[at];
+        const double* chunk = raw + item.slot * patterns;
+        if (at == begin) {
+            for (int i = threadIdx.x; i < patterns; i += blockDim.x) state[0][i] = chunk[i];
+        } else {
+            for (int i = threadIdx.x; i < patterns; i += blockDim.x) {
+                int p = 1;
+                while (i >= count_base(p + 1)) ++p;
+                const int idx = i - count_base(p);
+                // s = 0: the whole pattern in the new chunk; s = p: in the old ones.
+                // Rounded as the host's finish_counts rounds (no contraction into fma).
+                double acc = __dadd_rn(chunk[i], state[cur][i]);
+                for (int split = 1; split < p; ++split) {
+                    const int prefix = idx & ((1 << (2 * split)) - 1);
+                    const int suffix = idx >> (2 * split);
+                    acc = __dadd_rn(acc, __dmul_rn(state[cur][count_base(split) + prefix],
+                                                   chunk[count_base(p - split) + suffix]));
+                }
+                state[cur ^ 1][i] = acc;
+            }
+            cur ^= 1;
+        }
+        n += item.len;
+        __syncthreads();
+    }
+    // C(n, T) in float64; zero sketches below T codes.
+    double norm = 1.0;
+    for (int i = 0; i < T; ++i) norm = __ddiv_rn(__dmul_rn(norm, static_cast<double>(n - i)), static_cast<double>(i + 1));
+    const double* top = state[cur] + count_base(T);
+    for (int e = threadIdx.x; e < D; e += blockDim.x) {
+        double acc = 0.0;
+        if (n >= T && begin < end) {
+            for (int i = entries[e]; i < entries[e + 1]; ++i) {
+                const int v = entries[D + 1 + i];
+                acc = __dadd_rn(acc, v > 0 ? top[v - 1] : -top[-v - 1]);
+            }
+            acc = __ddiv_rn(acc, norm);
+        }
+        out[s * D + e] = static_cast<float>(acc);
+    }
+}
+
 // ---- finish -------------------------------------------------------------------------
 
 __device__ __forceinline__ double neg_inf() { return __longlong_as_double(0xfff0000000000000ull); }

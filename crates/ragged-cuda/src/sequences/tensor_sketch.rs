@@ -15,8 +15,8 @@
 //! round instead of after the whole upload.
 
 use ragged_core::ops::{
-    check_sketch_args, sketch_layout, SequenceColumn, SketchColumn, SketchItem, SketchLayout,
-    SketchPlan,
+    check_sketch_args, count_layout, count_patterns, sketch_layout, SequenceColumn, SketchColumn,
+    SketchItem, SketchLayout, SketchPlan,
 };
 use ragged_core::{Host, Memory, Result, ScalarBuffer};
 use rayon::prelude::*;
@@ -37,6 +37,12 @@ const SHARED_TABLE_BYTES: usize = 40 * 1024;
 /// chunks to whole pieces costs at most about 3 %.
 const PIECE_MIN: usize = 16;
 const PIECE_MAX: usize = 1024;
+/// Threads per block of `sketch_counts_finish` (`COUNT_FINISH_BLOCK` in the kernel).
+const COUNT_FINISH_BLOCK: u32 = 256;
+
+/// Blocks per multiprocessor of the counts kernel's launch bounds
+/// (`RAGGED_SKETCH_COUNTS_VARIANT`), four items (warps) each.
+const COUNT_MIN_BLOCKS: usize = 8;
 
 /// The blocks per multiprocessor the kernel's launch bounds guarantee
 /// (`RAGGED_SKETCH_ITEMS_VARIANT`).
@@ -52,6 +58,9 @@ fn min_blocks(t: usize, register_table: bool) -> usize {
 /// The item kernel's shape and chunk plan for one column.
 struct ItemPlan {
     t: usize,
+    /// The count method (`SketchPlan::by_counts`): one warp per chunk item, every item
+    /// forward; else the Fourier items.
+    counts: bool,
     /// Frequencies `K = D/2 + 1`.
     kc: usize,
     register_table: bool,
@@ -73,16 +82,30 @@ fn item_plan(backend: &CudaBackend, offsets: &[i64], plan: &SketchPlan) -> ItemP
     let (t, kc, a) = (plan.t(), plan.frequencies(), plan.alphabet_size());
     let n = offsets.len() - 1;
     let total = (offsets[n] - offsets[0]) as usize;
+    let counts = plan.by_counts();
     // Register phases exist for A <= 4 and t <= 8 (`RAGGED_SKETCH_ITEMS_VARIANT`).
     let register_table = a <= 4 && t <= 8;
-    let slices = kc.div_ceil(ITEM_BLOCK);
-    let lanes = kc.div_ceil(slices).div_ceil(32) * 32;
+    let (slices, lanes) = if counts {
+        (1, 32)
+    } else {
+        let slices = kc.div_ceil(ITEM_BLOCK);
+        (slices, kc.div_ceil(slices).div_ceil(32) * 32)
+    };
     let groups = ITEM_BLOCK / lanes;
     // Chunks sized so that the items fill the resident capacity of the chip.
     let sms = backend.info().multiprocessors.max(1) as usize;
-    let resident_items = sms * min_blocks(t, register_table) * groups / slices;
+    let blocks = if counts {
+        COUNT_MIN_BLOCKS
+    } else {
+        min_blocks(t, register_table)
+    };
+    let resident_items = sms * blocks * groups / slices;
     let chunk = plan.chunk_length_for(total, resident_items.max(1));
-    let layout = sketch_layout(offsets, t, chunk);
+    let layout = if counts {
+        count_layout(offsets, chunk)
+    } else {
+        sketch_layout(offsets, t, chunk)
+    };
     let mut by_cost: Vec<usize> = (0..layout.items.len()).collect();
     by_cost.sort_unstable_by_key(|&i| {
         let item = &layout.items[i];
@@ -95,6 +118,7 @@ fn item_plan(backend: &CudaBackend, offsets: &[i64], plan: &SketchPlan) -> ItemP
     });
     ItemPlan {
         t,
+        counts,
         kc,
         register_table,
         slices,
@@ -138,6 +162,23 @@ struct CodeSource {
     piece_shift: i32,
 }
 
+/// The method's tables and per-item results on the device.
+enum Work {
+    /// The Fourier method: the phase table (`A × t × K` float2) and the items' raw rows
+    /// (`(t + 1) × K` float2 each).
+    Fourier {
+        table: DeviceBuffer<f32>,
+        table_len: usize,
+        raw: DeviceBuffer<f32>,
+    },
+    /// The count method: the projection (`SketchPlan::count_entries`) and the items'
+    /// pattern counts (`count_patterns(t)` float64 each).
+    Counts {
+        entries: DeviceBuffer<i32>,
+        raw: DeviceBuffer<f64>,
+    },
+}
+
 /// The device side of one sketch call: the uploaded plan and the output buffers.
 struct Launch<'p> {
     ip: &'p ItemPlan,
@@ -146,9 +187,7 @@ struct Launch<'p> {
     alphabet: usize,
     items: DeviceBuffer<i64>,
     first: DeviceBuffer<i64>,
-    table: DeviceBuffer<f32>,
-    table_len: usize,
-    raw: DeviceBuffer<f32>,
+    work: Work,
     out: DeviceBuffer<f32>,
 }
 
@@ -162,9 +201,19 @@ impl<'p> Launch<'p> {
             .collect();
         let items = backend.upload_slice(&words)?;
         let first = backend.upload_slice(&ip.layout.first)?;
-        let phases: Vec<f32> = plan.phases().iter().flatten().copied().collect();
-        let table = backend.upload_slice(&phases)?;
-        let raw = backend.alloc::<f32>(ip.layout.items.len() * (ip.t + 1) * ip.kc * 2)?;
+        let work = if ip.counts {
+            Work::Counts {
+                entries: backend.upload_slice(&plan.count_entries())?,
+                raw: backend.alloc::<f64>(ip.layout.items.len() * count_patterns(ip.t))?,
+            }
+        } else {
+            let phases: Vec<f32> = plan.phases().iter().flatten().copied().collect();
+            Work::Fourier {
+                table: backend.upload_slice(&phases)?,
+                table_len: phases.len(),
+                raw: backend.alloc::<f32>(ip.layout.items.len() * (ip.t + 1) * ip.kc * 2)?,
+            }
+        };
         let out = backend.alloc::<f32>(n * plan.dim())?;
         Ok(Self {
             ip,
@@ -173,9 +222,7 @@ impl<'p> Launch<'p> {
             alphabet: plan.alphabet_size(),
             items,
             first,
-            table,
-            table_len: phases.len(),
-            raw,
+            work,
             out,
         })
     }
@@ -189,99 +236,171 @@ impl<'p> Launch<'p> {
     ) -> Result<()> {
         let ip = self.ip;
         let n_items = ip.layout.items.len() as i64;
-        let table_bytes = self.table_len * 4;
-        let use_shared = !ip.register_table && table_bytes <= SHARED_TABLE_BYTES;
-        let carry_bytes = ITEM_BLOCK * (ip.t + 1) * 8;
-        let shared = (carry_bytes + if use_shared { table_bytes } else { 0 }) as u32;
-        let name = format!(
-            "sketch_items_{}_{}",
-            ip.t,
-            if ip.register_table { "reg" } else { "shared" }
-        );
-        let function = backend.function(&SEQUENCES_TENSOR_SKETCH, &name)?;
-        let (sorted_ptr, table_ptr, raw_ptr) = (
-            sorted.device_ptr(),
-            self.table.device_ptr(),
-            self.raw.device_ptr(),
-        );
+        let sorted_ptr = sorted.device_ptr();
         let (codes_ptr, round_base, ready, piece_shift) = (
             source.codes,
             source.round_base,
             source.ready,
             source.piece_shift,
         );
-        let (alphabet, k_count, lane_count, slice_count, shared_flag) = (
-            self.alphabet as i32,
-            ip.kc as i32,
-            ip.lanes as i32,
-            ip.slices as i32,
-            i32::from(use_shared),
-        );
-        let mut args = params![
-            codes_ptr,
-            round_base,
-            ready,
-            piece_shift,
-            sorted_ptr,
-            n_items,
-            table_ptr,
-            alphabet,
-            k_count,
-            lane_count,
-            slice_count,
-            shared_flag,
-            raw_ptr
-        ];
         let blocks = (ip.layout.items.len() * ip.slices).div_ceil(ip.groups);
         let grid = u32::try_from(blocks).map_err(|_| too_many("chunk items", blocks))?;
-        // SAFETY: `sketch_items_<t>_<v>(const uint8_t*, const long long*, unsigned*,
-        // int, const SketchItem*, long long, const float2*, int, int, int, int, int,
-        // float2*)`: each item's codes lie inside the column (the layout comes from its
-        // offsets) or, streamed, inside the round-major buffer that `round_base`
-        // describes and the copy stream fills before raising `ready`; the table holds
-        // A × t × K entries (the plan's), `raw` holds items × (t + 1) × K float2
-        // (allocated in `new`), the grid covers items × slices units of `lanes`
-        // threads, and the dynamic shared memory holds the block's carries plus the
-        // table when it is copied there.
-        unsafe {
-            launch(
-                function,
-                grid,
-                ITEM_BLOCK as u32,
-                shared,
-                backend.stream(),
-                &mut args,
-            )
+        match &self.work {
+            Work::Counts { raw, .. } => {
+                let function =
+                    backend.function(&SEQUENCES_TENSOR_SKETCH, &format!("sketch_counts_{}", ip.t))?;
+                let raw_ptr = raw.device_ptr();
+                let mut args = params![
+                    codes_ptr,
+                    round_base,
+                    ready,
+                    piece_shift,
+                    sorted_ptr,
+                    n_items,
+                    raw_ptr
+                ];
+                // SAFETY: `sketch_counts_<t>(const uint8_t*, const long long*, unsigned*,
+                // int, const SketchItem*, long long, double*)`: each item's codes lie
+                // inside the column (the layout comes from its offsets) or, streamed,
+                // inside the round-major buffer that `round_base` describes and the copy
+                // stream fills before raising `ready`; `raw` holds items ×
+                // count_patterns(t) doubles (allocated in `new`), and the grid covers one
+                // warp per item, four per block.
+                unsafe {
+                    launch(
+                        function,
+                        grid,
+                        ITEM_BLOCK as u32,
+                        0,
+                        backend.stream(),
+                        &mut args,
+                    )
+                }
+            }
+            Work::Fourier {
+                table,
+                table_len,
+                raw,
+            } => {
+                let table_bytes = table_len * 4;
+                let use_shared = !ip.register_table && table_bytes <= SHARED_TABLE_BYTES;
+                let carry_bytes = ITEM_BLOCK * (ip.t + 1) * 8;
+                let shared = (carry_bytes + if use_shared { table_bytes } else { 0 }) as u32;
+                let name = format!(
+                    "sketch_items_{}_{}",
+                    ip.t,
+                    if ip.register_table { "reg" } else { "shared" }
+                );
+                let function = backend.function(&SEQUENCES_TENSOR_SKETCH, &name)?;
+                let (table_ptr, raw_ptr) = (table.device_ptr(), raw.device_ptr());
+                let (alphabet, k_count, lane_count, slice_count, shared_flag) = (
+                    self.alphabet as i32,
+                    ip.kc as i32,
+                    ip.lanes as i32,
+                    ip.slices as i32,
+                    i32::from(use_shared),
+                );
+                let mut args = params![
+                    codes_ptr,
+                    round_base,
+                    ready,
+                    piece_shift,
+                    sorted_ptr,
+                    n_items,
+                    table_ptr,
+                    alphabet,
+                    k_count,
+                    lane_count,
+                    slice_count,
+                    shared_flag,
+                    raw_ptr
+                ];
+                // SAFETY: `sketch_items_<t>_<v>(const uint8_t*, const long long*, unsigned*,
+                // int, const SketchItem*, long long, const float2*, int, int, int, int, int,
+                // float2*)`: each item's codes lie inside the column (the layout comes from
+                // its offsets) or, streamed, inside the round-major buffer that `round_base`
+                // describes and the copy stream fills before raising `ready`; the table
+                // holds A × t × K entries (the plan's), `raw` holds items × (t + 1) × K
+                // float2 (allocated in `new`), the grid covers items × slices units of
+                // `lanes` threads, and the dynamic shared memory holds the block's carries
+                // plus the table when it is copied there.
+                unsafe {
+                    launch(
+                        function,
+                        grid,
+                        ITEM_BLOCK as u32,
+                        shared,
+                        backend.stream(),
+                        &mut args,
+                    )
+                }
+            }
         }
     }
 
     /// Queue the finishing kernel (one block per sequence).
     fn finish(&self, backend: &CudaBackend) -> Result<()> {
         let ip = self.ip;
-        let finish = backend.function(&SEQUENCES_TENSOR_SKETCH, "sketch_finish")?;
-        let (raw_ptr, items_ptr, first_ptr, out_ptr) = (
-            self.raw.device_ptr(),
+        let (items_ptr, first_ptr, out_ptr) = (
             self.items.device_ptr(),
             self.first.device_ptr(),
             self.out.device_ptr(),
         );
-        let (levels, k_count, dimension) = (ip.t as i32, ip.kc as i32, self.dim as i32);
-        let mut args = params![raw_ptr, items_ptr, first_ptr, levels, k_count, dimension, out_ptr];
-        let threads = (ip.kc.max(self.dim).div_ceil(32) * 32).min(1024) as u32;
         let sequence_blocks = u32::try_from(self.n).map_err(|_| too_many("sequences", self.n))?;
-        // SAFETY: `sketch_finish(const float2*, const SketchItem*, const long long*, int,
-        // int, int, float*)`: one block per sequence reads its items (first holds n + 1
-        // item positions) and their raw rows, keeps K double2 in dynamic shared memory,
-        // and writes the sequence's D values of `out` (n × D, allocated in `new`).
-        unsafe {
-            launch(
-                finish,
-                sequence_blocks,
-                threads,
-                (ip.kc * 16) as u32,
-                backend.stream(),
-                &mut args,
-            )
+        let (levels, dimension) = (ip.t as i32, self.dim as i32);
+        match &self.work {
+            Work::Counts { entries, raw } => {
+                let finish = backend.function(&SEQUENCES_TENSOR_SKETCH, "sketch_counts_finish")?;
+                let (raw_ptr, entries_ptr) = (raw.device_ptr(), entries.device_ptr());
+                let mut args = params![
+                    raw_ptr,
+                    items_ptr,
+                    first_ptr,
+                    levels,
+                    dimension,
+                    entries_ptr,
+                    out_ptr
+                ];
+                // SAFETY: `sketch_counts_finish(const double*, const SketchItem*, const
+                // long long*, int, int, const int*, float*)`: one block of 256 threads per
+                // sequence reads its items (first holds n + 1 item positions) and their
+                // counts, the entries table holds D + 1 starts and the patterns they
+                // index (`count_entries`), and the block writes the sequence's D values of
+                // `out` (n × D, allocated in `new`); t <= 4 fits the static shared state.
+                unsafe {
+                    launch(
+                        finish,
+                        sequence_blocks,
+                        COUNT_FINISH_BLOCK,
+                        0,
+                        backend.stream(),
+                        &mut args,
+                    )
+                }
+            }
+            Work::Fourier { raw, .. } => {
+                let finish = backend.function(&SEQUENCES_TENSOR_SKETCH, "sketch_finish")?;
+                let raw_ptr = raw.device_ptr();
+                let k_count = ip.kc as i32;
+                let mut args =
+                    params![raw_ptr, items_ptr, first_ptr, levels, k_count, dimension, out_ptr];
+                let threads = (ip.kc.max(self.dim).div_ceil(32) * 32).min(1024) as u32;
+                // SAFETY: `sketch_finish(const float2*, const SketchItem*, const long long*,
+                // int, int, int, float*)`: one block per sequence reads its items (first
+                // holds n + 1 item positions) and their raw rows, keeps K double2 in
+                // dynamic shared memory, and writes the sequence's D values of `out`
+                // (n × D, allocated in `new`).
+                unsafe {
+                    launch(
+                        finish,
+                        sequence_blocks,
+                        threads,
+                        (ip.kc * 16) as u32,
+                        backend.stream(),
+                        &mut args,
+                    )
+                }
+            }
         }
     }
 }

@@ -247,6 +247,8 @@ pub fn sketch_random<B: Backend>(backend: &B) {
         (16, 20, 3),
         (4, 1024, 4),
         (4, 96, 255),
+        (4, 50, 3),
+        (3, 40, 2),
     ];
     for (case, &(t, d, a)) in shapes.iter().enumerate() {
         let mut rng = Rng::new(100 + case as u64);
