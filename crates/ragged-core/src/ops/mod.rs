@@ -19,11 +19,10 @@ pub use primitives::{
     Comparison, OffsetWidth, Offsets, Predicate, Primitives, ScanKind, Selection, Transform,
 };
 pub use sequences::{
-    check_distance_args, check_sketch_args, count_base, count_chunk, count_layout,
-    count_patterns, finish_counts, finish_sketch, ln_choose, sketch_layout, Alphabet,
-    DistanceMatrix, SequenceColumn, SequenceOps, SketchColumn, SketchItem, SketchLayout,
-    SketchPlan, SketchTables, COUNT_RADIX, MAX_COUNT_LENGTH, MAX_SKETCH_DIM, MAX_SKETCH_LENGTH,
-    SKIP,
+    check_distance_args, check_sketch_args, count_base, count_chunk, count_layout, count_patterns,
+    finish_counts, finish_sketch, ln_choose, sketch_layout, Alphabet, DistanceMatrix,
+    SequenceColumn, SequenceOps, SketchColumn, SketchItem, SketchLayout, SketchPlan, SketchTables,
+    COUNT_RADIX, MAX_COUNT_LENGTH, MAX_SKETCH_DIM, MAX_SKETCH_LENGTH, SKIP,
 };
 pub use strings::{
     case_table, char_count, is_split_whitespace, is_strip_whitespace, like_tokens, lower_char,

@@ -866,7 +866,13 @@ pub fn count_chunk(codes: &[u8], t: usize, out: &mut [f64]) {
 /// the counts of item `slot`, `P` = [`count_patterns`]), then each entry's patterns
 /// from [`SketchPlan::count_entries`] divided by `C(n, t)`. The CUDA
 /// `sketch_counts_finish` kernel is this function with the same order of operations.
-pub fn finish_counts(plan: &SketchPlan, entries: &[i32], items: &[SketchItem], raw: &[f64], out: &mut [f32]) {
+pub fn finish_counts(
+    plan: &SketchPlan,
+    entries: &[i32],
+    items: &[SketchItem],
+    raw: &[f64],
+    out: &mut [f32],
+) {
     let (t, dim) = (plan.t(), plan.dim());
     let patterns = count_patterns(t);
     let mut state = vec![0f64; patterns];
@@ -884,7 +890,8 @@ pub fn finish_counts(plan: &SketchPlan, entries: &[i32], items: &[SketchItem], r
                     for split in 1..p {
                         let prefix = index & ((1 << (2 * split)) - 1);
                         let suffix = index >> (2 * split);
-                        acc += state[count_base(split) + prefix] * chunk[count_base(p - split) + suffix];
+                        acc += state[count_base(split) + prefix]
+                            * chunk[count_base(p - split) + suffix];
                     }
                     next[i] = acc;
                 }
@@ -1319,8 +1326,13 @@ mod tests {
         for (i, &c) in codes.iter().enumerate() {
             for p in (1..=t.min(i + 1)).rev() {
                 let z = p as f64 / (i + 1) as f64;
-                let (h, sign) = (tables.hash(p, usize::from(c)), f64::from(tables.sign(p, usize::from(c))));
-                let shifted: Vec<f64> = (0..dim).map(|j| levels[p - 1][(j + dim - h) % dim]).collect();
+                let (h, sign) = (
+                    tables.hash(p, usize::from(c)),
+                    f64::from(tables.sign(p, usize::from(c))),
+                );
+                let shifted: Vec<f64> = (0..dim)
+                    .map(|j| levels[p - 1][(j + dim - h) % dim])
+                    .collect();
                 for (v, s) in levels[p].iter_mut().zip(shifted) {
                     *v = (1.0 - z) * *v + z * sign * s;
                 }

@@ -106,7 +106,11 @@ fn by_counts(sequences: &SequenceColumn, plan: &SketchPlan) -> Result<SketchColu
     raw.par_chunks_mut(patterns)
         .zip(layout.items.par_iter())
         .for_each(|(out, item)| {
-            chunk_counts(&codes[item.start as usize..(item.start + item.len) as usize], t, out)
+            chunk_counts(
+                &codes[item.start as usize..(item.start + item.len) as usize],
+                t,
+                out,
+            )
         });
     let entries = plan.count_entries();
     let mut values = output_vec::<f32>(sequences.len() * dim);

@@ -247,8 +247,8 @@ impl<'p> Launch<'p> {
         let grid = u32::try_from(blocks).map_err(|_| too_many("chunk items", blocks))?;
         match &self.work {
             Work::Counts { raw, .. } => {
-                let function =
-                    backend.function(&SEQUENCES_TENSOR_SKETCH, &format!("sketch_counts_{}", ip.t))?;
+                let function = backend
+                    .function(&SEQUENCES_TENSOR_SKETCH, &format!("sketch_counts_{}", ip.t))?;
                 let raw_ptr = raw.device_ptr();
                 let mut args = params![
                     codes_ptr,
