@@ -15,7 +15,8 @@
 
 use ragged_core::ops::{
     check_sketch_args, count_base, count_layout, count_patterns, finish_counts, finish_sketch,
-    sketch_layout, SequenceColumn, SketchColumn, SketchItem, SketchPlan, MAX_SKETCH_LENGTH,
+    sketch_layout, SequenceColumn, SketchColumn, SketchItem, SketchLayout, SketchPlan,
+    MAX_SKETCH_LENGTH,
 };
 use ragged_core::{Result, ScalarBuffer};
 use rayon::prelude::*;
@@ -82,15 +83,25 @@ pub(super) fn tensor_sketch(sequences: &SequenceColumn, plan: &SketchPlan) -> Re
     raw.par_chunks_mut(rows)
         .zip(layout.items.par_iter())
         .for_each(|(out, item)| run_item(&table, codes, item, kc, out));
-    let mut values = output_vec::<f32>(sequences.len() * dim);
+    let values = per_sequence(&layout, dim, |items, out| {
+        finish_sketch(plan, items, &raw, out)
+    });
+    SketchColumn::try_new(ScalarBuffer::from(values), dim)
+}
+
+/// The `D` values of every sequence of `layout`, each computed by `finish` from the
+/// sequence's items, sequences in parallel.
+fn per_sequence(
+    layout: &SketchLayout,
+    dim: usize,
+    finish: impl Fn(&[SketchItem], &mut [f32]) + Sync,
+) -> Vec<f32> {
+    let mut values = output_vec::<f32>((layout.first.len() - 1) * dim);
     values
         .par_chunks_mut(dim)
         .zip(layout.first.par_windows(2))
-        .for_each(|(out, w)| {
-            let items = &layout.items[w[0] as usize..w[1] as usize];
-            finish_sketch(plan, items, &raw, out);
-        });
-    SketchColumn::try_new(ScalarBuffer::from(values), dim)
+        .for_each(|(out, w)| finish(&layout.items[w[0] as usize..w[1] as usize], out));
+    values
 }
 
 /// The count method (`ragged_core::ops::sequences`, "Subsequence counts"): every chunk's
@@ -113,14 +124,9 @@ fn by_counts(sequences: &SequenceColumn, plan: &SketchPlan) -> Result<SketchColu
             )
         });
     let entries = plan.count_entries();
-    let mut values = output_vec::<f32>(sequences.len() * dim);
-    values
-        .par_chunks_mut(dim)
-        .zip(layout.first.par_windows(2))
-        .for_each(|(out, w)| {
-            let items = &layout.items[w[0] as usize..w[1] as usize];
-            finish_counts(plan, &entries, items, &raw, out);
-        });
+    let values = per_sequence(&layout, dim, |items, out| {
+        finish_counts(plan, &entries, items, &raw, out)
+    });
     SketchColumn::try_new(ScalarBuffer::from(values), dim)
 }
 

@@ -270,6 +270,50 @@ struct ItemCodes {
     __device__ __forceinline__ uint4 word(long long i) const { return __ldcg(reinterpret_cast<const uint4*>(at(i))); }
 };
 
+/// Read an item's `len` codes in its direction: single codes up to the first 16-byte
+/// boundary of where they lie, then 16-byte loads, then single codes (backward: the same
+/// pieces from the end), waiting for each piece's round when streamed. `byte(c)` takes
+/// one code, `vector(v, w)` the 16 codes of load `w` (counted from the item's start).
+/// False when a wait gave up.
+template <bool BACKWARD, typename Byte, typename Vector>
+__device__ __forceinline__ bool read_codes(ItemCodes<BACKWARD>& codes, long long len, Byte byte, Vector vector) {
+    const long long misalign = codes.misalign();
+    long long head = misalign == 0 ? 0 : 16 - misalign;
+    if (head > len) head = len;
+    const long long words = (len - head) / 16;
+    const long long body_end = head + words * 16;
+    if (!BACKWARD) {
+        for (long long i = 0; i < head; ++i) {
+            if (!codes.wait(i)) return false;
+            byte(codes.byte(i));
+        }
+        for (long long w = 0; w < words; ++w) {
+            const long long i = head + 16 * w;
+            if (!codes.wait(i)) return false;
+            vector(codes.word(i), w);
+        }
+        for (long long i = body_end; i < len; ++i) {
+            if (!codes.wait(i)) return false;
+            byte(codes.byte(i));
+        }
+    } else {
+        for (long long i = len - 1; i >= body_end; --i) {
+            if (!codes.wait(i)) return false;
+            byte(codes.byte(i));
+        }
+        for (long long w = words - 1; w >= 0; --w) {
+            const long long i = head + 16 * w;
+            if (!codes.wait(i)) return false;  // the load's 16 codes are in one round
+            vector(codes.word(i), w);
+        }
+        for (long long i = head - 1; i >= 0; --i) {
+            if (!codes.wait(i)) return false;
+            byte(codes.byte(i));
+        }
+    }
+    return true;
+}
+
 /// Run one item over T levels of the phase table starting at level `offset` (of
 /// `levels`): its codes forward (BACKWARD: from the end), 16 codes per 16-byte load
 /// between a single-byte head and tail, flushing every 32 codes; then write its raw rows
@@ -296,43 +340,13 @@ __device__ __forceinline__ void run_item(const SketchItem& item, const float2* t
     for (int p = 0; p <= T; ++p)
         u[p] = Sum{make_float2(p == FIXED ? 1.f : 0.f, 0.f), make_float2(0.f, 0.f)};
     ItemCodes<BACKWARD> codes(source, item);
-    const long long len = item.len;
-    const long long misalign = codes.misalign();
-    long long head = misalign == 0 ? 0 : 16 - misalign;
-    if (head > len) head = len;
-    const long long words = (len - head) / 16;
-    const long long body_end = head + words * 16;
-    if (!BACKWARD) {
-        for (long long i = 0; i < head; ++i) {
-            if (!codes.wait(i)) return;
-            ph.template apply<false>(u, codes.byte(i));
-        }
-        for (long long w = 0; w < words; ++w) {
-            const long long i = head + 16 * w;
-            if (!codes.wait(i)) return;
-            ph.template apply_vector<false>(u, codes.word(i));
+    const bool read = read_codes(
+        codes, item.len, [&](uint8_t c) { ph.template apply<BACKWARD>(u, c); },
+        [&](uint4 v, long long w) {
+            ph.template apply_vector<BACKWARD>(u, v);
             if ((w + 1) % (FLUSH / 16) == 0) flush_all<T, FIXED>(u, carry, stride);
-        }
-        for (long long i = body_end; i < len; ++i) {
-            if (!codes.wait(i)) return;
-            ph.template apply<false>(u, codes.byte(i));
-        }
-    } else {
-        for (long long i = len - 1; i >= body_end; --i) {
-            if (!codes.wait(i)) return;
-            ph.template apply<true>(u, codes.byte(i));
-        }
-        for (long long w = words - 1; w >= 0; --w) {
-            const long long i = head + 16 * w;
-            if (!codes.wait(i)) return;  // the load's 16 codes are in one round
-            ph.template apply_vector<true>(u, codes.word(i));
-            if ((w + 1) % (FLUSH / 16) == 0) flush_all<T, FIXED>(u, carry, stride);
-        }
-        for (long long i = head - 1; i >= 0; --i) {
-            if (!codes.wait(i)) return;
-            ph.template apply<true>(u, codes.byte(i));
-        }
-    }
+        });
+    if (!read) return;
     flush_all<T, FIXED>(u, carry, stride);
     float2* out = raw + (static_cast<long long>(item.slot) * (levels + 1) + offset) * K + k;
 #pragma unroll
@@ -566,25 +580,10 @@ __device__ void sketch_counts(const CodeSource& source, const SketchItem* __rest
     const SketchItem item = items[item_index];
     PatternCounts<T> n(lane);
     ItemCodes<false> codes(source, item);
-    const long long len = item.len;
-    const long long misalign = codes.misalign();
-    long long head = misalign == 0 ? 0 : 16 - misalign;
-    if (head > len) head = len;
-    const long long words = (len - head) / 16;
-    const long long body_end = head + words * 16;
-    for (long long i = 0; i < head; ++i) {
-        if (!codes.wait(i)) return;
-        n.template apply_byte<0>(codes.byte(i));
-    }
-    for (long long w = 0; w < words; ++w) {
-        const long long i = head + 16 * w;
-        if (!codes.wait(i)) return;
-        n.apply_vector(codes.word(i));
-    }
-    for (long long i = body_end; i < len; ++i) {
-        if (!codes.wait(i)) return;
-        n.template apply_byte<0>(codes.byte(i));
-    }
+    const bool read = read_codes(
+        codes, item.len, [&](uint8_t c) { n.template apply_byte<0>(c); },
+        [&](uint4 v, long long) { n.apply_vector(v); });
+    if (!read) return;
     n.write(raw + item.slot * count_patterns(T), lane);
 }
 
