@@ -263,11 +263,23 @@ fn corrupt_and_truncated_gzip_are_errors() {
     std::fs::write(&path, &corrupt).unwrap();
     let m = format_error(read_sequences(&path, &Alphabet::Dna), "gzip");
     assert!(m.contains("corrupt or truncated"), "{m}");
+    // The record the stream breaks in is named (its header was decompressed).
+    assert!(m.contains("in record ") && m.contains("('r"), "{m}");
 
     for cut in [good.len() - 4, good.len() / 2, 11] {
         std::fs::write(&path, &good[..cut]).unwrap();
-        format_error(read_sequences(&path, &Alphabet::Dna), "gzip");
+        let m = format_error(read_sequences(&path, &Alphabet::Dna), "gzip");
+        assert!(m.contains("in record "), "{m}");
     }
+    // FASTQ cut inside a record: the record the parser stops in.
+    let mut fastq = Vec::new();
+    for i in 0..3000 {
+        writeln!(fastq, "@q{i}\nACGTACGTAC\n+\nIIIIIIIIII").unwrap();
+    }
+    let good = gzip(&fastq);
+    std::fs::write(&path, &good[..good.len() / 2]).unwrap();
+    let m = format_error(read_sequences(&path, &Alphabet::Dna), "gzip");
+    assert!(m.contains("in record ") && m.contains("('q"), "{m}");
 }
 
 #[test]

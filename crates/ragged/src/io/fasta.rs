@@ -120,17 +120,36 @@ fn parse_maybe_gzip(bytes: &[u8], alphabet: &Alphabet, path: &Path) -> Result<Se
         return parse_sequences(bytes, alphabet, path);
     }
     let mut text = Vec::with_capacity(bytes.len().saturating_mul(3));
-    flate2::read::MultiGzDecoder::new(bytes)
-        .read_to_end(&mut text)
-        .map_err(|e| Error::Format {
+    if let Err(e) = flate2::read::MultiGzDecoder::new(bytes).read_to_end(&mut text) {
+        return Err(Error::Format {
             path: path.to_path_buf(),
             format: "gzip",
             message: format!(
-                "corrupt or truncated gzip stream after {} decompressed bytes: {e}",
+                "corrupt or truncated gzip stream in {}, after {} decompressed bytes: {e}",
+                record_at_end(&text, alphabet, path),
                 text.len()
             ),
-        })?;
+        });
+    }
     parse_sequences(&text, alphabet, path)
+}
+
+/// The record that the decompressed text before a gzip failure ends in, as errors name
+/// records (`record 3 ('chr2')`): the last record that text parses to, or the record
+/// the parser stops in when the cut leaves it malformed.
+fn record_at_end(text: &[u8], alphabet: &Alphabet, path: &Path) -> String {
+    match parse_sequences(text, alphabet, path) {
+        Ok(records) if records.is_empty() => "record 0".to_string(),
+        Ok(records) => {
+            let last = records.len() - 1;
+            format!("record {last} ('{}')", records.names.row_str(last))
+        }
+        Err(Error::Format { message, .. }) => match message.split_once(", line") {
+            Some((record, _)) => record.to_string(),
+            None => message,
+        },
+        Err(other) => other.to_string(),
+    }
 }
 
 /// Parse FASTA or FASTQ text held in memory (see the [module documentation](self) for
