@@ -68,7 +68,8 @@ int main(int argc, char** argv) {
     // Warm the page cache.
     {
         char* buf = (char*)malloc(PIECE);
-        for (size_t at = 0; at < len; at += PIECE) pread(fd, buf, PIECE, at);
+        for (size_t at = 0; at < len; at += PIECE)
+            if (pread(fd, buf, PIECE, at) < 0) break;
         free(buf);
     }
     int counts[8] = {4, 8, 12, 16};
