@@ -14,7 +14,7 @@
 //! `t(t+1)/2` for middle chunks; memory: the codes are read once per lane group.
 
 use ragged_core::ops::{
-    check_sketch_args, count_base, count_layout, count_patterns, finish_counts, finish_sketch,
+    check_sketch_args, count_chunk, count_layout, count_patterns, finish_counts, finish_sketch,
     sketch_layout, SequenceColumn, SketchColumn, SketchItem, SketchLayout, SketchPlan,
     MAX_SKETCH_LENGTH,
 };
@@ -130,11 +130,9 @@ fn by_counts(sequences: &SequenceColumn, plan: &SketchPlan) -> Result<SketchColu
     SketchColumn::try_new(ScalarBuffer::from(values), dim)
 }
 
-/// The counts of every pattern of length `1..=t` in one chunk, laid out as
-/// `ragged_core::ops::count_chunk` lays them out (and equal to its values: the same
-/// additions in the same order). Each level is its own fixed array, so that a code's
-/// update of a level is one loop over disjoint arrays, which vectorizes (AVX2 when the
-/// processor has it, detected at run time).
+/// The counts of every pattern of length `1..=t` in one chunk
+/// (`ragged_core::ops::count_chunk`), compiled for AVX2 when the processor has it
+/// (detected at run time).
 fn chunk_counts(codes: &[u8], t: usize, out: &mut [f64]) {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
@@ -154,44 +152,10 @@ unsafe fn chunk_counts_avx2(codes: &[u8], t: usize, out: &mut [f64]) {
     chunk_counts_body(codes, t, out);
 }
 
+/// The portable variant (`count_chunk` is inlined into each variant).
 #[inline(always)]
 fn chunk_counts_body(codes: &[u8], t: usize, out: &mut [f64]) {
-    match t {
-        1 => counts_levels::<1>(codes, out),
-        2 => counts_levels::<2>(codes, out),
-        3 => counts_levels::<3>(codes, out),
-        _ => counts_levels::<4>(codes, out),
-    }
-}
-
-/// `dst[i] += src[i]`.
-#[inline(always)]
-fn add_level(dst: &mut [f64], src: &[f64]) {
-    dst.iter_mut().zip(src).for_each(|(d, s)| *d += s);
-}
-
-/// [`chunk_counts`] for `T` levels (`T ≤ 4`): per code `c`, from the top level down,
-/// the patterns ending in `c` grow by the counts of their prefixes.
-#[inline(always)]
-fn counts_levels<const T: usize>(codes: &[u8], out: &mut [f64]) {
-    let (mut n1, mut n2, mut n3, mut n4) = ([0f64; 4], [0f64; 16], [0f64; 64], [0f64; 256]);
-    for &c in codes {
-        let c = usize::from(c & 3);
-        if T >= 4 {
-            add_level(&mut n4[c * 64..c * 64 + 64], &n3);
-        }
-        if T >= 3 {
-            add_level(&mut n3[c * 16..c * 16 + 16], &n2);
-        }
-        if T >= 2 {
-            add_level(&mut n2[c * 4..c * 4 + 4], &n1);
-        }
-        n1[c] += 1.0;
-    }
-    let levels: [&[f64]; 4] = [&n1, &n2, &n3, &n4];
-    for (p, level) in levels.iter().enumerate().take(T) {
-        out[count_base(p + 1)..count_base(p + 2)].copy_from_slice(level);
-    }
+    count_chunk(codes, t, out);
 }
 
 /// One item's raw rows (`(t + 1) × K` complex values) into `out`: rows `q..=t` (an
@@ -379,7 +343,6 @@ fn local_flush<const TL: usize>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ragged_core::ops::count_chunk;
 
     /// The vectorized counts (both the run-time dispatched and the portable body, which
     /// AVX2 machines never reach) equal the reference `count_chunk` exactly.

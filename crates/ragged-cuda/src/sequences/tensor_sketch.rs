@@ -168,7 +168,6 @@ enum Work {
     /// (`(t + 1) × K` float2 each).
     Fourier {
         table: DeviceBuffer<f32>,
-        table_len: usize,
         raw: DeviceBuffer<f32>,
     },
     /// The count method: the projection (`SketchPlan::count_entries`) and the items'
@@ -210,7 +209,6 @@ impl<'p> Launch<'p> {
             let phases: Vec<f32> = plan.phases().iter().flatten().copied().collect();
             Work::Fourier {
                 table: backend.upload_slice(&phases)?,
-                table_len: phases.len(),
                 raw: backend.alloc::<f32>(ip.layout.items.len() * (ip.t + 1) * ip.kc * 2)?,
             }
         };
@@ -277,12 +275,8 @@ impl<'p> Launch<'p> {
                     )
                 }
             }
-            Work::Fourier {
-                table,
-                table_len,
-                raw,
-            } => {
-                let table_bytes = table_len * 4;
+            Work::Fourier { table, raw } => {
+                let table_bytes = table.len() * 4;
                 let use_shared = !ip.register_table && table_bytes <= SHARED_TABLE_BYTES;
                 let carry_bytes = ITEM_BLOCK * (ip.t + 1) * 8;
                 let shared = (carry_bytes + if use_shared { table_bytes } else { 0 }) as u32;

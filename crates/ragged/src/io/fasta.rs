@@ -126,7 +126,7 @@ fn parse_maybe_gzip(bytes: &[u8], alphabet: &Alphabet, path: &Path) -> Result<Se
             format: "gzip",
             message: format!(
                 "corrupt or truncated gzip stream in {}, after {} decompressed bytes: {e}",
-                record_at_end(&text, alphabet, path),
+                record_at_end(&text, alphabet),
                 text.len()
             ),
         });
@@ -137,18 +137,25 @@ fn parse_maybe_gzip(bytes: &[u8], alphabet: &Alphabet, path: &Path) -> Result<Se
 /// The record that the decompressed text before a gzip failure ends in, as errors name
 /// records (`record 3 ('chr2')`): the last record that text parses to, or the record
 /// the parser stops in when the cut leaves it malformed.
-fn record_at_end(text: &[u8], alphabet: &Alphabet, path: &Path) -> String {
-    match parse_sequences(text, alphabet, path) {
-        Ok(records) if records.is_empty() => "record 0".to_string(),
-        Ok(records) => {
-            let last = records.len() - 1;
-            format!("record {last} ('{}')", records.names.row_str(last))
-        }
-        Err(Error::Format { message, .. }) => match message.split_once(", line") {
-            Some((record, _)) => record.to_string(),
-            None => message,
+fn record_at_end(text: &[u8], alphabet: &Alphabet) -> String {
+    match parse_piece(text, alphabet).1 {
+        Ok(piece) => match piece.name_offsets.len().checked_sub(2) {
+            None => record_label(0, None),
+            Some(last) => {
+                let (from, to) = (piece.name_offsets[last], piece.name_offsets[last + 1]);
+                let name = String::from_utf8_lossy(&piece.names[from as usize..to as usize]);
+                record_label(last, Some(&name))
+            }
         },
-        Err(other) => other.to_string(),
+        Err(e) => record_label(e.record, e.name.as_deref()),
+    }
+}
+
+/// How errors name a record: `record 3 ('chr2')`, or `record 3` before its name is known.
+fn record_label(record: usize, name: Option<&str>) -> String {
+    match name {
+        Some(name) => format!("record {record} ('{name}')"),
+        None => format!("record {record}"),
     }
 }
 
@@ -179,6 +186,17 @@ pub fn parse_sequences(
     alphabet: &Alphabet,
     source: &Path,
 ) -> Result<SequenceRecords> {
+    let (format, result) = parse_piece(bytes, alphabet);
+    let piece = result.map_err(|e| e.into_error(bytes, source, format))?;
+    piece.into_records(alphabet.size())
+}
+
+/// Parse FASTA or FASTQ text (told by its first byte that is not whitespace) into a
+/// piece, with the format's name for errors.
+fn parse_piece(
+    bytes: &[u8],
+    alphabet: &Alphabet,
+) -> (&'static str, std::result::Result<Piece, ParseError>) {
     let mut table = alphabet.code_table();
     // Line ends are never sequence symbols, even in a custom alphabet.
     table[usize::from(b'\n')] = SKIP;
@@ -187,7 +205,7 @@ pub fn parse_sequences(
         .iter()
         .position(|b| !b.is_ascii_whitespace())
         .unwrap_or(bytes.len());
-    let (format, result) = match bytes.get(start) {
+    match bytes.get(start) {
         None => ("FASTA", Ok(Piece::default())),
         Some(b'>') => ("FASTA", parse_fasta(bytes, start, &table)),
         Some(b'@') => ("FASTQ", parse_fastq(bytes, start, &table)),
@@ -203,9 +221,7 @@ pub fn parse_sequences(
             };
             ("FASTA", Err(e))
         }
-    };
-    let piece = result.map_err(|e| e.into_error(bytes, source, format))?;
-    piece.into_records(alphabet.size())
+    }
 }
 
 /// Parsed records: the codes (the first `codes_len` bytes of `codes`), and offsets
@@ -291,10 +307,7 @@ impl ParseError {
         // The end of the input counts as its last line.
         let end = self.pos.min(bytes.len().saturating_sub(1));
         let line = memchr::memchr_iter(b'\n', &bytes[..end]).count() + 1;
-        let record = match &self.name {
-            Some(name) => format!("record {} ('{name}')", self.record),
-            None => format!("record {}", self.record),
-        };
+        let record = record_label(self.record, self.name.as_deref());
         Error::Format {
             path: path.to_path_buf(),
             format,
@@ -485,13 +498,12 @@ fn close_up(codes: &mut [u8], regions: &[usize], lens: &[usize]) {
     let tails: Vec<Vec<u8>> = (0..lens.len())
         .map(|k| codes[start[k] + lens[k] - d[k]..start[k] + lens[k]].to_vec())
         .collect();
+    // Part k's slice starts where part k − 1's ends (start[k] − d[k] is the sum of the
+    // earlier lens), so the slices are consecutive pieces of the buffer.
     let mut slices = Vec::with_capacity(lens.len());
     let mut rest: &mut [u8] = codes;
-    let mut taken = 0;
-    for k in 0..lens.len() {
-        let (_, tail) = rest.split_at_mut(start[k] - d[k] - taken);
-        let (slice, tail) = tail.split_at_mut(lens[k]);
-        taken = start[k] - d[k] + lens[k];
+    for &len in lens {
+        let (slice, tail) = rest.split_at_mut(len);
         slices.push(slice);
         rest = tail;
     }
