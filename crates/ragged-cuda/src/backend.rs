@@ -109,16 +109,46 @@ pub(crate) const RESULT_SLOT_BYTES: usize = 64;
 /// Transfers up to this size go straight from pageable memory (the driver stages them).
 const DIRECT_LIMIT: usize = 1 << 20;
 
-/// Two pinned chunks and their completion events: copies into one overlap the DMA of
-/// the other.
+/// Bytes per slot of the staging chunks for pageable transfers: a ring of
+/// [`STAGING_SLOTS`] slots, so that filling one overlaps the DMA of the others and the
+/// first DMA starts after a small slot is filled.
+const STAGING_SLOT: usize = STAGING_CHUNK / 2;
+/// Slots of [`STAGING_SLOT`] bytes in the two staging chunks.
+const STAGING_SLOTS: usize = 2 * STAGING_CHUNK / STAGING_SLOT;
+
+/// Two pinned chunks, seen as a ring of [`STAGING_SLOTS`] slots each with the event of
+/// the last copy that uses it: copies into one slot overlap the DMA of the others.
 struct Staging {
     chunks: [PinnedBuffer; 2],
-    events: [Event; 2],
-    pending: [bool; 2],
+    events: Vec<Event>,
+    pending: [bool; STAGING_SLOTS],
 }
 
 impl Staging {
-    /// Wait until no copy uses either chunk.
+    /// The pinned memory of slot `s`.
+    fn slot(&mut self, s: usize) -> &mut [u8] {
+        let per_chunk = STAGING_SLOTS / 2;
+        let offset = (s % per_chunk) * STAGING_SLOT;
+        &mut self.chunks[s / per_chunk].as_mut_slice()[offset..offset + STAGING_SLOT]
+    }
+
+    /// Wait until slot `s` is free.
+    fn wait_slot(&mut self, s: usize) -> Result<()> {
+        if self.pending[s] {
+            self.events[s].wait()?;
+            self.pending[s] = false;
+        }
+        Ok(())
+    }
+
+    /// Record on `stream` the copy just queued from or into slot `s`.
+    fn record_slot(&mut self, s: usize, stream: sys::CUstream) -> Result<()> {
+        self.events[s].record(stream)?;
+        self.pending[s] = true;
+        Ok(())
+    }
+
+    /// Wait until no copy uses any slot.
     fn settle(&mut self) -> Result<()> {
         for (event, pending) in self.events.iter().zip(&mut self.pending) {
             if *pending {
@@ -155,6 +185,18 @@ impl Event {
     fn wait(&self) -> Result<()> {
         // SAFETY: the event is alive.
         unsafe { result::event::synchronize(self.0) }.map_err(|e| driver_error("wait for event", e))
+    }
+    /// Make the work queued on `stream` after this call wait for this event.
+    fn queue_wait(&self, stream: sys::CUstream) -> Result<()> {
+        // SAFETY: both handles are alive; the wait is queued on `stream`.
+        unsafe {
+            result::stream::wait_event(
+                stream,
+                self.0,
+                sys::CUevent_wait_flags::CU_EVENT_WAIT_DEFAULT,
+            )
+        }
+        .map_err(|e| driver_error("wait for event", e))
     }
 }
 
@@ -495,38 +537,75 @@ impl CudaBackend {
         Ok(report)
     }
 
-    /// Copy host bytes into device memory at `dst`, through pinned staging chunks for
+    /// Copy host bytes into device memory at `dst`, through pinned staging slots for
     /// large copies. Returns when the source may be reused.
     pub(crate) fn copy_to_device(&self, dst: u64, src: &[u8]) -> Result<()> {
         if src.is_empty() {
             return Ok(());
         }
-        self.bind()?;
-        let stream = self.stream();
         if src.len() <= DIRECT_LIMIT {
+            self.bind()?;
             // SAFETY: dst holds at least src.len() bytes (allocated by the caller for
             // this copy); a pageable source is staged by the driver before this returns.
-            return unsafe { result::memcpy_htod_async(dst, src, stream) }
+            return unsafe { result::memcpy_htod_async(dst, src, self.stream()) }
                 .map_err(|e| driver_error("copy to device", e));
         }
+        self.stage_to_device(dst, src)
+    }
+
+    /// Copy `src` to device memory at `dst` through the staging slots: each slot is
+    /// filled by several threads, then copied to the device while the next slot is
+    /// filled. The copies run on the backend's copy stream, after the work queued so
+    /// far on its own stream (which includes the allocation of `dst`), and the work
+    /// queued there after this returns waits for them; so the kernels queued before
+    /// keep running while the host fills the slots (another thread may be waiting for
+    /// them: `lines::LineReader` uploads the next window meanwhile). Returns when
+    /// `src` may be reused.
+    ///
+    /// # Errors
+    /// [`Error::Device`] (the copies queued before it still complete before `dst` or
+    /// their slots are reused).
+    fn stage_to_device(&self, dst: u64, src: &[u8]) -> Result<()> {
+        self.bind()?;
+        let main = self.stream();
+        let mut copy_guard = self.inner.copy_stream.lock().map_err(|_| poisoned())?;
+        let copy = self.copy_stream(&mut copy_guard)?.stream;
         let mut guard = self.inner.staging.lock().map_err(|_| poisoned())?;
         let staging = self.staging(&mut guard)?;
-        for (k, chunk) in src.chunks(STAGING_CHUNK).enumerate() {
-            let s = k % 2;
-            if staging.pending[s] {
-                staging.events[s].wait()?;
+        let (ready, done) = (Event::new(false)?, Event::new(false)?);
+        ready.record(main)?;
+        ready.queue_wait(copy)?;
+        let copied = (|| -> Result<()> {
+            for (k, chunk) in src.chunks(STAGING_SLOT).enumerate() {
+                let s = k % STAGING_SLOTS;
+                staging.wait_slot(s)?;
+                let pinned = &mut staging.slot(s)[..chunk.len()];
+                parallel_copy(pinned, chunk);
+                let offset = (k * STAGING_SLOT) as u64;
+                // SAFETY: the pinned slot holds chunk.len() bytes and is not touched
+                // again until its event completes; dst + offset has room for them.
+                unsafe { result::memcpy_htod_async(dst + offset, &*pinned, copy) }
+                    .map_err(|e| driver_error("copy to device", e))?;
+                staging.record_slot(s, copy)?;
             }
-            let pinned = &mut staging.chunks[s].as_mut_slice()[..chunk.len()];
-            parallel_copy(pinned, chunk);
-            let offset = (k * STAGING_CHUNK) as u64;
-            // SAFETY: the pinned chunk holds chunk.len() bytes and is not touched again
-            // until its event completes; dst + offset has room for them.
-            unsafe { result::memcpy_htod_async(dst + offset, &*pinned, stream) }
-                .map_err(|e| driver_error("copy to device", e))?;
-            staging.events[s].record(stream)?;
-            staging.pending[s] = true;
+            Ok(())
+        })();
+        // Whatever was queued, the backend's stream (and so the release of `dst`)
+        // comes after it.
+        done.record(copy)?;
+        done.queue_wait(main)?;
+        copied
+    }
+
+    /// The backend's copy stream, created on first use.
+    fn copy_stream<'a>(&self, guard: &'a mut Option<CopyStream>) -> Result<&'a mut CopyStream> {
+        if guard.is_none() {
+            let cells = PinnedBuffer::new(&self.inner.ctx, 4 * (STREAM_SLOTS + 1))?;
+            let stream = result::stream::create(result::stream::StreamKind::NonBlocking)
+                .map_err(|e| driver_error("create stream", e))?;
+            *guard = Some(CopyStream { stream, cells });
         }
-        Ok(())
+        guard.as_mut().ok_or_else(poisoned)
     }
 
     /// Copy device bytes at `src` into host memory, through pinned staging chunks for
@@ -565,27 +644,27 @@ impl CudaBackend {
         let staging = self.staging(&mut guard)?;
         staging.settle()?;
         let total = dst.len();
-        let count = total.div_ceil(STAGING_CHUNK);
-        let len_of = |k: usize| STAGING_CHUNK.min(total - k * STAGING_CHUNK);
+        let count = total.div_ceil(STAGING_SLOT);
+        let len_of = |k: usize| STAGING_SLOT.min(total - k * STAGING_SLOT);
         let issue = |k: usize, staging: &mut Staging| -> Result<()> {
-            let s = k % 2;
-            let pinned = &mut staging.chunks[s].as_mut_slice()[..len_of(k)];
-            // SAFETY: src + offset holds len_of(k) bytes; the pinned chunk is read only
+            let s = k % STAGING_SLOTS;
+            let pinned = &mut staging.slot(s)[..len_of(k)];
+            // SAFETY: src + offset holds len_of(k) bytes; the pinned slot is read only
             // after its event completes.
-            unsafe { result::memcpy_dtoh_async(pinned, src + (k * STAGING_CHUNK) as u64, stream) }
+            unsafe { result::memcpy_dtoh_async(pinned, src + (k * STAGING_SLOT) as u64, stream) }
                 .map_err(|e| driver_error("copy to host", e))?;
-            staging.events[s].record(stream)
+            staging.record_slot(s, stream)
         };
-        // Two chunks in flight: while one DMA runs, the other chunk is copied out.
-        for k in 0..count.min(2) {
+        // Every slot in flight: while the DMAs run, a finished slot is copied out.
+        for k in 0..count.min(STAGING_SLOTS) {
             issue(k, staging)?;
         }
-        for (k, target) in dst.chunks_mut(STAGING_CHUNK).enumerate() {
-            let s = k % 2;
-            staging.events[s].wait()?;
-            parallel_copy(target, &staging.chunks[s].as_slice()[..target.len()]);
-            if k + 2 < count {
-                issue(k + 2, staging)?;
+        for (k, target) in dst.chunks_mut(STAGING_SLOT).enumerate() {
+            let s = k % STAGING_SLOTS;
+            staging.wait_slot(s)?;
+            parallel_copy(target, &staging.slot(s)[..target.len()]);
+            if k + STAGING_SLOTS < count {
+                issue(k + STAGING_SLOTS, staging)?;
             }
         }
         Ok(())
@@ -598,8 +677,10 @@ impl CudaBackend {
                     PinnedBuffer::new(&self.inner.ctx, STAGING_CHUNK)?,
                     PinnedBuffer::new(&self.inner.ctx, STAGING_CHUNK)?,
                 ],
-                events: [Event::new(false)?, Event::new(false)?],
-                pending: [false, false],
+                events: (0..STAGING_SLOTS)
+                    .map(|_| Event::new(false))
+                    .collect::<Result<_>>()?,
+                pending: [false; STAGING_SLOTS],
             });
         }
         guard.as_mut().ok_or_else(poisoned)
@@ -630,13 +711,7 @@ impl CudaBackend {
         self.bind()?;
         let main = self.stream();
         let mut copy_guard = self.inner.copy_stream.lock().map_err(|_| poisoned())?;
-        if copy_guard.is_none() {
-            let cells = PinnedBuffer::new(&self.inner.ctx, 4 * (STREAM_SLOTS + 1))?;
-            let stream = result::stream::create(result::stream::StreamKind::NonBlocking)
-                .map_err(|e| driver_error("create stream", e))?;
-            *copy_guard = Some(CopyStream { stream, cells });
-        }
-        let copy_stream = copy_guard.as_mut().ok_or_else(poisoned)?;
+        let copy_stream = self.copy_stream(&mut copy_guard)?;
         let copy = copy_stream.stream;
         let mut guard = self.inner.staging.lock().map_err(|_| poisoned())?;
         let staging = self.staging(&mut guard)?;
@@ -645,17 +720,6 @@ impl CudaBackend {
             .map(|_| Event::new(false))
             .collect::<Result<Vec<_>>>()?;
         let (ready, done) = (Event::new(false)?, Event::new(false)?);
-        let wait = |stream: sys::CUstream, event: &Event| -> Result<()> {
-            // SAFETY: both handles are alive; the wait is queued on `stream`.
-            unsafe {
-                result::stream::wait_event(
-                    stream,
-                    event.0,
-                    sys::CUevent_wait_flags::CU_EVENT_WAIT_DEFAULT,
-                )
-            }
-            .map_err(|e| driver_error("wait for event", e))
-        };
         // Copy pinned cell `cell` (holding `value`) into the progress word, after the
         // copies queued before it on the copy stream.
         let flag = progress.device_ptr();
@@ -670,7 +734,7 @@ impl CudaBackend {
         };
         self.zero(progress)?;
         ready.record(main)?;
-        wait(copy, &ready)?;
+        ready.queue_wait(copy)?;
         launch()?;
         let cells = &mut copy_stream.cells;
         let copied = crate::trace::timed("streamed upload: windows queued", || -> Result<()> {
@@ -710,12 +774,11 @@ impl CudaBackend {
             let _ = signal(cells, STREAM_SLOTS, ROUNDS_ABORT);
         }
         // Later users of the staging chunks wait for these copies.
-        for s in 0..2 {
-            staging.events[s].record(copy)?;
-            staging.pending[s] = true;
+        for s in 0..STAGING_SLOTS {
+            staging.record_slot(s, copy)?;
         }
         done.record(copy)?;
-        wait(main, &done)?;
+        done.queue_wait(main)?;
         copied
     }
 
@@ -952,12 +1015,17 @@ impl CudaBackend {
     }
 }
 
-/// Copy with several threads: one thread's memcpy is far below PCIe bandwidth.
+/// Copy with several threads, a piece each (at least 256 KiB): one thread's memcpy is
+/// far below PCIe bandwidth.
 fn parallel_copy(dst: &mut [u8], src: &[u8]) {
     use rayon::prelude::*;
-    const PIECE: usize = 2 << 20;
-    dst.par_chunks_mut(PIECE)
-        .zip(src.par_chunks(PIECE))
+    let piece = dst
+        .len()
+        .div_ceil(rayon::current_num_threads())
+        .next_multiple_of(64 << 10)
+        .max(256 << 10);
+    dst.par_chunks_mut(piece)
+        .zip(src.par_chunks(piece))
         .for_each(|(d, s)| d.copy_from_slice(s));
 }
 

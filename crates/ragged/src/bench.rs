@@ -277,7 +277,9 @@ fn run_on<B: BenchBackend>(
 /// - `file_split` / `file_count`: a file in the page cache (written to the temporary
 ///   directory and read once before timing) through [`crate::lines::LineReader`] →
 ///   a column in the backend's memory (on the GPU: the strings column on the device)
-///   or a count; file bytes (+ output for the split).
+///   or a count; file bytes (+ output for the split);
+/// - `file_split_gpus{N}` (on a machine with N ≥ 2 GPUs): the file split across all of
+///   them ([`crate::lines::split_lines_on_workers`]), columns left on the devices.
 fn lines_suite<B: BenchBackend>(h: &mut Harness<'_, B>, quick: bool) -> Result<()> {
     use crate::lines::{LineReader, ReaderOptions};
     use ragged_core::ops::{Delimiter, LineOptions};
@@ -360,6 +362,21 @@ fn lines_suite<B: BenchBackend>(h: &mut Harness<'_, B>, quick: bool) -> Result<(
                     LineReader::open(b, &path, plan, reader)?
                         .count_records()
                         .map(drop)
+                })?;
+                // With several GPUs: the file split across all of them, one byte range
+                // each, the columns left on the devices.
+                let gpus = b.as_cuda().map(every_gpu).transpose()?.unwrap_or_default();
+                if gpus.len() < 2 {
+                    return Ok(());
+                }
+                let case = name(&format!("file_split_gpus{}", gpus.len()));
+                h.case(&case, n, n + values + 4 * (records + 1), || {
+                    let parts = crate::lines::split_lines_on_workers(&gpus, &path, plan, reader)?;
+                    for gpu in &gpus {
+                        gpu.synchronize()?;
+                    }
+                    drop(parts);
+                    Ok(())
                 })
             })();
             let _ = std::fs::remove_file(&path);
@@ -367,6 +384,25 @@ fn lines_suite<B: BenchBackend>(h: &mut Harness<'_, B>, quick: bool) -> Result<(
         }
     }
     Ok(())
+}
+
+/// `gpu` and a backend for every other CUDA device, in device order.
+fn every_gpu(gpu: &CudaBackend) -> Result<Vec<CudaBackend>> {
+    let count = match crate::cuda_status() {
+        crate::CudaStatus::Available { devices, .. } => devices.len(),
+        crate::CudaStatus::Unavailable { .. } => 0,
+    };
+    let own = gpu.info().ordinal;
+    let options = crate::CudaOptions::from_env()?;
+    (0..count)
+        .map(|d| {
+            if d == own {
+                Ok(gpu.clone())
+            } else {
+                CudaBackend::new(d, options.clone())
+            }
+        })
+        .collect()
 }
 
 /// Random printable ASCII in lines of `average` bytes on average (uniform in

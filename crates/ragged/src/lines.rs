@@ -16,6 +16,11 @@
 //! - Standard input, pipes and other special files are read in blocks of the chunk
 //!   size; the carried partial record is copied to the front of the next block.
 //!
+//! While the backend processes one window, the next is uploaded on another thread: on
+//! the GPU the host's copy of window k + 1 into pinned memory, and its copy to the
+//! device on a second stream, overlap the kernels of window k, so reading the file is
+//! the only limit (two windows are in device memory at a time).
+//!
 //! Byte ranges ([`LineOptions::byte_range`]) are positions in the file: the reader
 //! starts just before the range (at 0 for self-overlapping delimiters, whose matches
 //! depend on everything before) and stops after the last record starting in it, so
@@ -82,7 +87,7 @@ impl Default for ReaderOptions {
 
 /// Where the bytes come from.
 enum Source {
-    /// The whole file, mapped; windows are slices from `pos`.
+    /// The whole file, mapped (or bytes in memory); windows are slices from `pos`.
     Mapped { data: ScalarBuffer<u8>, pos: usize },
     /// A reader; `carry` holds the partial record of the last window.
     Stream {
@@ -90,6 +95,37 @@ enum Source {
         carry: Vec<u8>,
         eof: bool,
     },
+}
+
+/// A window's complete records in host memory (a slice of the mapping, or a block).
+struct Window {
+    bytes: ScalarBuffer<u8>,
+    at_end: bool,
+    window_pos: u64,
+}
+
+impl Window {
+    /// The window's bytes in `backend`'s memory.
+    fn upload<B: TextOps>(self, backend: &B) -> Result<Uploaded<B>> {
+        Ok(Uploaded {
+            region: backend.upload(&self.bytes)?,
+            used: self.bytes.len(),
+            at_end: self.at_end,
+            window_pos: self.window_pos,
+        })
+    }
+}
+
+/// A window's complete records in the backend's memory.
+struct Uploaded<B: TextOps> {
+    /// The bytes.
+    region: <B::Loc as Location>::Buffer<u8>,
+    /// How many bytes.
+    used: usize,
+    /// Whether the input ends with them.
+    at_end: bool,
+    /// The file position of the first.
+    window_pos: u64,
 }
 
 /// A streaming split of a file into record batches; see the [module
@@ -101,8 +137,10 @@ pub struct LineReader<'b, B: TextOps> {
     source: Source,
     path: PathBuf,
     chunk_size: usize,
-    /// The file position of the current window's first byte.
+    /// The file position of the next window's first byte.
     window_pos: u64,
+    /// The next window, uploaded while the one before it was processed.
+    ahead: Option<Uploaded<B>>,
     /// Records returned (or counted) so far.
     records: u64,
     total: Option<u64>,
@@ -225,6 +263,7 @@ impl<'b, B: TextOps> LineReader<'b, B> {
             path: PathBuf::from(crate::io::STDIO_PATH),
             chunk_size: options.chunk_size,
             window_pos: 0,
+            ahead: None,
             records: 0,
             total: None,
             done: false,
@@ -238,7 +277,7 @@ impl<'b, B: TextOps> LineReader<'b, B> {
 
     /// Input bytes consumed so far (for progress: whole records only).
     pub fn bytes_done(&self) -> u64 {
-        self.window_pos
+        self.window_pos - self.ahead.as_ref().map_or(0, |w| w.used as u64)
     }
 
     /// Records returned or counted so far.
@@ -336,37 +375,64 @@ impl<'b, B: TextOps> LineReader<'b, B> {
         self.window_pos += used as u64;
     }
 
+    /// The next window's bytes to process, and where they start: see
+    /// [`LineReader::next_window`]; the reader moves past them.
+    fn take_window(&mut self) -> Result<Option<Window>> {
+        let Some((bytes, used, at_end)) = self.next_window()? else {
+            return Ok(None);
+        };
+        let window = Window {
+            bytes: bytes.slice(0, used),
+            at_end,
+            window_pos: self.window_pos,
+        };
+        self.advance(used);
+        Ok(Some(window))
+    }
+
     /// Run `op` on the next window's complete records, with the byte range made
-    /// relative to the window. `None` at the end.
-    fn step<T>(
+    /// relative to the window. Meanwhile the window after it is uploaded on another
+    /// thread, so that on a device the host's copy of the next window overlaps this
+    /// window's kernels. `None` at the end.
+    fn step<T: Send>(
         &mut self,
-        mut op: impl FnMut(&B, &<B::Loc as Location>::Buffer<u8>, &LinePlan) -> Result<(T, u64)>,
+        op: impl FnOnce(&B, &<B::Loc as Location>::Buffer<u8>, &LinePlan) -> Result<(T, u64)> + Send,
     ) -> Option<Result<T>> {
         if self.done {
             return None;
         }
         let outcome = (|| {
-            let Some((window, used, at_end)) = self.next_window()? else {
-                return Ok(None);
+            let current = match self.ahead.take() {
+                Some(window) => window,
+                None => match self.take_window()? {
+                    Some(window) => window.upload(self.backend)?,
+                    None => return Ok(None),
+                },
             };
             let (start, end) = self.plan.byte_range();
-            let relative_end = end.saturating_sub(self.window_pos);
+            let relative_end = end.saturating_sub(current.window_pos);
+            // Every record starting before the range's end is complete once the
+            // window's complete part reaches it.
+            let last = current.at_end || relative_end <= current.used as u64;
+            let next = if last { None } else { self.take_window()? };
             let plan = self
                 .plan
-                .with_byte_range(start.saturating_sub(self.window_pos), relative_end)?;
-            let region = self.backend.upload(&window.slice(0, used))?;
-            let (value, records) = op(self.backend, &region, &plan).map_err(|e| match e {
+                .with_byte_range(start.saturating_sub(current.window_pos), relative_end)?;
+            let backend = self.backend;
+            let (ahead, outcome) = rayon::join(
+                || next.map(|window| window.upload(backend)).transpose(),
+                || op(backend, &current.region, &plan),
+            );
+            let (value, records) = outcome.map_err(|e| match e {
                 Error::InvalidUtf8 { row, byte } => Error::InvalidUtf8 {
                     row: row + self.records as usize,
                     byte,
                 },
                 other => other,
             })?;
+            self.ahead = ahead?;
             self.records += records;
-            self.advance(used);
-            // Every record starting before the range's end is complete once the
-            // window's complete part reaches it.
-            if at_end || relative_end <= used as u64 {
+            if last {
                 self.done = true;
             }
             Ok(Some(value))
@@ -379,6 +445,7 @@ impl<'b, B: TextOps> LineReader<'b, B> {
             }
             Err(e) => {
                 self.done = true;
+                self.ahead = None;
                 Some(Err(e))
             }
         }
@@ -807,21 +874,51 @@ pub fn read_lines_split<B: TextOps + Sync>(
     plan: LinePlan,
     reader: ReaderOptions,
 ) -> Result<Vec<LinesColumn<Host>>> {
-    let path = path.as_ref();
+    let parts = split_parts(workers, path.as_ref(), plan, reader, to_host_lines)?;
+    Ok(parts.into_iter().flatten().collect())
+}
+
+/// The records of a file split across several workers as [`read_lines_split`] splits
+/// it, each batch left in its worker's memory (on a GPU, strings columns on that
+/// device): one vector of batches per worker, in file order.
+///
+/// # Errors
+/// As [`read_lines_split`].
+pub fn split_lines_on_workers<B: TextOps + Sync>(
+    workers: &[B],
+    path: impl AsRef<Path>,
+    plan: LinePlan,
+    reader: ReaderOptions,
+) -> Result<Vec<Vec<LinesColumn<B::Loc>>>> {
+    split_parts(workers, path.as_ref(), plan, reader, |_, batch| Ok(batch))
+}
+
+/// Each worker's part of the file read with a [`LineReader`] on its own thread, each
+/// batch converted by `convert` there.
+fn split_parts<B: TextOps + Sync, T: Send>(
+    workers: &[B],
+    path: &Path,
+    plan: LinePlan,
+    reader: ReaderOptions,
+    convert: impl Fn(&B, LinesColumn<B::Loc>) -> Result<T> + Sync,
+) -> Result<Vec<Vec<T>>> {
     let parts = run_split(
         workers,
         path,
         &plan,
         |backend, plan| {
             let mut batches = Vec::new();
+            let mut records = 0u64;
             for batch in LineReader::open(backend, path, plan, reader)? {
-                batches.push(to_host_lines(backend, batch?)?);
+                let batch = batch?;
+                records += batch.len() as u64;
+                batches.push(convert(backend, batch)?);
             }
-            Ok(batches)
+            Ok((batches, records))
         },
-        |batches| batches.iter().map(|b| b.len() as u64).sum(),
+        |&(_, records)| records,
     )?;
-    Ok(parts.into_iter().flatten().collect())
+    Ok(parts.into_iter().map(|(batches, _)| batches).collect())
 }
 
 /// The number of records of a file counted by several workers, as

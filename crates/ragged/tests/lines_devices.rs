@@ -7,7 +7,7 @@
 
 use ragged::lines::{
     chunk_for_memory_limit, concat_lines, count_lines_split, read_lines, read_lines_split,
-    split_byte_range, ReaderOptions,
+    split_byte_range, split_lines_on_workers, ReaderOptions,
 };
 use ragged::ops::{Delimiter, LineOptions, LinesColumn};
 use ragged::{CpuBackend, CudaBackend, CudaOptions, Error};
@@ -79,6 +79,9 @@ fn cpu_workers_reproduce_the_whole_file() {
                             want,
                             "{name} {delimiter:?} range {range:?} workers {workers} chunk {chunk_size}"
                         );
+                        let parts = split_lines_on_workers(&cpus, &path, plan, reader).unwrap();
+                        assert_eq!(parts.len(), workers);
+                        assert_eq!(joined(&parts.concat()), want, "{name} on workers");
                         let count = count_lines_split(&cpus, &path, plan, reader).unwrap();
                         assert_eq!(count, want.len() as u64, "{name} count");
                     }
@@ -212,8 +215,70 @@ fn gpus_split_a_file_by_byte_ranges() {
     let plan = options.plan().unwrap();
     let got = read_lines_split(&gpus, &path, plan, reader).unwrap();
     assert_eq!(rows(&concat_lines(&got).unwrap()), want);
+    let on_devices = split_lines_on_workers(&gpus, &path, plan, reader).unwrap();
+    let mut batches = Vec::new();
+    for (gpu, part) in gpus.iter().zip(on_devices) {
+        for batch in part {
+            batches.push(ragged::lines::to_host_lines(gpu, batch).unwrap());
+        }
+    }
+    assert_eq!(rows(&concat_lines(&batches).unwrap()), want);
     assert_eq!(
         count_lines_split(&gpus, &path, plan, reader).unwrap(),
         want.len() as u64
     );
+}
+
+/// The GPU reader (each window uploaded on another thread while the one before it is
+/// processed): every chunk size on small inputs, byte ranges and UTF-8 errors give
+/// the CPU reader's result, from mapped files and from blocks.
+#[test]
+fn gpu_reader_matches_the_cpu_at_every_chunk_size() {
+    let Some(gpu) = gpu("gpu_reader_matches_the_cpu_at_every_chunk_size", 1 << 30) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let mut inputs: Vec<(String, Vec<u8>)> = edge_inputs()
+        .into_iter()
+        .map(|(name, bytes)| (name.to_string(), bytes))
+        .collect();
+    let mut rng = Rng::from_label("gpu_direct");
+    inputs.push(("random".into(), random_lines(&mut rng, 3_000, 20, true)));
+    inputs.push(("invalid utf-8".into(), b"one\ntw\xffo\nthree\n".to_vec()));
+    for (k, (name, bytes)) in inputs.iter().enumerate() {
+        let path = dir.path().join(format!("in{k}.txt"));
+        std::fs::write(&path, bytes).unwrap();
+        let n = bytes.len() as u64;
+        for delimiter in [
+            Delimiter::Newline,
+            Delimiter::CrLf,
+            Delimiter::Bytes(b"abab".to_vec()),
+        ] {
+            for range in [None, Some((n / 3, n / 2 + 1))] {
+                let mut options = LineOptions::new(delimiter.clone());
+                options.byte_range = range;
+                for (chunk_size, memory_map) in (1..=17)
+                    .chain([1000, 1 << 20])
+                    .flat_map(|c| [(c, true), (c, false)])
+                {
+                    let reader = ReaderOptions {
+                        chunk_size,
+                        memory_map,
+                    };
+                    let want = read_lines(&CpuBackend::new(), &path, &options, reader);
+                    let got = read_lines(&gpu, &path, &options, reader);
+                    let what = format!(
+                        "{name} {delimiter:?} range {range:?} chunk {chunk_size} mmap {memory_map}"
+                    );
+                    match (want, got) {
+                        (Ok(want), Ok(got)) => assert_eq!(rows(&got), rows(&want), "{what}"),
+                        (Err(want), Err(got)) => {
+                            assert_eq!(got.to_string(), want.to_string(), "{what}")
+                        }
+                        (want, got) => panic!("{what}: cpu {want:?}, gpu {got:?}"),
+                    }
+                }
+            }
+        }
+    }
 }
