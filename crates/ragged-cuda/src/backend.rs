@@ -148,6 +148,18 @@ impl Staging {
         Ok(())
     }
 
+    /// Wait until chunk `c` (its slots) is free.
+    fn wait_chunk(&mut self, c: usize) -> Result<()> {
+        let per_chunk = STAGING_SLOTS / 2;
+        (c * per_chunk..(c + 1) * per_chunk).try_for_each(|s| self.wait_slot(s))
+    }
+
+    /// Record on `stream` the copy just queued from or into chunk `c` (its slots).
+    fn record_chunk(&mut self, c: usize, stream: sys::CUstream) -> Result<()> {
+        let per_chunk = STAGING_SLOTS / 2;
+        (c * per_chunk..(c + 1) * per_chunk).try_for_each(|s| self.record_slot(s, stream))
+    }
+
     /// Wait until no copy uses any slot.
     fn settle(&mut self) -> Result<()> {
         for (event, pending) in self.events.iter().zip(&mut self.pending) {
@@ -458,6 +470,10 @@ impl CudaBackend {
 
     /// The entry point `name` of `module`, loading the module on first use.
     pub(crate) fn function(&self, module: &ModuleSource, name: &str) -> Result<Function> {
+        // Launches follow on this thread: make the backend's context current here, so a
+        // thread that last worked for another device (a pool thread serving several
+        // backends) launches in the right one.
+        self.bind()?;
         if let Some(f) = self
             .inner
             .functions
@@ -580,7 +596,16 @@ impl CudaBackend {
                 let s = k % STAGING_SLOTS;
                 staging.wait_slot(s)?;
                 let pinned = &mut staging.slot(s)[..chunk.len()];
-                parallel_copy(pinned, chunk);
+                // A piece per thread (at least 256 KiB).
+                let piece = chunk
+                    .len()
+                    .div_ceil(rayon::current_num_threads())
+                    .next_multiple_of(64 << 10)
+                    .max(256 << 10);
+                parallel_copy(pinned, chunk, piece);
+                // While this thread waited for the copy it may have run other pool
+                // tasks, another device's among them: make this context current again.
+                self.bind()?;
                 let offset = (k * STAGING_SLOT) as u64;
                 // SAFETY: the pinned slot holds chunk.len() bytes and is not touched
                 // again until its event completes; dst + offset has room for them.
@@ -643,28 +668,37 @@ impl CudaBackend {
         let mut guard = self.inner.staging.lock().map_err(|_| poisoned())?;
         let staging = self.staging(&mut guard)?;
         staging.settle()?;
+        // Whole chunks (two slots each), copied out in 2 MiB pieces: a fresh host
+        // buffer is faulted in by huge pages, and threads sharing one wait for each
+        // other.
         let total = dst.len();
-        let count = total.div_ceil(STAGING_SLOT);
-        let len_of = |k: usize| STAGING_SLOT.min(total - k * STAGING_SLOT);
+        let count = total.div_ceil(STAGING_CHUNK);
+        let len_of = |k: usize| STAGING_CHUNK.min(total - k * STAGING_CHUNK);
         let issue = |k: usize, staging: &mut Staging| -> Result<()> {
-            let s = k % STAGING_SLOTS;
-            let pinned = &mut staging.slot(s)[..len_of(k)];
-            // SAFETY: src + offset holds len_of(k) bytes; the pinned slot is read only
-            // after its event completes.
-            unsafe { result::memcpy_dtoh_async(pinned, src + (k * STAGING_SLOT) as u64, stream) }
+            let c = k % 2;
+            let pinned = &mut staging.chunks[c].as_mut_slice()[..len_of(k)];
+            // SAFETY: src + offset holds len_of(k) bytes; the pinned chunk is read only
+            // after its events complete.
+            unsafe { result::memcpy_dtoh_async(pinned, src + (k * STAGING_CHUNK) as u64, stream) }
                 .map_err(|e| driver_error("copy to host", e))?;
-            staging.record_slot(s, stream)
+            staging.record_chunk(c, stream)
         };
-        // Every slot in flight: while the DMAs run, a finished slot is copied out.
-        for k in 0..count.min(STAGING_SLOTS) {
+        // Both chunks in flight: while one DMA runs, the other chunk is copied out.
+        for k in 0..count.min(2) {
             issue(k, staging)?;
         }
-        for (k, target) in dst.chunks_mut(STAGING_SLOT).enumerate() {
-            let s = k % STAGING_SLOTS;
-            staging.wait_slot(s)?;
-            parallel_copy(target, &staging.slot(s)[..target.len()]);
-            if k + STAGING_SLOTS < count {
-                issue(k + STAGING_SLOTS, staging)?;
+        for (k, target) in dst.chunks_mut(STAGING_CHUNK).enumerate() {
+            let c = k % 2;
+            staging.wait_chunk(c)?;
+            parallel_copy(
+                target,
+                &staging.chunks[c].as_slice()[..target.len()],
+                2 << 20,
+            );
+            // Pool tasks of another device may have run on this thread meanwhile.
+            self.bind()?;
+            if k + 2 < count {
+                issue(k + 2, staging)?;
             }
         }
         Ok(())
@@ -753,6 +787,8 @@ impl CudaBackend {
                 let offset = (slot % (STREAM_SLOTS / 2)) * STREAM_WINDOW_MAX;
                 let pinned = &mut chunk.as_mut_slice()[offset..offset + len];
                 (upload.fill)(start, pinned);
+                // The fill may run pool tasks of another device on this thread.
+                self.bind()?;
                 // SAFETY: the pinned window holds `len` bytes and is not touched again
                 // until its event completes; dst + start has room for them.
                 unsafe { result::memcpy_htod_async(upload.dst + start as u64, &*pinned, copy) }
@@ -955,6 +991,8 @@ impl CudaBackend {
         let stop = Event::new(true)?;
         start.record(self.stream())?;
         let value = work()?;
+        // `work` may have run pool tasks of another device on this thread.
+        self.bind()?;
         stop.record(self.stream())?;
         stop.wait()?;
         // SAFETY: both events were recorded and have completed.
@@ -1015,15 +1053,11 @@ impl CudaBackend {
     }
 }
 
-/// Copy with several threads, a piece each (at least 256 KiB): one thread's memcpy is
-/// far below PCIe bandwidth.
-fn parallel_copy(dst: &mut [u8], src: &[u8]) {
+/// Copy with several threads, in pieces of `piece` bytes: one thread's memcpy is far
+/// below PCIe bandwidth. While it waits, the calling thread may run other tasks of the
+/// pool, which may make another device's context current: callers bind again after.
+fn parallel_copy(dst: &mut [u8], src: &[u8], piece: usize) {
     use rayon::prelude::*;
-    let piece = dst
-        .len()
-        .div_ceil(rayon::current_num_threads())
-        .next_multiple_of(64 << 10)
-        .max(256 << 10);
     dst.par_chunks_mut(piece)
         .zip(src.par_chunks(piece))
         .for_each(|(d, s)| d.copy_from_slice(s));

@@ -803,13 +803,37 @@ fn run_split<B: TextOps + Sync, T: Send>(
         ));
     }
     let ranges = worker_ranges(path, plan, workers.len());
+    // With several workers, each runs in a thread pool of its own (the cores shared
+    // out), so a pool thread only ever works for one backend: a device's context
+    // made current on it stays its own.
+    let pools = if workers.len() > 1 {
+        let threads = (rayon::current_num_threads() / workers.len()).max(1);
+        (0..workers.len())
+            .map(|_| {
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()
+                    .map(Some)
+                    .map_err(|e| Error::io("start threads for", path, std::io::Error::other(e)))
+            })
+            .collect::<Result<Vec<_>>>()?
+    } else {
+        vec![None]
+    };
     let outcomes: Vec<Result<T>> = std::thread::scope(|scope| {
         let handles: Vec<_> = workers
             .iter()
             .zip(&ranges)
-            .map(|(worker, &(start, end))| {
+            .zip(&pools)
+            .map(|((worker, &(start, end)), pool)| {
                 let work = &work;
-                scope.spawn(move || work(worker, plan.with_byte_range(start, end)?))
+                scope.spawn(move || {
+                    let run = || work(worker, plan.with_byte_range(start, end)?);
+                    match pool {
+                        Some(pool) => pool.install(run),
+                        None => run(),
+                    }
+                })
             })
             .collect();
         handles
