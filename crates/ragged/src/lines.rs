@@ -970,8 +970,8 @@ pub fn count_lines_split<B: TextOps + Sync>(
 /// A reader window size that keeps one window's work on a device within
 /// `memory_limit` bytes: the window, its record boundaries, the stripped characters
 /// and the per-record sizes and offsets take about four times the window for lines of
-/// 16 bytes or more, and up to about 30 times for records of one byte, so the window
-/// is a 32nd of the limit (at least 1 MiB, at most `chunk_size`). A record longer than
+/// 16 bytes or more (five with the next window, uploaded meanwhile), and up to about
+/// 30 times for records of one byte, so the window is a 32nd of the limit (at least 1 MiB, at most `chunk_size`). A record longer than
 /// the window still grows it.
 ///
 /// # Example
