@@ -1,7 +1,7 @@
 //! [`CudaBackend`]: one device, one stream, one memory pool, one module cache.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
 
 use cudarc::driver::{result, sys, CudaContext};
 use ragged_core::{Error, Native, NullBuffer, Result};
@@ -171,6 +171,12 @@ impl Staging {
         Ok(())
     }
 }
+
+/// The copy stream and the staging, held by one copy.
+type StagingGuards<'a> = (
+    MutexGuard<'a, Option<CopyStream>>,
+    MutexGuard<'a, Option<Staging>>,
+);
 
 /// A CUDA event without timing, for completion tracking.
 struct Event(sys::CUevent);
@@ -559,14 +565,34 @@ impl CudaBackend {
         if src.is_empty() {
             return Ok(());
         }
-        if src.len() <= DIRECT_LIMIT {
-            self.bind()?;
-            // SAFETY: dst holds at least src.len() bytes (allocated by the caller for
-            // this copy); a pageable source is staged by the driver before this returns.
-            return unsafe { result::memcpy_htod_async(dst, src, self.stream()) }
-                .map_err(|e| driver_error("copy to device", e));
+        if src.len() > DIRECT_LIMIT {
+            if let Some(staged) = self.stage_to_device(dst, src) {
+                return staged;
+            }
         }
-        self.stage_to_device(dst, src)
+        self.bind()?;
+        // SAFETY: dst holds at least src.len() bytes (allocated by the caller for this
+        // copy); a pageable source is staged by the driver before this returns.
+        unsafe { result::memcpy_htod_async(dst, src, self.stream()) }
+            .map_err(|e| driver_error("copy to device", e))
+    }
+
+    /// The staging slots and the copy stream, or `None` while another copy uses
+    /// them. That copy may be on this very thread: a copy waits for pool threads, and
+    /// meanwhile its thread may run another pool task that copies (`LineReader`
+    /// uploads a window while the op on the one before runs). Such a copy goes without
+    /// them rather than waiting for itself.
+    fn try_staging(&self) -> Option<Result<StagingGuards<'_>>> {
+        let copy = match self.inner.copy_stream.try_lock() {
+            Ok(guard) => guard,
+            Err(TryLockError::WouldBlock) => return None,
+            Err(TryLockError::Poisoned(_)) => return Some(Err(poisoned())),
+        };
+        match self.inner.staging.try_lock() {
+            Ok(guard) => Some(Ok((copy, guard))),
+            Err(TryLockError::WouldBlock) => None,
+            Err(TryLockError::Poisoned(_)) => Some(Err(poisoned())),
+        }
     }
 
     /// Copy `src` to device memory at `dst` through the staging slots: each slot is
@@ -578,16 +604,31 @@ impl CudaBackend {
     /// them: `lines::LineReader` uploads the next window meanwhile). Returns when
     /// `src` may be reused.
     ///
+    /// `None`, having done nothing, while the staging is in use ([`Self::try_staging`]).
+    ///
     /// # Errors
     /// [`Error::Device`] (the copies queued before it still complete before `dst` or
     /// their slots are reused).
-    fn stage_to_device(&self, dst: u64, src: &[u8]) -> Result<()> {
+    fn stage_to_device(&self, dst: u64, src: &[u8]) -> Option<Result<()>> {
+        let (mut copy_guard, mut guard) = match self.try_staging()? {
+            Ok(guards) => guards,
+            Err(e) => return Some(Err(e)),
+        };
+        Some(self.stage_with(dst, src, &mut copy_guard, &mut guard))
+    }
+
+    /// [`Self::stage_to_device`] with the copy stream and the staging held.
+    fn stage_with(
+        &self,
+        dst: u64,
+        src: &[u8],
+        copy_guard: &mut Option<CopyStream>,
+        guard: &mut Option<Staging>,
+    ) -> Result<()> {
         self.bind()?;
         let main = self.stream();
-        let mut copy_guard = self.inner.copy_stream.lock().map_err(|_| poisoned())?;
-        let copy = self.copy_stream(&mut copy_guard)?.stream;
-        let mut guard = self.inner.staging.lock().map_err(|_| poisoned())?;
-        let staging = self.staging(&mut guard)?;
+        let copy = self.copy_stream(copy_guard)?.stream;
+        let staging = self.staging(guard)?;
         let (ready, done) = (Event::new(false)?, Event::new(false)?);
         ready.record(main)?;
         ready.queue_wait(copy)?;
@@ -658,15 +699,22 @@ impl CudaBackend {
             dst.copy_from_slice(pinned);
             return Ok(());
         }
-        if dst.len() <= DIRECT_LIMIT {
+        let mut guard = match self.inner.staging.try_lock() {
+            // Small copies, and any while the staging is in use (possibly by this
+            // thread: see `try_staging`), go straight to pageable memory.
+            Err(TryLockError::WouldBlock) => None,
+            _ if dst.len() <= DIRECT_LIMIT => None,
+            Ok(guard) => Some(guard),
+            Err(TryLockError::Poisoned(_)) => return Err(poisoned()),
+        };
+        let Some(guard) = guard.as_mut() else {
             // SAFETY: src holds dst.len() bytes; the stream is synchronized before dst is
             // read.
             unsafe { result::memcpy_dtoh_async(dst, src, stream) }
                 .map_err(|e| driver_error("copy to host", e))?;
             return self.synchronize_stream();
-        }
-        let mut guard = self.inner.staging.lock().map_err(|_| poisoned())?;
-        let staging = self.staging(&mut guard)?;
+        };
+        let staging = self.staging(guard)?;
         staging.settle()?;
         // Whole chunks (two slots each), copied out in 2 MiB pieces: a fresh host
         // buffer is faulted in by huge pages, and threads sharing one wait for each
