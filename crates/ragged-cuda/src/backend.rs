@@ -583,16 +583,11 @@ impl CudaBackend {
     /// uploads a window while the op on the one before runs). Such a copy goes without
     /// them rather than waiting for itself.
     fn try_staging(&self) -> Option<Result<StagingGuards<'_>>> {
-        let copy = match self.inner.copy_stream.try_lock() {
+        let copy = match try_lock(&self.inner.copy_stream)? {
             Ok(guard) => guard,
-            Err(TryLockError::WouldBlock) => return None,
-            Err(TryLockError::Poisoned(_)) => return Some(Err(poisoned())),
+            Err(e) => return Some(Err(e)),
         };
-        match self.inner.staging.try_lock() {
-            Ok(guard) => Some(Ok((copy, guard))),
-            Err(TryLockError::WouldBlock) => None,
-            Err(TryLockError::Poisoned(_)) => Some(Err(poisoned())),
-        }
+        Some(try_lock(&self.inner.staging)?.map(|staging| (copy, staging)))
     }
 
     /// Copy `src` to device memory at `dst` through the staging slots: each slot is
@@ -699,13 +694,12 @@ impl CudaBackend {
             dst.copy_from_slice(pinned);
             return Ok(());
         }
-        let mut guard = match self.inner.staging.try_lock() {
-            // Small copies, and any while the staging is in use (possibly by this
-            // thread: see `try_staging`), go straight to pageable memory.
-            Err(TryLockError::WouldBlock) => None,
-            _ if dst.len() <= DIRECT_LIMIT => None,
-            Ok(guard) => Some(guard),
-            Err(TryLockError::Poisoned(_)) => return Err(poisoned()),
+        // Small copies, and any while the staging is in use (possibly by this thread:
+        // see `try_staging`), go straight to pageable memory.
+        let mut guard = if dst.len() <= DIRECT_LIMIT {
+            None
+        } else {
+            try_lock(&self.inner.staging).transpose()?
         };
         let Some(guard) = guard.as_mut() else {
             // SAFETY: src holds dst.len() bytes; the stream is synchronized before dst is
@@ -1109,6 +1103,16 @@ fn parallel_copy(dst: &mut [u8], src: &[u8], piece: usize) {
     dst.par_chunks_mut(piece)
         .zip(src.par_chunks(piece))
         .for_each(|(d, s)| d.copy_from_slice(s));
+}
+
+/// `mutex` locked, or `None` while another holder has it (never waiting: the holder
+/// may be this thread, see `CudaBackend::try_staging`).
+fn try_lock<T>(mutex: &Mutex<T>) -> Option<Result<MutexGuard<'_, T>>> {
+    match mutex.try_lock() {
+        Ok(guard) => Some(Ok(guard)),
+        Err(TryLockError::WouldBlock) => None,
+        Err(TryLockError::Poisoned(_)) => Some(Err(poisoned())),
+    }
 }
 
 fn poisoned() -> Error {

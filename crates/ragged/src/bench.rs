@@ -288,6 +288,8 @@ fn lines_suite<B: BenchBackend>(h: &mut Harness<'_, B>, quick: bool) -> Result<(
     let filter = h.filter.clone();
     let bytes = if quick { 16 << 20 } else { 2usize << 30 };
     let label = size_label(bytes);
+    // Every GPU of the machine, for `file_split_gpus{N}`.
+    let mut gpus: Option<Vec<CudaBackend>> = None;
     for average in [16usize, 80, 1000] {
         for crlf in [false, true] {
             let ending = if crlf { "crlf" } else { "nl" };
@@ -365,14 +367,18 @@ fn lines_suite<B: BenchBackend>(h: &mut Harness<'_, B>, quick: bool) -> Result<(
                 })?;
                 // With several GPUs: the file split across all of them, one byte range
                 // each, the columns left on the devices.
-                let gpus = b.as_cuda().map(every_gpu).transpose()?.unwrap_or_default();
+                if gpus.is_none() {
+                    // Made once, for the first file the suite writes.
+                    gpus = Some(b.as_cuda().map(every_gpu).transpose()?.unwrap_or_default());
+                }
+                let gpus = gpus.as_deref().unwrap_or_default();
                 if gpus.len() < 2 {
                     return Ok(());
                 }
                 let case = name(&format!("file_split_gpus{}", gpus.len()));
                 h.case(&case, n, n + values + 4 * (records + 1), || {
-                    let parts = crate::lines::split_lines_on_workers(&gpus, &path, plan, reader)?;
-                    for gpu in &gpus {
+                    let parts = crate::lines::split_lines_on_workers(gpus, &path, plan, reader)?;
+                    for gpu in gpus {
                         gpu.synchronize()?;
                     }
                     drop(parts);

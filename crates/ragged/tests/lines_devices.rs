@@ -23,6 +23,21 @@ fn joined(batches: &[LinesColumn]) -> Vec<Vec<u8>> {
     batches.iter().flat_map(rows).collect()
 }
 
+/// The test kit's edge inputs and `bytes` of random `\r\n` lines averaging `average`
+/// bytes (seeded by `label`), named.
+fn edge_and_random_inputs(label: &str, bytes: usize, average: usize) -> Vec<(String, Vec<u8>)> {
+    let mut inputs: Vec<(String, Vec<u8>)> = edge_inputs()
+        .into_iter()
+        .map(|(name, bytes)| (name.to_string(), bytes))
+        .collect();
+    let mut rng = Rng::from_label(label);
+    inputs.push((
+        "random".into(),
+        random_lines(&mut rng, bytes, average, true),
+    ));
+    inputs
+}
+
 #[test]
 fn byte_ranges_split_evenly_and_cover_the_range() {
     for (start, end) in [(0u64, 0u64), (0, 1), (0, 10), (3, 17), (5, u64::MAX)] {
@@ -42,12 +57,7 @@ fn byte_ranges_split_evenly_and_cover_the_range() {
 #[test]
 fn cpu_workers_reproduce_the_whole_file() {
     let dir = tempfile::tempdir().unwrap();
-    let mut inputs: Vec<(String, Vec<u8>)> = edge_inputs()
-        .into_iter()
-        .map(|(name, bytes)| (name.to_string(), bytes))
-        .collect();
-    let mut rng = Rng::from_label("cpu_workers");
-    inputs.push(("random".into(), random_lines(&mut rng, 50_000, 40, true)));
+    let inputs = edge_and_random_inputs("cpu_workers", 50_000, 40);
     let delimiters = [
         Delimiter::Newline,
         Delimiter::CrLf,
@@ -238,12 +248,7 @@ fn gpu_reader_matches_the_cpu_at_every_chunk_size() {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
-    let mut inputs: Vec<(String, Vec<u8>)> = edge_inputs()
-        .into_iter()
-        .map(|(name, bytes)| (name.to_string(), bytes))
-        .collect();
-    let mut rng = Rng::from_label("gpu_direct");
-    inputs.push(("random".into(), random_lines(&mut rng, 3_000, 20, true)));
+    let mut inputs = edge_and_random_inputs("gpu_direct", 3_000, 20);
     inputs.push(("invalid utf-8".into(), b"one\ntw\xffo\nthree\n".to_vec()));
     for (k, (name, bytes)) in inputs.iter().enumerate() {
         let path = dir.path().join(format!("in{k}.txt"));

@@ -687,18 +687,14 @@ fn parse_fastq(
 #[cfg(test)]
 mod tests {
     use super::close_up;
+    use ragged_testkit::rng::Rng;
 
     /// Closing up in parallel (and by the one-after-the-other fallback, when a part
     /// holds fewer codes than it moves by) gives the parts' codes back to back.
     #[test]
     fn close_up_puts_parts_back_to_back() {
-        let mut state = 5u64;
-        let mut next = move |m: usize| {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (state >> 33) as usize % m
-        };
+        let mut rng = Rng::new(5);
+        let mut next = move |m: usize| rng.index(m);
         for case in 0..200 {
             let parts = 1 + next(9);
             let regions: Vec<usize> = (0..parts).map(|_| next(300)).collect();
