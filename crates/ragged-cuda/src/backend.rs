@@ -748,11 +748,14 @@ impl CudaBackend {
 
     fn staging<'a>(&self, guard: &'a mut Option<Staging>) -> Result<&'a mut Staging> {
         if guard.is_none() {
+            let chunks = crate::trace::timed("pinned staging", || -> Result<_> {
+                Ok([
+                    PinnedBuffer::new(&self.inner.ctx, STAGING_CHUNK)?,
+                    PinnedBuffer::new(&self.inner.ctx, STAGING_CHUNK)?,
+                ])
+            })?;
             *guard = Some(Staging {
-                chunks: [
-                    PinnedBuffer::new(&self.inner.ctx, STAGING_CHUNK)?,
-                    PinnedBuffer::new(&self.inner.ctx, STAGING_CHUNK)?,
-                ],
+                chunks,
                 events: (0..STAGING_SLOTS)
                     .map(|_| Event::new(false))
                     .collect::<Result<_>>()?,

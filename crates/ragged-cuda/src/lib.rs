@@ -30,5 +30,5 @@ mod trace;
 mod transfer;
 
 pub use backend::{parse_size, CudaBackend, CudaOptions, MemoryStats};
-pub use memory::{Device, DeviceBitmap, DeviceBuffer, PinnedBuffer};
+pub use memory::{Device, DeviceBitmap, DeviceBuffer, PinnedBuffer, REGISTER_MIN};
 pub use probe::{cuda_status, CudaStatus, DeviceInfo};

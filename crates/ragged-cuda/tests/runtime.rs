@@ -137,14 +137,25 @@ fn pinned_transfers_round_trip() {
     let Some(gpu) = backend(CudaOptions::default()) else {
         return;
     };
-    let mut pinned = gpu.alloc_pinned(3 << 20).unwrap();
-    for (i, b) in pinned.as_mut_slice().iter_mut().enumerate() {
-        *b = (i % 251) as u8;
+    // 3 MiB: a registered mapping (on Linux); 5 000 bytes: from cuMemHostAlloc.
+    for len in [3 << 20, 5000] {
+        let mut pinned = gpu.alloc_pinned(len).unwrap();
+        assert!(pinned.as_slice().iter().all(|&b| b == 0), "not zeroed");
+        if cfg!(target_os = "linux") {
+            assert_eq!(pinned.is_registered(), len >= ragged_cuda::REGISTER_MIN);
+        }
+        for (i, b) in pinned.as_mut_slice().iter_mut().enumerate() {
+            *b = (i % 251) as u8;
+        }
+        let device = gpu.upload_pinned(&pinned).unwrap();
+        let mut back = gpu.alloc_pinned(len).unwrap();
+        gpu.download_pinned(&device, &mut back).unwrap();
+        assert_eq!(pinned.as_slice(), back.as_slice());
+        drop(pinned);
+        // The memory of a dropped buffer is released (unregistered) and can be pinned again.
+        let again = gpu.alloc_pinned(len).unwrap();
+        assert_eq!(again.len(), len);
     }
-    let device = gpu.upload_pinned(&pinned).unwrap();
-    let mut back = gpu.alloc_pinned(3 << 20).unwrap();
-    gpu.download_pinned(&device, &mut back).unwrap();
-    assert_eq!(pinned.as_slice(), back.as_slice());
 }
 
 #[test]

@@ -414,15 +414,32 @@ impl<'b, B: TextOps> LineReader<'b, B> {
             // Every record starting before the range's end is complete once the
             // window's complete part reaches it.
             let last = current.at_end || relative_end <= current.used as u64;
+            let taken = trace_clock();
             let next = if last { None } else { self.take_window()? };
+            let taken = trace_ms(taken);
             let plan = self
                 .plan
                 .with_byte_range(start.saturating_sub(current.window_pos), relative_end)?;
             let backend = self.backend;
-            let (ahead, outcome) = rayon::join(
-                || next.map(|window| window.upload(backend)).transpose(),
-                || op(backend, &current.region, &plan),
+            let (window_pos, used) = (current.window_pos, current.used);
+            let ((ahead, uploaded), (outcome, ran)) = rayon::join(
+                || {
+                    let started = trace_clock();
+                    let ahead = next.map(|window| window.upload(backend)).transpose();
+                    (ahead, trace_ms(started))
+                },
+                || {
+                    let started = trace_clock();
+                    let outcome = op(backend, &current.region, &plan);
+                    (outcome, trace_ms(started))
+                },
             );
+            if let (Some(taken), Some(uploaded), Some(ran)) = (taken, uploaded, ran) {
+                eprintln!(
+                    "ragged: window at {window_pos} ({used} bytes): next taken {taken:.2} ms, \
+                     next uploaded {uploaded:.2} ms, op {ran:.2} ms"
+                );
+            }
             let (value, records) = outcome.map_err(|e| match e {
                 Error::InvalidUtf8 { row, byte } => Error::InvalidUtf8 {
                     row: row + self.records as usize,
@@ -828,11 +845,16 @@ fn run_split<B: TextOps + Sync, T: Send>(
             .map(|((worker, &(start, end)), pool)| {
                 let work = &work;
                 scope.spawn(move || {
+                    let started = trace_clock();
                     let run = || work(worker, plan.with_byte_range(start, end)?);
-                    match pool {
+                    let outcome = match pool {
                         Some(pool) => pool.install(run),
                         None => run(),
+                    };
+                    if let Some(ms) = trace_ms(started) {
+                        eprintln!("ragged: worker for bytes {start}..{end}: {ms:.1} ms");
                     }
+                    outcome
                 })
             })
             .collect();
@@ -866,6 +888,19 @@ fn run_split<B: TextOps + Sync, T: Send>(
         }
     }
     Ok(results)
+}
+
+/// The time now when `RAGGED_TRACE` asks for timings on standard error (set to
+/// anything but `0`), else `None`.
+fn trace_clock() -> Option<std::time::Instant> {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    ON.get_or_init(|| std::env::var("RAGGED_TRACE").is_ok_and(|v| !v.is_empty() && v != "0"))
+        .then(std::time::Instant::now)
+}
+
+/// Milliseconds since `started` (from [`trace_clock`]).
+fn trace_ms(started: Option<std::time::Instant>) -> Option<f64> {
+    started.map(|t| t.elapsed().as_secs_f64() * 1e3)
 }
 
 /// The records of a file split across several workers (one backend each, e.g. one per
