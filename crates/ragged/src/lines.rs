@@ -852,6 +852,11 @@ fn run_split<B: TextOps + Sync, T: Send>(
                         None => run(),
                     };
                     if let Some(ms) = trace_ms(started) {
+                        let end = if end == u64::MAX {
+                            "the end".to_string()
+                        } else {
+                            end.to_string()
+                        };
                         eprintln!("ragged: worker for bytes {start}..{end}: {ms:.1} ms");
                     }
                     outcome
