@@ -34,6 +34,8 @@ mod scan;
 mod segmented_reduce;
 mod select;
 
+pub(crate) use reduce::sum_f64_lanes;
+
 use arrow_buffer::{BooleanBuffer, NullBuffer};
 use ragged_core::ops::{OffsetWidth, Offsets, Predicate, ScanKind, Selection, Transform};
 use ragged_core::{

@@ -97,7 +97,7 @@ pub(crate) fn reduce_sum_f64<T: Native>(col: &PrimitiveColumn<T>, transform: Tra
 /// at run time: four-wide conversions and arithmetic halve the instructions per value,
 /// which the conversion-heavy loop needs to keep up with memory on one core.
 #[inline]
-fn sum_f64_lanes<T: Native>(values: &[T], f: impl Fn(f64) -> f64) -> f64 {
+pub(crate) fn sum_f64_lanes<T: Native>(values: &[T], f: impl Fn(f64) -> f64) -> f64 {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: the CPU supports AVX2, checked just above.
