@@ -115,7 +115,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let started = std::time::Instant::now();
     let outcome = std::panic::catch_unwind(|| run(cli));
-    if std::env::var("RAGGED_TRACE").is_ok_and(|v| !v.is_empty() && v != "0") {
+    if ragged::trace::enabled() {
         eprintln!(
             "ragged: command {:.1} ms",
             started.elapsed().as_secs_f64() * 1e3

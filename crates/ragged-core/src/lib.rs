@@ -19,6 +19,7 @@ pub mod error;
 pub mod host;
 pub mod location;
 pub mod ops;
+pub mod trace;
 pub mod types;
 
 pub use column::{

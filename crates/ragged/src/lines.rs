@@ -61,6 +61,7 @@ use std::sync::Arc;
 
 use arrow_buffer::{Buffer, ScalarBuffer};
 use ragged_core::ops::{Delimiter, LineOptions, LinePlan, LinesColumn, TextOps};
+use ragged_core::trace::traced;
 use ragged_core::{BinaryColumn, Error, Host, Location, Memory, Result, StringColumn};
 
 /// The default window size of [`LineReader`]: 64 MiB.
@@ -414,25 +415,16 @@ impl<'b, B: TextOps> LineReader<'b, B> {
             // Every record starting before the range's end is complete once the
             // window's complete part reaches it.
             let last = current.at_end || relative_end <= current.used as u64;
-            let taken = trace_clock();
-            let next = if last { None } else { self.take_window()? };
-            let taken = trace_ms(taken);
+            let (next, taken) = traced(|| if last { Ok(None) } else { self.take_window() });
+            let next = next?;
             let plan = self
                 .plan
                 .with_byte_range(start.saturating_sub(current.window_pos), relative_end)?;
             let backend = self.backend;
             let (window_pos, used) = (current.window_pos, current.used);
             let ((ahead, uploaded), (outcome, ran)) = rayon::join(
-                || {
-                    let started = trace_clock();
-                    let ahead = next.map(|window| window.upload(backend)).transpose();
-                    (ahead, trace_ms(started))
-                },
-                || {
-                    let started = trace_clock();
-                    let outcome = op(backend, &current.region, &plan);
-                    (outcome, trace_ms(started))
-                },
+                || traced(|| next.map(|window| window.upload(backend)).transpose()),
+                || traced(|| op(backend, &current.region, &plan)),
             );
             if let (Some(taken), Some(uploaded), Some(ran)) = (taken, uploaded, ran) {
                 eprintln!(
@@ -845,13 +837,12 @@ fn run_split<B: TextOps + Sync, T: Send>(
             .map(|((worker, &(start, end)), pool)| {
                 let work = &work;
                 scope.spawn(move || {
-                    let started = trace_clock();
                     let run = || work(worker, plan.with_byte_range(start, end)?);
-                    let outcome = match pool {
+                    let (outcome, ms) = traced(|| match pool {
                         Some(pool) => pool.install(run),
                         None => run(),
-                    };
-                    if let Some(ms) = trace_ms(started) {
+                    });
+                    if let Some(ms) = ms {
                         let end = if end == u64::MAX {
                             "the end".to_string()
                         } else {
@@ -893,19 +884,6 @@ fn run_split<B: TextOps + Sync, T: Send>(
         }
     }
     Ok(results)
-}
-
-/// The time now when `RAGGED_TRACE` asks for timings on standard error (set to
-/// anything but `0`), else `None`.
-fn trace_clock() -> Option<std::time::Instant> {
-    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    ON.get_or_init(|| std::env::var("RAGGED_TRACE").is_ok_and(|v| !v.is_empty() && v != "0"))
-        .then(std::time::Instant::now)
-}
-
-/// Milliseconds since `started` (from [`trace_clock`]).
-fn trace_ms(started: Option<std::time::Instant>) -> Option<f64> {
-    started.map(|t| t.elapsed().as_secs_f64() * 1e3)
 }
 
 /// The records of a file split across several workers (one backend each, e.g. one per
