@@ -83,12 +83,11 @@ template <typename O> struct TileRows {
         const int span = stage_row_tile(static_cast<const O*>(col_.offsets), col_.chars, first_, n, tile_);
         staged = span >= 0;
         if (!staged || d.size == 0) return;
-        const int m = static_cast<int>(d.size);
-        const uint32_t first4 = pattern_word(d.data, m);
+        const PatternWords pw = pattern_words(d.data, static_cast<int>(d.size));
         for (int c = threadIdx.x; 32 * c < span; c += blockDim.x) {
             uint32_t w[8];
             tile_words(tile_.bytes, c, w);
-            match_bits[c] = tile_match_word(tile_.bytes, c, w, span, d.data, m, first4);
+            match_bits[c] = tile_match_word(tile_.bytes, c, w, span, d.data, pw);
         }
         __syncthreads();
         match = match_bits;

@@ -189,7 +189,7 @@ __device__ __forceinline__ long long tile_answer(const uint32_t* match, const ui
     const int last = end - m + 1;  // matches start in [begin, last)
     if (OP == STARTS_WITH) return bit_at(match, begin);
     if (OP == ENDS_WITH) return bit_at(match, end - m);
-    if (OP == CONTAINS) return first_bit(match, begin, last) >= 0;
+    if (OP == CONTAINS) return any_bit(match, begin, last);
     if (OP == COUNT_MATCHES) {
         long long count = 0;
         for (int p = first_bit(match, begin, last); p >= 0; p = first_bit(match, p + m, last)) ++count;
@@ -199,14 +199,24 @@ __device__ __forceinline__ long long tile_answer(const uint32_t* match, const ui
     return p < 0 ? -1 : count_bits(lead, begin, p);
 }
 
+/// starts_with / ends_with (OP) of a pattern of at most 8 bytes (`pw`) for the row at
+/// tile positions [begin, end): the row's first or last m bytes compared as words
+/// (head_matches_at), with no match bits.
+template <int OP>
+__device__ __forceinline__ bool edge_matches(const uint8_t* bytes, int begin, int end, const PatternWords& pw) {
+    if (pw.m > end - begin) return false;
+    return head_matches_at(bytes, OP == STARTS_WITH ? begin : end - pw.m, pw);
+}
+
 /// The scalar-pattern searches over tiles of `tile_rows` rows (a multiple of 32, at
 /// most TILE_ROWS), grid-stride. A tile whose bytes fit TILE_BYTES is staged in shared
-/// memory; every thread then computes the match bits of 32 positions (short_matches
-/// for the pattern's first 4 bytes, the rest compared for each candidate when the
-/// pattern is longer) and, for find / rfind / count_matches, the lead bits (a
+/// memory; every thread then computes the match bits of 32 positions
+/// (tile_match_word) and, for find / rfind / count_matches, the lead bits (a
 /// character starts there); each row's answer is then a few bit operations over its
 /// positions (tile_answer), with no per-byte loop and no divergence between rows of
-/// different lengths. A tile that does not fit (a very long row) is searched row per
+/// different lengths. starts_with and ends_with of patterns of at most 8 bytes need
+/// no match bits: each row's first or last bytes are compared as words
+/// (edge_matches). A tile that does not fit (a very long row) is searched row per
 /// thread in global memory, as search() does.
 template <typename O, int OP>
 __device__ void search_tiles(const O* offsets, const uint8_t* chars, uint64_t rows, const int32_t* pattern_offsets,
@@ -222,18 +232,21 @@ __device__ void search_tiles(const O* offsets, const uint8_t* chars, uint64_t ro
     const unsigned tid = threadIdx.x;
     const int m = pattern_offsets[1] - pattern_offsets[0];
     const uint8_t* needle = pattern_chars + pattern_offsets[0];
-    const uint32_t first4 = pattern_word(needle, m);
+    const PatternWords pw = pattern_words(needle, m);
+    // Uniform: starts_with / ends_with compare each row's edge directly.
+    constexpr bool EDGE = OP == STARTS_WITH || OP == ENDS_WITH;
+    const bool direct = EDGE && m <= 8;
     const uint64_t tiles = (rows + tile_rows - 1) / tile_rows;
     unsigned long long false_count = 0;
     for (uint64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
         const uint64_t first = tile * tile_rows;
         const int n = static_cast<int>(rows - first < tile_rows ? rows - first : tile_rows);
         const int span = stage_row_tile(offsets, chars, first, n, tiled);
-        if (span >= 0) {
+        if (span >= 0 && !direct) {
             for (int c = tid; 32 * c < span; c += SEARCH_BLOCK) {
                 uint32_t w[8];
                 tile_words(bytes, c, w);
-                if (m > 0) match[c] = tile_match_word(bytes, c, w, span, needle, m, first4);
+                if (m > 0) match[c] = tile_match_word(bytes, c, w, span, needle, pw);
                 if (LEAD) {
                     uint32_t continuation = 0;
 #pragma unroll
@@ -249,7 +262,8 @@ __device__ void search_tiles(const O* offsets, const uint8_t* chars, uint64_t ro
             long long answer = 0;
             if (r < n) {
                 if (span >= 0) {
-                    answer = tile_answer<OP>(match, lead, starts[r], starts[r + 1], m);
+                    answer = EDGE && direct ? edge_matches<OP>(bytes, starts[r], starts[r + 1], pw)
+                                            : tile_answer<OP>(match, lead, starts[r], starts[r + 1], m);
                 } else {
                     const long long begin = static_cast<long long>(offsets[row]);
                     const long long end = static_cast<long long>(offsets[row + 1]);

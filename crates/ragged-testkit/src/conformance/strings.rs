@@ -333,6 +333,56 @@ pub fn search_overlaps<B: Backend>(backend: &B) {
     failures.finish("search_overlaps");
 }
 
+/// Suite test: scalar patterns of every length from 1 to 12 bytes over a two-letter
+/// alphabet, searched in rows of that alphabet of 0 to 40 bytes — most positions match
+/// a pattern's first bytes and differ at a later one (each byte of the pattern is the
+/// first to differ somewhere), and rows start and end at every alignment. Every
+/// search is checked against the oracle, in a column of 300 rows (one tile) and of
+/// 3 000 (several).
+///
+/// # Panics
+/// When any answer differs from the oracle.
+pub fn search_pattern_lengths<B: Backend>(backend: &B) {
+    let mut rng = Rng::from_label("search_pattern_lengths");
+    let mut failures = Failures::new();
+    for count in [300, 3000] {
+        let rows: Vec<Option<String>> = (0..count)
+            .map(|_| {
+                let len = rng.index(41);
+                Some((0..len).map(|_| if rng.chance(70) { 'a' } else { 'b' }).collect())
+            })
+            .collect();
+        let spec = StringSpec {
+            rows: rows
+                .iter()
+                .map(|r| (r.clone().unwrap_or_default(), true))
+                .collect(),
+            slice: None,
+            explicit_validity: false,
+        };
+        let case = StringCase::<i32>::from_spec(&format!("ascii/ab/{count}"), &spec);
+        for m in 1..=12usize {
+            // Mostly 'a' with one 'b' at a random place, and all 'a'.
+            let mut pattern: Vec<char> = vec!['a'; m];
+            pattern[rng.index(m)] = 'b';
+            let all_a: String = "a".repeat(m);
+            for pattern in [pattern.into_iter().collect::<String>(), all_a] {
+                for op in SEARCHES {
+                    failures.record(check_search(
+                        backend,
+                        &case,
+                        op,
+                        &pattern,
+                        Pattern::Scalar(&pattern),
+                        &OraclePattern::Scalar(&pattern),
+                    ));
+                }
+            }
+        }
+    }
+    failures.finish("search_pattern_lengths");
+}
+
 /// Suite test: a pattern column whose length differs from the column's is
 /// `LengthMismatch` for every search, on both backends alike.
 ///
