@@ -349,7 +349,11 @@ pub fn search_pattern_lengths<B: Backend>(backend: &B) {
         let rows: Vec<Option<String>> = (0..count)
             .map(|_| {
                 let len = rng.index(41);
-                Some((0..len).map(|_| if rng.chance(70) { 'a' } else { 'b' }).collect())
+                Some(
+                    (0..len)
+                        .map(|_| if rng.chance(70) { 'a' } else { 'b' })
+                        .collect(),
+                )
             })
             .collect();
         let spec = StringSpec {
