@@ -364,7 +364,7 @@ pub fn search_pattern_lengths<B: Backend>(backend: &B) {
             slice: None,
             explicit_validity: false,
         };
-        let case = StringCase::<i32>::from_spec(&format!("ascii/ab/{count}"), &spec);
+        let case = StringCase::<i32>::from_spec(format!("ascii/ab/{count}"), &spec);
         for m in 1..=12usize {
             // Mostly 'a' with one 'b' at a random place, and all 'a'.
             let mut pattern: Vec<char> = vec!['a'; m];
