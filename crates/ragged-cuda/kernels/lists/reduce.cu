@@ -15,7 +15,9 @@
 // bits). A finish functor writes one list's result and returns whether its validity
 // bit is set (ignored when the kernel has no validity words).
 // Null elements are skipped. Extremes skip NaN unless every valid element is NaN
-// (common/primitives.cuh, better()).
+// (common/primitives.cuh, better()). list_min / list_max of integers keep the value
+// alone (IntExtremeReducer); the float extremes and the arg forms keep the position
+// too (ExtremumReducer).
 // Overflow (code 1 at the list's index, lowest wins): an integer sum is accumulated in
 // 128 bits and must fit i64 / u64; an integer product is tracked exactly as (zero seen,
 // sign, 64-bit magnitude, magnitude overflowed), so the answer does not depend on the
@@ -84,6 +86,43 @@ template <typename A, typename B> struct Pick<false, A, B> { typedef B type; };
 /// The product reducer of T: floats multiply in their own type; integers through ProdState.
 template <typename T>
 using ProdReducer = typename Pick<IsFloat<T>::value, FloatProdReducer<T>, IntProdReducer<T>>::type;
+
+/// The greatest and least values of an integer type T.
+template <typename T> __device__ __forceinline__ T int_highest() {
+    return T(-1) < T(0) ? T((1ull << (8 * sizeof(T) - 1)) - 1ull) : T(~0ull);
+}
+template <typename T> __device__ __forceinline__ T int_lowest() {
+    return T(-1) < T(0) ? T(-int_highest<T>() - 1) : T(0);
+}
+
+/// An integer extremum and whether any valid element was seen.
+template <typename T> struct SeenValue {
+    T value;
+    uint32_t seen;
+};
+
+/// list_min / list_max of an integer type: the value alone — equal integers are
+/// indistinguishable, so unlike ExtremumReducer (floats, where -0 and +0 tie and NaN
+/// is ranked, and the arg variants) no position is kept and no NaN tested: one
+/// min / max per element, from the type's extreme as the identity.
+template <typename T, bool IS_MAX> struct IntExtremeReducer {
+    typedef SeenValue<T> State;
+    typedef T Value;
+    static constexpr bool NEEDS_VALUES = true;
+    __device__ __forceinline__ State init() const { return State{IS_MAX ? int_lowest<T>() : int_highest<T>(), 0u}; }
+    __device__ __forceinline__ State add(State s, long long, T x) const {
+        return State{IS_MAX ? (x > s.value ? x : s.value) : (x < s.value ? x : s.value), 1u};
+    }
+    __device__ __forceinline__ State operator()(const State& a, const State& b) const {
+        return State{IS_MAX ? (b.value > a.value ? b.value : a.value) : (b.value < a.value ? b.value : a.value),
+                     a.seen | b.seen};
+    }
+};
+
+/// The reducer of list_min / list_max: values alone for integers, (value, position)
+/// for floats.
+template <typename T, bool IS_MAX>
+using MinMaxReducer = typename Pick<IsFloat<T>::value, ExtremumReducer<T, IS_MAX>, IntExtremeReducer<T, IS_MAX>>::type;
 
 /// The exact product as i64 (signed) or u64; reports overflow for list s.
 template <bool SIGNED>
@@ -166,8 +205,9 @@ template <typename T> struct ProdFinish {
     }
 };
 
-/// list_min / list_max: the value and / or the position (null pointers skipped); the
-/// result is valid when the list has a valid element.
+/// list_min / list_max / list_argmin / list_argmax: the value and / or the position
+/// (null pointers skipped; an integer min / max has no position); the result is valid
+/// when the list has a valid element.
 template <typename T> struct ExtremumFinish {
     T* out_values;
     long long* out_positions;
@@ -175,6 +215,10 @@ template <typename T> struct ExtremumFinish {
         if (out_values) out_values[s] = a.index < 0 ? T(0) : a.value;
         if (out_positions) out_positions[s] = a.index < 0 ? 0 : a.index;
         return a.index >= 0;
+    }
+    __device__ __forceinline__ bool operator()(uint64_t s, const SeenValue<T>& a) const {
+        if (out_values) out_values[s] = a.seen ? a.value : T(0);
+        return a.seen != 0;
     }
 };
 
@@ -273,10 +317,16 @@ __device__ __forceinline__ void list_modes(Load load, const uint8_t* validity, u
                         static_cast<uint32_t*>(nullptr), void* out, uint64_t* error_word)    \
     RAGGED_LIST_ENTRIES(prod, ONAME, NAME, O, T, ProdReducer<T>(), (ProdFinish<T>{out, error_word}), \
                         static_cast<uint32_t*>(nullptr), void* out, uint64_t* error_word)    \
-    RAGGED_LIST_ENTRIES(min, ONAME, NAME, O, T, (ExtremumReducer<T, false>()),               \
+    RAGGED_LIST_ENTRIES(min, ONAME, NAME, O, T, (MinMaxReducer<T, false>()),                 \
                         (ExtremumFinish<T>{out_values, out_positions}), out_words, T* out_values, \
                         long long* out_positions, uint32_t* out_words)                       \
-    RAGGED_LIST_ENTRIES(max, ONAME, NAME, O, T, (ExtremumReducer<T, true>()),                \
+    RAGGED_LIST_ENTRIES(max, ONAME, NAME, O, T, (MinMaxReducer<T, true>()),                  \
+                        (ExtremumFinish<T>{out_values, out_positions}), out_words, T* out_values, \
+                        long long* out_positions, uint32_t* out_words)                       \
+    RAGGED_LIST_ENTRIES(argmin, ONAME, NAME, O, T, (ExtremumReducer<T, false>()),            \
+                        (ExtremumFinish<T>{out_values, out_positions}), out_words, T* out_values, \
+                        long long* out_positions, uint32_t* out_words)                       \
+    RAGGED_LIST_ENTRIES(argmax, ONAME, NAME, O, T, (ExtremumReducer<T, true>()),             \
                         (ExtremumFinish<T>{out_values, out_positions}), out_words, T* out_values, \
                         long long* out_positions, uint32_t* out_words)                       \
     RAGGED_LIST_ENTRIES(count_nonzero, ONAME, NAME, O, T, NonzeroReducer<T>(), CountFinish{out}, \

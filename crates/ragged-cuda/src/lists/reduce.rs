@@ -345,8 +345,14 @@ fn extremum<O: OffsetSize, T: Native>(
         positions.device_ptr(),
         words.device_ptr(),
     );
-    let name = if is_max { "max" } else { "min" };
-    // SAFETY: `list_<min|max>_<O>_<T>(..., T*, long long*, uint32_t*)`: each non-null
+    let name = match (want_values, is_max) {
+        (true, false) => "min",
+        (true, true) => "max",
+        (false, false) => "argmin",
+        (false, true) => "argmax",
+    };
+    // SAFETY: `list_<min|max|argmin|argmax>_<O>_<T>(..., T*, long long*, uint32_t*)`
+    // (the min / max entries write values, the arg entries positions): each non-null
     // output holds n entries (a null pointer is skipped by the kernel); the kernel sets
     // bits of the ceil(n / 32) zeroed validity words.
     unsafe {
