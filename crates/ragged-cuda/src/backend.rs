@@ -350,7 +350,7 @@ impl CudaBackend {
             },
         };
         let toolkit = toolkit().map_err(|reason| Error::DeviceUnavailable { reason })?;
-        let ctx = crate::trace::timed("context", || {
+        let ctx = ragged_core::trace::timed("context", || {
             std::panic::catch_unwind(|| CudaContext::new(ordinal))
         })
         .map_err(|_| Error::DeviceUnavailable {
@@ -461,7 +461,7 @@ impl CudaBackend {
         let job = CompileJob::new(module, self.inner.toolkit, self.arch())?;
         // A cache entry that is missing, corrupt or rejected by the driver is recompiled.
         let from_cache =
-            crate::trace::timed(&format!("module {} from the cache", module.name), || {
+            ragged_core::trace::timed(&format!("module {} from the cache", module.name), || {
                 job.cached().and_then(|cubin| Module::load(&cubin).ok())
             });
         let cached = from_cache.is_some();
@@ -748,7 +748,7 @@ impl CudaBackend {
 
     fn staging<'a>(&self, guard: &'a mut Option<Staging>) -> Result<&'a mut Staging> {
         if guard.is_none() {
-            let chunks = crate::trace::timed("pinned staging", || -> Result<_> {
+            let chunks = ragged_core::trace::timed("pinned staging", || -> Result<_> {
                 Ok([
                     PinnedBuffer::new(&self.inner.ctx, STAGING_CHUNK)?,
                     PinnedBuffer::new(&self.inner.ctx, STAGING_CHUNK)?,
@@ -816,40 +816,41 @@ impl CudaBackend {
         ready.queue_wait(copy)?;
         launch()?;
         let cells = &mut copy_stream.cells;
-        let copied = crate::trace::timed("streamed upload: windows queued", || -> Result<()> {
-            let mut start = 0usize;
-            let mut window = upload.first_window.clamp(upload.align, STREAM_WINDOW_MAX);
-            let mut last = 0u32;
-            let mut k = 0usize;
-            while start < upload.len {
-                let len = window.min(upload.len - start);
-                let slot = k % STREAM_SLOTS;
-                if k >= STREAM_SLOTS {
-                    // The slot's previous window (k - STREAM_SLOTS) must be copied.
-                    slot_events[slot].wait()?;
+        let copied =
+            ragged_core::trace::timed("streamed upload: windows queued", || -> Result<()> {
+                let mut start = 0usize;
+                let mut window = upload.first_window.clamp(upload.align, STREAM_WINDOW_MAX);
+                let mut last = 0u32;
+                let mut k = 0usize;
+                while start < upload.len {
+                    let len = window.min(upload.len - start);
+                    let slot = k % STREAM_SLOTS;
+                    if k >= STREAM_SLOTS {
+                        // The slot's previous window (k - STREAM_SLOTS) must be copied.
+                        slot_events[slot].wait()?;
+                    }
+                    let chunk = &mut staging.chunks[slot / (STREAM_SLOTS / 2)];
+                    let offset = (slot % (STREAM_SLOTS / 2)) * STREAM_WINDOW_MAX;
+                    let pinned = &mut chunk.as_mut_slice()[offset..offset + len];
+                    (upload.fill)(start, pinned);
+                    // The fill may run pool tasks of another device on this thread.
+                    self.bind()?;
+                    // SAFETY: the pinned window holds `len` bytes and is not touched again
+                    // until its event completes; dst + start has room for them.
+                    unsafe { result::memcpy_htod_async(upload.dst + start as u64, &*pinned, copy) }
+                        .map_err(|e| driver_error("copy to device", e))?;
+                    start += len;
+                    let value = (upload.progress)(start).min(ROUNDS_ABORT - 1);
+                    if value != last {
+                        signal(cells, slot, value)?;
+                        last = value;
+                    }
+                    slot_events[slot].record(copy)?;
+                    window = (window * 2).min(STREAM_WINDOW_MAX);
+                    k += 1;
                 }
-                let chunk = &mut staging.chunks[slot / (STREAM_SLOTS / 2)];
-                let offset = (slot % (STREAM_SLOTS / 2)) * STREAM_WINDOW_MAX;
-                let pinned = &mut chunk.as_mut_slice()[offset..offset + len];
-                (upload.fill)(start, pinned);
-                // The fill may run pool tasks of another device on this thread.
-                self.bind()?;
-                // SAFETY: the pinned window holds `len` bytes and is not touched again
-                // until its event completes; dst + start has room for them.
-                unsafe { result::memcpy_htod_async(upload.dst + start as u64, &*pinned, copy) }
-                    .map_err(|e| driver_error("copy to device", e))?;
-                start += len;
-                let value = (upload.progress)(start).min(ROUNDS_ABORT - 1);
-                if value != last {
-                    signal(cells, slot, value)?;
-                    last = value;
-                }
-                slot_events[slot].record(copy)?;
-                window = (window * 2).min(STREAM_WINDOW_MAX);
-                k += 1;
-            }
-            Ok(())
-        });
+                Ok(())
+            });
         if copied.is_err() {
             // The kernels stop waiting; their result is dropped.
             let _ = signal(cells, STREAM_SLOTS, ROUNDS_ABORT);

@@ -26,7 +26,6 @@ mod sequences;
 mod strings;
 mod text;
 pub mod toolkit;
-mod trace;
 mod transfer;
 
 pub use backend::{parse_size, CudaBackend, CudaOptions, MemoryStats};

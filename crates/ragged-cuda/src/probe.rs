@@ -79,7 +79,7 @@ pub fn cuda_status() -> &'static CudaStatus {
                 reason: "disabled by RAGGED_DISABLE_CUDA".into(),
             };
         }
-        match crate::trace::timed("probe (cuInit, devices)", || {
+        match ragged_core::trace::timed("probe (cuInit, devices)", || {
             std::panic::catch_unwind(probe)
         }) {
             Ok(Ok(status)) => status,

@@ -30,7 +30,7 @@ pub fn toolkit() -> Result<&'static Toolkit, String> {
     static TOOLKIT: OnceLock<Result<Toolkit, String>> = OnceLock::new();
     TOOLKIT
         .get_or_init(|| {
-            match crate::trace::timed("toolkit (NVRTC, headers)", || {
+            match ragged_core::trace::timed("toolkit (NVRTC, headers)", || {
                 std::panic::catch_unwind(find_toolkit)
             }) {
                 Ok(r) => r,

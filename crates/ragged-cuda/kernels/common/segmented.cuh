@@ -35,6 +35,7 @@
 #include "common/primitives.cuh"
 #include <cub/block/block_reduce.cuh>
 #include <cub/warp/warp_reduce.cuh>
+#include <cuda/std/limits>
 
 namespace ragged {
 
@@ -70,6 +71,32 @@ template <typename T, bool IS_MAX> struct ExtremumReducer {
     }
     __device__ __forceinline__ State operator()(const State& a, const State& b) const {
         return better<T, IS_MAX>(a, b);
+    }
+};
+
+/// An integer extremum and whether any valid element was seen.
+template <typename T> struct SeenValue {
+    T value;
+    uint32_t seen;
+};
+
+/// Integer extremum reducer: the value alone — equal integers are indistinguishable, so
+/// unlike ExtremumReducer (floats, where -0 and +0 tie and NaN is ranked, and the arg
+/// forms) no position is kept and no NaN tested: one min / max per element, from the
+/// type's extreme as the identity.
+template <typename T, bool IS_MAX> struct IntExtremeReducer {
+    typedef SeenValue<T> State;
+    typedef T Value;
+    static constexpr bool NEEDS_VALUES = true;
+    __device__ __forceinline__ State init() const {
+        return State{IS_MAX ? ::cuda::std::numeric_limits<T>::lowest() : ::cuda::std::numeric_limits<T>::max(), 0u};
+    }
+    __device__ __forceinline__ State add(State s, long long, T x) const {
+        return State{IS_MAX ? (x > s.value ? x : s.value) : (x < s.value ? x : s.value), 1u};
+    }
+    __device__ __forceinline__ State operator()(const State& a, const State& b) const {
+        return State{IS_MAX ? (b.value > a.value ? b.value : a.value) : (b.value < a.value ? b.value : a.value),
+                     a.seen | b.seen};
     }
 };
 

@@ -416,9 +416,9 @@ __device__ __forceinline__ uint32_t word_matches(const uint32_t (&w)[8], uint32_
 /// Bit k of the result set where the m-byte needle (m > 0, `pw` its pattern_words)
 /// starts at tile position 32c + k. A match of up to 8 bytes running past the first
 /// `span` bytes (into the zero padding) may be set; longer ones are checked against
-/// `span`; callers only read positions whose match ends inside a row. `w` holds the tile's bytes [32c, 32c + 32) as words (the tile is zero-padded past
-/// `span` up to the next 32-byte boundary plus 16, so the bytes after them can be
-/// read). The first four bytes are compared in registers for all 32 positions
+/// `span`; callers only read positions whose match ends inside a row. `w` holds the
+/// tile's bytes [32c, 32c + 32) as words (the tile is zero-padded past `span` up to
+/// the next 32-byte boundary plus 16, so the bytes after them can be read). The first four bytes are compared in registers for all 32 positions
 /// (short_matches for a one-byte pattern, word_matches otherwise); for a longer
 /// pattern each candidate's next four bytes are compared as a word (head_matches_at)
 /// and bytes past the eighth one by one.

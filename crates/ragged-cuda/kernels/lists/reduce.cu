@@ -87,38 +87,6 @@ template <typename A, typename B> struct Pick<false, A, B> { typedef B type; };
 template <typename T>
 using ProdReducer = typename Pick<IsFloat<T>::value, FloatProdReducer<T>, IntProdReducer<T>>::type;
 
-/// The greatest and least values of an integer type T.
-template <typename T> __device__ __forceinline__ T int_highest() {
-    return T(-1) < T(0) ? T((1ull << (8 * sizeof(T) - 1)) - 1ull) : T(~0ull);
-}
-template <typename T> __device__ __forceinline__ T int_lowest() {
-    return T(-1) < T(0) ? T(-int_highest<T>() - 1) : T(0);
-}
-
-/// An integer extremum and whether any valid element was seen.
-template <typename T> struct SeenValue {
-    T value;
-    uint32_t seen;
-};
-
-/// list_min / list_max of an integer type: the value alone — equal integers are
-/// indistinguishable, so unlike ExtremumReducer (floats, where -0 and +0 tie and NaN
-/// is ranked, and the arg variants) no position is kept and no NaN tested: one
-/// min / max per element, from the type's extreme as the identity.
-template <typename T, bool IS_MAX> struct IntExtremeReducer {
-    typedef SeenValue<T> State;
-    typedef T Value;
-    static constexpr bool NEEDS_VALUES = true;
-    __device__ __forceinline__ State init() const { return State{IS_MAX ? int_lowest<T>() : int_highest<T>(), 0u}; }
-    __device__ __forceinline__ State add(State s, long long, T x) const {
-        return State{IS_MAX ? (x > s.value ? x : s.value) : (x < s.value ? x : s.value), 1u};
-    }
-    __device__ __forceinline__ State operator()(const State& a, const State& b) const {
-        return State{IS_MAX ? (b.value > a.value ? b.value : a.value) : (b.value < a.value ? b.value : a.value),
-                     a.seen | b.seen};
-    }
-};
-
 /// The reducer of list_min / list_max: values alone for integers, (value, position)
 /// for floats.
 template <typename T, bool IS_MAX>
@@ -312,23 +280,21 @@ __device__ __forceinline__ void list_modes(Load load, const uint8_t* validity, u
     RAGGED_LIST_ENTRY(OP, ONAME, NAME, m3, 3, O, T, REDUCER, FINISH, WORDS, __VA_ARGS__)     \
     RAGGED_LIST_ENTRY(OP, ONAME, NAME, long, SEGMENT_LONG_PASSES, O, T, REDUCER, FINISH, WORDS, __VA_ARGS__)
 
+/// The entry points of one extreme (min, max, argmin, argmax): the values and / or the
+/// positions (null pointers skipped) and the validity words.
+#define RAGGED_LIST_EXTREME(OP, ONAME, NAME, O, T, REDUCER)                                 \
+    RAGGED_LIST_ENTRIES(OP, ONAME, NAME, O, T, REDUCER, (ExtremumFinish<T>{out_values, out_positions}), \
+                        out_words, T* out_values, long long* out_positions, uint32_t* out_words)
+
 #define RAGGED_LIST_REDUCE(O, ONAME, T, NAME)                                                \
     RAGGED_LIST_ENTRIES(sum, ONAME, NAME, O, T, SumReducer<T>(), (SumFinish<T>{out, error_word}), \
                         static_cast<uint32_t*>(nullptr), void* out, uint64_t* error_word)    \
     RAGGED_LIST_ENTRIES(prod, ONAME, NAME, O, T, ProdReducer<T>(), (ProdFinish<T>{out, error_word}), \
                         static_cast<uint32_t*>(nullptr), void* out, uint64_t* error_word)    \
-    RAGGED_LIST_ENTRIES(min, ONAME, NAME, O, T, (MinMaxReducer<T, false>()),                 \
-                        (ExtremumFinish<T>{out_values, out_positions}), out_words, T* out_values, \
-                        long long* out_positions, uint32_t* out_words)                       \
-    RAGGED_LIST_ENTRIES(max, ONAME, NAME, O, T, (MinMaxReducer<T, true>()),                  \
-                        (ExtremumFinish<T>{out_values, out_positions}), out_words, T* out_values, \
-                        long long* out_positions, uint32_t* out_words)                       \
-    RAGGED_LIST_ENTRIES(argmin, ONAME, NAME, O, T, (ExtremumReducer<T, false>()),            \
-                        (ExtremumFinish<T>{out_values, out_positions}), out_words, T* out_values, \
-                        long long* out_positions, uint32_t* out_words)                       \
-    RAGGED_LIST_ENTRIES(argmax, ONAME, NAME, O, T, (ExtremumReducer<T, true>()),             \
-                        (ExtremumFinish<T>{out_values, out_positions}), out_words, T* out_values, \
-                        long long* out_positions, uint32_t* out_words)                       \
+    RAGGED_LIST_EXTREME(min, ONAME, NAME, O, T, (MinMaxReducer<T, false>()))                  \
+    RAGGED_LIST_EXTREME(max, ONAME, NAME, O, T, (MinMaxReducer<T, true>()))                   \
+    RAGGED_LIST_EXTREME(argmin, ONAME, NAME, O, T, (ExtremumReducer<T, false>()))             \
+    RAGGED_LIST_EXTREME(argmax, ONAME, NAME, O, T, (ExtremumReducer<T, true>()))              \
     RAGGED_LIST_ENTRIES(count_nonzero, ONAME, NAME, O, T, NonzeroReducer<T>(), CountFinish{out}, \
                         static_cast<uint32_t*>(nullptr), long long* out)                     \
     RAGGED_LIST_ENTRIES(mean, ONAME, NAME, O, T, MeanReducer<T>(), MeanFinish{out}, out_words, \

@@ -262,8 +262,8 @@ __device__ void search_tiles(const O* offsets, const uint8_t* chars, uint64_t ro
             long long answer = 0;
             if (r < n) {
                 if (span >= 0) {
-                    answer = EDGE && direct ? edge_matches<OP>(bytes, starts[r], starts[r + 1], pw)
-                                            : tile_answer<OP>(match, lead, starts[r], starts[r + 1], m);
+                    answer = direct ? edge_matches<OP>(bytes, starts[r], starts[r + 1], pw)
+                                    : tile_answer<OP>(match, lead, starts[r], starts[r + 1], m);
                 } else {
                     const long long begin = static_cast<long long>(offsets[row]);
                     const long long end = static_cast<long long>(offsets[row + 1]);

@@ -617,7 +617,7 @@ pub(super) fn tensor_sketch_host(
     if n == 0 || offsets[n] == offsets[0] {
         return default();
     }
-    let (ip, rounds) = crate::trace::timed("sketch plan", || {
+    let (ip, rounds) = ragged_core::trace::timed("sketch plan", || {
         let ip = item_plan(backend, offsets, plan);
         let total = (offsets[n] - offsets[0]) as usize;
         let mut first_wave = vec![false; ip.layout.items.len()];

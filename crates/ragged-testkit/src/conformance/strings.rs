@@ -291,7 +291,7 @@ pub fn search_per_row<B: Backend, O: OffsetSize + TestNative>(backend: &B) {
 /// # Panics
 /// When any answer differs from the oracle.
 pub fn search_overlaps<B: Backend>(backend: &B) {
-    let rows: Vec<Option<String>> = [
+    let spec = StringSpec::all_valid([
         "aaaaa",
         "aa",
         "a",
@@ -304,18 +304,7 @@ pub fn search_overlaps<B: Backend>(backend: &B) {
         "ab",
         "ba",
         "aaa",
-    ]
-    .iter()
-    .map(|s| Some((*s).to_string()))
-    .collect();
-    let spec = StringSpec {
-        rows: rows
-            .iter()
-            .map(|r| (r.clone().unwrap_or_default(), true))
-            .collect(),
-        slice: None,
-        explicit_validity: false,
-    };
+    ]);
     let case = StringCase::<i32>::from_spec("utf8/overlaps", &spec);
     let mut failures = Failures::new();
     for pattern in ["aa", "aba", "a", "éé", "𝄞𝄞", "aaaaaa", "b", "x"] {
@@ -346,24 +335,15 @@ pub fn search_pattern_lengths<B: Backend>(backend: &B) {
     let mut rng = Rng::from_label("search_pattern_lengths");
     let mut failures = Failures::new();
     for count in [300, 3000] {
-        let rows: Vec<Option<String>> = (0..count)
+        let rows: Vec<String> = (0..count)
             .map(|_| {
                 let len = rng.index(41);
-                Some(
-                    (0..len)
-                        .map(|_| if rng.chance(70) { 'a' } else { 'b' })
-                        .collect(),
-                )
+                (0..len)
+                    .map(|_| if rng.chance(70) { 'a' } else { 'b' })
+                    .collect()
             })
             .collect();
-        let spec = StringSpec {
-            rows: rows
-                .iter()
-                .map(|r| (r.clone().unwrap_or_default(), true))
-                .collect(),
-            slice: None,
-            explicit_validity: false,
-        };
+        let spec = StringSpec::all_valid(rows);
         let case = StringCase::<i32>::from_spec(format!("ascii/ab/{count}"), &spec);
         for m in 1..=12usize {
             // Mostly 'a' with one 'b' at a random place, and all 'a'.

@@ -168,6 +168,15 @@ pub struct StringSpec {
 }
 
 impl StringSpec {
+    /// The spec of `rows`, every one valid, unsliced, without a validity bitmap.
+    pub fn all_valid<S: Into<String>>(rows: impl IntoIterator<Item = S>) -> Self {
+        StringSpec {
+            rows: rows.into_iter().map(|r| (r.into(), true)).collect(),
+            slice: None,
+            explicit_validity: false,
+        }
+    }
+
     /// The spec of `kind` with `rows` rows (after slicing), from `rng`.
     pub fn generate(kind: StringKind, rows: usize, rng: &mut Rng) -> Self {
         // Large inputs get short rows to keep generation fast in debug builds.
