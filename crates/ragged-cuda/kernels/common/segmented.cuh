@@ -100,6 +100,28 @@ template <typename T, bool IS_MAX> struct IntExtremeReducer {
     }
 };
 
+/// Float extremum reducer: the value alone, by fmin / fmax, which skip NaN (NaN is the
+/// identity and remains only when every element is NaN). Which of two zeros, and which
+/// NaN, is left open: the host's fix-up pass (lists/reduce.cu, list_extreme_fix)
+/// rereads each list whose extreme is a zero or NaN for its first such element, so the
+/// result is ExtremumReducer's value bit for bit without a position per element.
+template <typename T, bool IS_MAX> struct FloatExtremeReducer {
+    typedef SeenValue<T> State;
+    typedef T Value;
+    static constexpr bool NEEDS_VALUES = true;
+    __device__ __forceinline__ static T pick(T a, T b) {
+        if constexpr (sizeof(T) == 4) return IS_MAX ? fmaxf(a, b) : fminf(a, b);
+        else return IS_MAX ? fmax(a, b) : fmin(a, b);
+    }
+    __device__ __forceinline__ State init() const {
+        return State{::cuda::std::numeric_limits<T>::quiet_NaN(), 0u};
+    }
+    __device__ __forceinline__ State add(State s, long long, T x) const { return State{pick(s.value, x), 1u}; }
+    __device__ __forceinline__ State operator()(const State& a, const State& b) const {
+        return State{pick(a.value, b.value), a.seen | b.seen};
+    }
+};
+
 /// Add the V elements e[0 .. V) at positions pos .. pos + V (all inside the segment
 /// and valid) to `state`, in order.
 template <typename R, typename T, int V>

@@ -29,6 +29,8 @@
 #pragma once
 #include "common/primitives.cuh"
 #include <cub/block/block_scan.cuh>
+#include <cuda/std/limits>
+#include <cuda/std/type_traits>
 
 namespace ragged {
 
@@ -47,19 +49,21 @@ template <typename T> struct TileSumShape {
 };
 
 /// Step 1, a thread per segment: the segment holding each tile's first element, and
-/// the result 0 for the segments tile_sums only adds to (spanning tiles) or skips
+/// the results of the segments the tiles only combine into (spanning tiles) or skip
 /// (empty or null). Tile t starts at base + t * tile; tiles = ceil((hi - base) / tile).
-template <typename O>
+/// The results are R words: 0 for an empty or null segment, `spanning` (what tiles
+/// combine into: 0 for sums, the identity for extremes) for a segment spanning tiles.
+template <typename O, typename R>
 __device__ __forceinline__ void segment_tiles(const O* offsets, const uint8_t* segment_validity,
                                               uint64_t segment_bit_offset, uint64_t segments, long long base,
                                               long long tile, uint64_t tiles, unsigned long long* first,
-                                              unsigned long long* out) {
+                                              R spanning, R* out) {
     for (uint64_t s = global_thread(); s < segments; s += grid_threads()) {
         const long long b = static_cast<long long>(offsets[s]), e = static_cast<long long>(offsets[s + 1]);
         if (s == 0) first[0] = 0;
         if (s + 1 == segments) first[tiles] = segments - 1;
         if (b >= e) {
-            out[s] = 0;
+            out[s] = R(0);
             continue;
         }
         // The tiles t >= 1 whose first element lies in b .. e (tile 0 starts at or
@@ -67,7 +71,8 @@ __device__ __forceinline__ void segment_tiles(const O* offsets, const uint8_t* s
         const long long t_last = (e - 1 - base) / tile;
         long long t = (b - base + tile - 1) / tile;
         for (t = t < 1 ? 1 : t; t <= t_last; ++t) first[t] = s;
-        if ((b - base) / tile != t_last || !is_valid(segment_validity, segment_bit_offset, s)) out[s] = 0;
+        if (!is_valid(segment_validity, segment_bit_offset, s)) out[s] = R(0);
+        else if ((b - base) / tile != t_last) out[s] = spanning;
     }
 }
 
@@ -187,6 +192,253 @@ __device__ __forceinline__ void tile_sums(const T* values, const uint8_t* validi
         const S part = prefix_at(ce - ts) - prefix_at(cb - ts);
         if (b >= ts && e <= te) out[s] = part;
         else atomicAdd(reinterpret_cast<unsigned long long*>(out + s), static_cast<unsigned long long>(part));
+    }
+}
+
+// ---- extremes by tiles ----------------------------------------------------------------
+//
+// Minima and maxima of 4- and 8-byte elements without nulls, by the same tiles (the
+// lists' list_min / list_max, lists/reduce.cu). Inside a tile, integers compare as
+// themselves and floats by fmin / fmax (NaN, the identity, wins only when nothing else
+// is there); a segment cut by tiles combines its parts by an atomic min / max of keys
+// (floats as unsigned keys ordered like the numbers, NaN as the identity). Which of two
+// zeros and which NaN comes out is left open: the lists' fix-up pass rereads such
+// lists (list_extreme_fix).
+//   1. segment_tiles as for sums, with the identity key for segments spanning tiles.
+//   2. tile_extremes (a block per tile): the tile staged as for sums (elements outside
+//      lo .. hi as the identity); a bit per element marks the segment starts in the
+//      tile (position 0 always); each thread folds its 16 or 8 consecutive elements
+//      into running extremes restarted at every mark and stages them in place of the
+//      elements; one block scan of (extreme, marked) pairs gives each thread the carry
+//      from the threads before, kept with the position of its first mark. A segment's
+//      part ending at local position q then reads the running extreme at q - 1, with
+//      the carry of its thread when q - 1 lies before that thread's first mark; it is
+//      stored when the segment lies in the tile, combined atomically otherwise.
+//   3. extreme_tiles_finish (a warp per 32 segments): the validity words (valid and
+//      not empty) and, for floats, the keys turned back into numbers.
+// Pseudo-code: out[s] = min(x[offsets[s] .. offsets[s + 1]])
+// Complexity: O(n + segments) work; elements read once, offsets read three times.
+
+/// How tiles compare elements of T: integers as themselves.
+template <typename T, bool IS_MAX, bool IS_FLOAT = (T(0.5) != T(0))> struct TileExtreme {
+    /// The atomics' type (the results' words until step 3).
+    typedef T Key;
+    __device__ __forceinline__ static T identity() {
+        return IS_MAX ? ::cuda::std::numeric_limits<T>::lowest() : ::cuda::std::numeric_limits<T>::max();
+    }
+    __device__ __forceinline__ static T better(T a, T b) { return IS_MAX ? (b > a ? b : a) : (b < a ? b : a); }
+    __device__ __forceinline__ static Key key(T x) { return x; }
+    __device__ __forceinline__ static Key identity_key() { return identity(); }
+    __device__ __forceinline__ static T value(Key k) { return k; }
+};
+
+/// Floats: fmin / fmax (NaN the identity); keys are unsigned and order like the numbers
+/// (-0 just below +0), NaN's key is the identity key (the largest for a minimum, 0 for
+/// a maximum), and both identity keys decode to a NaN.
+template <typename T, bool IS_MAX> struct TileExtreme<T, IS_MAX, true> {
+    typedef typename ::cuda::std::conditional<sizeof(T) == 4, uint32_t, unsigned long long>::type Key;
+    static constexpr Key SIGN = Key(1) << (8 * sizeof(T) - 1);
+    __device__ __forceinline__ static T identity() { return ::cuda::std::numeric_limits<T>::quiet_NaN(); }
+    __device__ __forceinline__ static T better(T a, T b) {
+        if constexpr (sizeof(T) == 4) return IS_MAX ? fmaxf(a, b) : fminf(a, b);
+        else return IS_MAX ? fmax(a, b) : fmin(a, b);
+    }
+    __device__ __forceinline__ static Key identity_key() { return IS_MAX ? Key(0) : ~Key(0); }
+    __device__ __forceinline__ static Key key(T x) {
+        if (is_nan(x)) return identity_key();
+        Key b;
+        memcpy(&b, &x, sizeof(T));
+        return (b & SIGN) ? ~b : (b | SIGN);
+    }
+    __device__ __forceinline__ static T value(Key k) {
+        const Key b = (k & SIGN) ? (k & ~SIGN) : ~k;
+        T x;
+        memcpy(&x, &b, sizeof(T));
+        return x;
+    }
+};
+
+/// *at = the better of *at and v, atomically (keys compare as integers).
+template <bool IS_MAX, typename K> __device__ __forceinline__ void atomic_better_key(K* at, K v) {
+    static_assert(sizeof(K) == 4 || sizeof(K) == 8, "4- or 8-byte keys");
+    if constexpr (sizeof(K) == 8 && K(-1) < K(0)) {
+        long long* p = reinterpret_cast<long long*>(at);
+        if constexpr (IS_MAX) atomicMax(p, static_cast<long long>(v));
+        else atomicMin(p, static_cast<long long>(v));
+    } else if constexpr (sizeof(K) == 8) {
+        unsigned long long* p = reinterpret_cast<unsigned long long*>(at);
+        if constexpr (IS_MAX) atomicMax(p, static_cast<unsigned long long>(v));
+        else atomicMin(p, static_cast<unsigned long long>(v));
+    } else if constexpr (K(-1) < K(0)) {
+        int* p = reinterpret_cast<int*>(at);
+        if constexpr (IS_MAX) atomicMax(p, static_cast<int>(v));
+        else atomicMin(p, static_cast<int>(v));
+    } else {
+        unsigned int* p = reinterpret_cast<unsigned int*>(at);
+        if constexpr (IS_MAX) atomicMax(p, static_cast<unsigned int>(v));
+        else atomicMin(p, static_cast<unsigned int>(v));
+    }
+}
+
+/// A running extreme and whether a segment start was passed (the block scan's item).
+template <typename T> struct MarkedExtreme {
+    T value;
+    uint32_t marked;
+};
+
+/// The block scan's operator: the later run restarts at its mark.
+template <typename E, typename T> struct MarkedBetter {
+    __device__ __forceinline__ MarkedExtreme<T> operator()(const MarkedExtreme<T>& a,
+                                                           const MarkedExtreme<T>& b) const {
+        return MarkedExtreme<T>{b.marked ? b.value : E::better(a.value, b.value), a.marked | b.marked};
+    }
+};
+
+/// Step 2, a block per tile: the extreme key of each segment's part of tile
+/// blockIdx.x, stored (segment inside the tile) or combined atomically (segment
+/// spanning tiles; step 1 set it to the identity key). Null segments are skipped
+/// (their elements are staged but form runs of their own, which no other segment
+/// reads). The elements lo .. hi are read; the child has no nulls.
+template <typename T, typename O, bool IS_MAX>
+__device__ __forceinline__ void tile_extremes(const T* values, const O* offsets, const uint8_t* segment_validity,
+                                              uint64_t segment_bit_offset, const unsigned long long* first,
+                                              long long base, long long lo, long long hi,
+                                              typename TileExtreme<T, IS_MAX>::Key* out) {
+    typedef TileExtreme<T, IS_MAX> E;
+    typedef TileSumShape<T> Shape;
+    static_assert(sizeof(T) == 4 || sizeof(T) == 8, "tile extremes serve 4- and 8-byte elements");
+    constexpr int VEC = Shape::VEC, VECTORS = Shape::VECTORS;
+    // Consecutive elements per thread (16 or 8) and elements per tile.
+    constexpr int PER = TILE_SUM_VECTORS * VEC;
+    constexpr int TILE = static_cast<int>(Shape::TILE);
+    typedef cub::BlockScan<MarkedExtreme<T>, TILE_SUM_BLOCK, cub::BLOCK_SCAN_WARP_SCANS> BlockScan;
+    // Vector k of the tile (elements ts + k * VEC ..) is stage[tile_slot(k)], later
+    // the running extremes at those positions; bit q of marks: a segment starts at
+    // local position q; carry[i] and first_mark[i]: thread i's carry and the first
+    // marked position among its elements (PER when none).
+    __shared__ uint4 stage[VECTORS];
+    __shared__ uint32_t marks[TILE / 32];
+    __shared__ T carry[TILE_SUM_BLOCK];
+    __shared__ int first_mark[TILE_SUM_BLOCK];
+    __shared__ typename BlockScan::TempStorage scan;
+    const T identity = E::identity();
+
+    const long long ts = base + static_cast<long long>(blockIdx.x) * TILE, te = ts + TILE;
+    const unsigned long long s_first = first[blockIdx.x], s_last = first[blockIdx.x + 1];
+    const unsigned long long s0 = s_first + threadIdx.x;
+    long long b0 = 0, e0 = 0;
+    if (s0 <= s_last) {
+        b0 = static_cast<long long>(offsets[s0]);
+        e0 = static_cast<long long>(offsets[s0 + 1]);
+    }
+    static_assert(TILE / 32 <= TILE_SUM_BLOCK, "a mark word per thread at most");
+    if (threadIdx.x < TILE / 32) marks[threadIdx.x] = threadIdx.x == 0 ? 1u : 0u;
+
+    // Vectors threadIdx.x + 256 u, coalesced. A tile inside lo .. hi (all but the
+    // ends: a uniform branch) loads whole vectors.
+    if (ts >= lo && te <= hi) {
+        uint4 w[TILE_SUM_VECTORS];
+#pragma unroll
+        for (int u = 0; u < TILE_SUM_VECTORS; ++u)
+            w[u] = __ldg(reinterpret_cast<const uint4*>(values + ts) + u * TILE_SUM_BLOCK + threadIdx.x);
+#pragma unroll
+        for (int u = 0; u < TILE_SUM_VECTORS; ++u) stage[tile_slot(u * TILE_SUM_BLOCK + threadIdx.x)] = w[u];
+    } else {
+#pragma unroll 1
+        for (int u = 0; u < TILE_SUM_VECTORS; ++u) {
+            const int k = u * TILE_SUM_BLOCK + threadIdx.x;
+            const long long at = ts + static_cast<long long>(k) * VEC;
+            T e[VEC];
+#pragma unroll
+            for (int i = 0; i < VEC; ++i) e[i] = at + i >= lo && at + i < hi ? values[at + i] : identity;
+            uint4 w;
+            memcpy(&w, e, 16);
+            stage[tile_slot(k)] = w;
+        }
+    }
+    __syncthreads();
+    // Mark where segments start inside the tile (position 0 is marked already).
+    for (unsigned long long s = s0; s <= s_last; s += TILE_SUM_BLOCK) {
+        long long b = b0, e = e0;
+        if (s != s0) {
+            b = static_cast<long long>(offsets[s]);
+            e = static_cast<long long>(offsets[s + 1]);
+        }
+        if (b < e && b > ts && b < te) {
+            const int q = static_cast<int>(b - ts);
+            atomicOr(&marks[q >> 5], 1u << (q & 31));
+        }
+    }
+    __syncthreads();
+
+    // This thread's PER consecutive elements, positions PER * i ..: running extremes
+    // restarted at each mark, staged in place of the elements.
+    const int q0 = PER * static_cast<int>(threadIdx.x);
+    const uint32_t bits = (marks[q0 >> 5] >> (q0 & 31)) & (PER == 32 ? ~0u : ((1u << PER) - 1u));
+    T v = identity;
+#pragma unroll
+    for (int u = 0; u < TILE_SUM_VECTORS; ++u) {
+        const int slot = tile_slot(TILE_SUM_VECTORS * threadIdx.x + u);
+        const uint4 w = stage[slot];
+        T e[VEC];
+        memcpy(e, &w, 16);
+#pragma unroll
+        for (int i = 0; i < VEC; ++i) {
+            v = ((bits >> (u * VEC + i)) & 1u) ? e[i] : E::better(v, e[i]);
+            e[i] = v;
+        }
+        uint4 r;
+        memcpy(&r, e, 16);
+        stage[slot] = r;
+    }
+    MarkedExtreme<T> before;
+    BlockScan(scan).ExclusiveScan(MarkedExtreme<T>{v, bits != 0u}, before, MarkedExtreme<T>{identity, 0u},
+                                  MarkedBetter<E, T>());
+    carry[threadIdx.x] = before.value;
+    first_mark[threadIdx.x] = bits != 0u ? __ffs(bits) - 1 : PER;
+    __syncthreads();
+
+    for (unsigned long long s = s0; s <= s_last; s += TILE_SUM_BLOCK) {
+        long long b = b0, e = e0;
+        if (s != s0) {
+            b = static_cast<long long>(offsets[s]);
+            e = static_cast<long long>(offsets[s + 1]);
+        }
+        const long long cb = b > ts ? b : ts, ce = e < te ? e : te;
+        if (cb >= ce || !is_valid(segment_validity, segment_bit_offset, s)) continue;
+        // The running extreme at the part's last element, q.
+        const int q = static_cast<int>(ce - 1 - ts), owner = q / PER;
+        T part = reinterpret_cast<const T*>(&stage[tile_slot(q / VEC)])[q % VEC];
+        if (q % PER < first_mark[owner]) part = E::better(carry[owner], part);
+        if (b >= ts && e <= te) out[s] = E::key(part);
+        else atomic_better_key<IS_MAX>(out + s, E::key(part));
+    }
+}
+
+/// Step 3, a warp per 32 segments: validity word w = the segments 32w .. 32w + 31 that
+/// are valid and not empty (every word written), and for floats each valid result's
+/// key turned back into its number (0 for the others).
+template <typename T, typename O>
+__device__ __forceinline__ void extreme_tiles_finish(const O* offsets, const uint8_t* segment_validity,
+                                                     uint64_t segment_bit_offset, uint64_t segments,
+                                                     typename TileExtreme<T, false>::Key* out, uint32_t* words) {
+    typedef TileExtreme<T, false> E;
+    typedef typename E::Key K;
+    const unsigned lane = threadIdx.x & 31u;
+    for (uint64_t w0 = global_thread() & ~31ull; w0 < segments; w0 += grid_threads()) {
+        const uint64_t s = w0 + lane;
+        bool valid = false;
+        if (s < segments) {
+            valid = offsets[s + 1] > offsets[s] && is_valid(segment_validity, segment_bit_offset, s);
+            if constexpr (T(0.5) != T(0)) {
+                const T x = valid ? E::value(out[s]) : T(0);
+                K b;
+                memcpy(&b, &x, sizeof(T));
+                out[s] = b;
+            }
+        }
+        const unsigned set = __ballot_sync(0xffffffffu, valid);
+        if (lane == 0) words[w0 >> 5] = set;
     }
 }
 

@@ -15,9 +15,14 @@
 // bits). A finish functor writes one list's result and returns whether its validity
 // bit is set (ignored when the kernel has no validity words).
 // Null elements are skipped. Extremes skip NaN unless every valid element is NaN
-// (common/primitives.cuh, better()). list_min / list_max of integers keep the value
-// alone (IntExtremeReducer); the float extremes and the arg forms keep the position
-// too (ExtremumReducer).
+// (common/primitives.cuh, better()). list_min / list_max keep the value alone
+// (IntExtremeReducer; FloatExtremeReducer, fmin / fmax); the arg forms keep the
+// position too (ExtremumReducer). Which zero or NaN a float extreme is, is settled by
+// list_extreme_fix afterwards: the first valid element equal to it (ties go to the
+// lowest position, as in the arg forms and on the CPU).
+// Children of 4- and 8-byte elements without nulls in lists of medium length take the
+// extreme tiles instead (common/segmented_tiles.cuh; list_<min|max>_tiles_first,
+// list_<min|max>_tiles, list_extreme_tiles_finish, then list_extreme_fix for floats).
 // Overflow (code 1 at the list's index, lowest wins): an integer sum is accumulated in
 // 128 bits and must fit i64 / u64; an integer product is tracked exactly as (zero seen,
 // sign, 64-bit magnitude, magnitude overflowed), so the answer does not depend on the
@@ -32,6 +37,7 @@
 // (32, 64) and RAGGED_LISTS_REDUCE_VALUES (1: 8/16-bit integers, 2: 32/64-bit
 // integers, 3: floats) select the typed reductions.
 #include "common/segmented.cuh"
+#include "common/segmented_tiles.cuh"
 
 using namespace ragged;
 
@@ -87,10 +93,11 @@ template <typename A, typename B> struct Pick<false, A, B> { typedef B type; };
 template <typename T>
 using ProdReducer = typename Pick<IsFloat<T>::value, FloatProdReducer<T>, IntProdReducer<T>>::type;
 
-/// The reducer of list_min / list_max: values alone for integers, (value, position)
-/// for floats.
+/// The reducer of list_min / list_max: the value alone (for floats by fmin / fmax; the
+/// zero's sign and the NaN are fixed by list_extreme_fix).
 template <typename T, bool IS_MAX>
-using MinMaxReducer = typename Pick<IsFloat<T>::value, ExtremumReducer<T, IS_MAX>, IntExtremeReducer<T, IS_MAX>>::type;
+using MinMaxReducer =
+    typename Pick<IsFloat<T>::value, FloatExtremeReducer<T, IS_MAX>, IntExtremeReducer<T, IS_MAX>>::type;
 
 /// The exact product as i64 (signed) or u64; reports overflow for list s.
 template <bool SIGNED>
@@ -300,11 +307,92 @@ __device__ __forceinline__ void list_modes(Load load, const uint8_t* validity, u
     RAGGED_LIST_ENTRIES(mean, ONAME, NAME, O, T, MeanReducer<T>(), MeanFinish{out}, out_words, \
                         double* out, uint32_t* out_words)
 
+/// list_extreme_fix: a float list_min / list_max leaves open which zero or NaN a list's
+/// extreme is; each list whose result is valid (bit set in `words`) and a zero or NaN
+/// gets its first valid element equal to it (a zero: == 0, either sign; NaN: every
+/// valid element is NaN, so the first valid one) — the lowest position, as the arg
+/// forms and the CPU choose. A warp per 32 lists; the warp scans each such list 32
+/// elements at a time and stops at the first hit.
+template <typename O, typename T>
+__device__ void list_extreme_fix(const T* values, const uint8_t* validity, uint64_t bit_offset, const O* offsets,
+                                 uint64_t lists, T* out, const uint32_t* words) {
+    const unsigned lane = threadIdx.x & 31u;
+    for (uint64_t w0 = global_thread() & ~31ull; w0 < lists; w0 += grid_threads()) {
+        const uint64_t s = w0 + lane;
+        T v = T(0);
+        bool flagged = false;
+        if (s < lists && ((words[s >> 5] >> (s & 31u)) & 1u)) {
+            v = out[s];
+            flagged = v == T(0) || is_nan(v);
+        }
+        unsigned pending = __ballot_sync(0xffffffffu, flagged);
+        while (pending != 0u) {
+            const int leader = __ffs(pending) - 1;
+            pending &= pending - 1u;
+            const uint64_t t = w0 + static_cast<uint64_t>(leader);
+            const bool want_nan = is_nan(__shfl_sync(0xffffffffu, v, leader));
+            const long long b = static_cast<long long>(offsets[t]), e = static_cast<long long>(offsets[t + 1]);
+            for (long long p = b; p < e; p += 32) {
+                const long long q = p + static_cast<long long>(lane);
+                T x = T(0);
+                bool hit = false;
+                if (q < e && is_valid(validity, bit_offset, static_cast<uint64_t>(q))) {
+                    x = values[q];
+                    hit = want_nan || x == T(0);
+                }
+                const unsigned hits = __ballot_sync(0xffffffffu, hit);
+                if (hits != 0u) {
+                    if (static_cast<int>(lane) == __ffs(hits) - 1) out[t] = x;
+                    break;
+                }
+            }
+        }
+    }
+}
+
+/// The extreme tiles of one element type (4 or 8 bytes; common/segmented_tiles.cuh):
+/// list_<min|max>_tiles_first_<O>_<T> (step 1), list_<min|max>_tiles_<O>_<T> (step 2,
+/// a block per tile) and list_extreme_tiles_finish_<O>_<T> (step 3); `out` holds one
+/// key per list (TileExtreme<T, IS_MAX>::Key, the size of T) until step 3.
+#define RAGGED_LIST_TILES_ONE(OP, IS_MAX, O, ONAME, T, NAME)                                 \
+    extern "C" __global__ void __launch_bounds__(TILE_SUM_BLOCK) list_##OP##_tiles_first_##ONAME##_##NAME( \
+        const O* offsets, const uint8_t* list_bits, uint64_t list_bit_offset, uint64_t lists, \
+        long long base, long long tile, uint64_t tiles, unsigned long long* first, void* out) { \
+        typedef TileExtreme<T, IS_MAX> E;                                                   \
+        segment_tiles(offsets, list_bits, list_bit_offset, lists, base, tile, tiles, first, \
+                      E::identity_key(), static_cast<E::Key*>(out));                         \
+    }                                                                                       \
+    extern "C" __global__ void __launch_bounds__(TILE_SUM_BLOCK) list_##OP##_tiles_##ONAME##_##NAME( \
+        const T* values, const O* offsets, const uint8_t* list_bits, uint64_t list_bit_offset, \
+        const unsigned long long* first, long long base, long long lo, long long hi, void* out) { \
+        tile_extremes<T, O, IS_MAX>(values, offsets, list_bits, list_bit_offset, first, base, lo, hi, \
+                                    static_cast<TileExtreme<T, IS_MAX>::Key*>(out));         \
+    }
+#define RAGGED_LIST_TILES(O, ONAME, T, NAME)                                                 \
+    RAGGED_LIST_TILES_ONE(min, false, O, ONAME, T, NAME)                                     \
+    RAGGED_LIST_TILES_ONE(max, true, O, ONAME, T, NAME)                                      \
+    extern "C" __global__ void __launch_bounds__(TILE_SUM_BLOCK) list_extreme_tiles_finish_##ONAME##_##NAME( \
+        const O* offsets, const uint8_t* list_bits, uint64_t list_bit_offset, uint64_t lists, \
+        void* out, uint32_t* words) {                                                       \
+        extreme_tiles_finish<T, O>(offsets, list_bits, list_bit_offset, lists,              \
+                                   static_cast<TileExtreme<T, false>::Key*>(out), words);    \
+    }
+#define RAGGED_LIST_FIX(O, ONAME, T, NAME)                                                   \
+    extern "C" __global__ void __launch_bounds__(SEGMENT_BLOCK) list_extreme_fix_##ONAME##_##NAME( \
+        const T* values, const uint8_t* validity, uint64_t bit_offset, const O* offsets,    \
+        uint64_t lists, T* out, const uint32_t* words) {                                    \
+        list_extreme_fix<O, T>(values, validity, bit_offset, offsets, lists, out, words);   \
+    }
+
 #if defined(RAGGED_LISTS_REDUCE_OFFSET)
 #if RAGGED_LISTS_REDUCE_OFFSET == 32
 #define RAGGED_LIST_REDUCE_TYPED(T, NAME) RAGGED_LIST_REDUCE(int32_t, i32, T, NAME)
+#define RAGGED_LIST_TILES_TYPED(T, NAME) RAGGED_LIST_TILES(int32_t, i32, T, NAME)
+#define RAGGED_LIST_FIX_TYPED(T, NAME) RAGGED_LIST_FIX(int32_t, i32, T, NAME)
 #else
 #define RAGGED_LIST_REDUCE_TYPED(T, NAME) RAGGED_LIST_REDUCE(int64_t, i64, T, NAME)
+#define RAGGED_LIST_TILES_TYPED(T, NAME) RAGGED_LIST_TILES(int64_t, i64, T, NAME)
+#define RAGGED_LIST_FIX_TYPED(T, NAME) RAGGED_LIST_FIX(int64_t, i64, T, NAME)
 #endif
 #if RAGGED_LISTS_REDUCE_VALUES == 1
 RAGGED_LIST_REDUCE_TYPED(int8_t, i8)
@@ -316,9 +404,17 @@ RAGGED_LIST_REDUCE_TYPED(int32_t, i32)
 RAGGED_LIST_REDUCE_TYPED(uint32_t, u32)
 RAGGED_LIST_REDUCE_TYPED(int64_t, i64)
 RAGGED_LIST_REDUCE_TYPED(uint64_t, u64)
+RAGGED_LIST_TILES_TYPED(int32_t, i32)
+RAGGED_LIST_TILES_TYPED(uint32_t, u32)
+RAGGED_LIST_TILES_TYPED(int64_t, i64)
+RAGGED_LIST_TILES_TYPED(uint64_t, u64)
 #else
 RAGGED_LIST_REDUCE_TYPED(float, f32)
 RAGGED_LIST_REDUCE_TYPED(double, f64)
+RAGGED_LIST_TILES_TYPED(float, f32)
+RAGGED_LIST_TILES_TYPED(double, f64)
+RAGGED_LIST_FIX_TYPED(float, f32)
+RAGGED_LIST_FIX_TYPED(double, f64)
 #endif
 #endif  // RAGGED_LISTS_REDUCE_OFFSET
 

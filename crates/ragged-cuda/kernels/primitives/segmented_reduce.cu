@@ -77,7 +77,7 @@ RAGGED_SEGMENTED_COUNT(int64_t, i64)
         uint64_t segments, long long base, long long tile, uint64_t tiles,                        \
         unsigned long long* first, unsigned long long* out) {                                     \
         segment_tiles(offsets, segment_validity, segment_bit_offset, segments, base, tile, tiles, \
-                      first, out);                                                                \
+                      first, 0ull, out);                                                          \
     }
 RAGGED_SEGMENTED_TILES(int32_t, i32)
 RAGGED_SEGMENTED_TILES(int64_t, i64)

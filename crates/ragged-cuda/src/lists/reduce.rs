@@ -8,10 +8,16 @@
 //! 16-byte vectors); lists far longer than the mode serves go to the long path
 //! (`LongWork`), split over the grid.
 //!
-//! A tile-based reduction (fixed tiles of child elements, a segmented block scan and a
-//! fix-up pass for lists spanning tiles; PERFORMANCE v0.7) was measured on an H100 and
-//! removed: after the vector loads the modes beat it on every case (sum over lists of
-//! 10 000: 0.906 against 0.816 × copy) and it read outside the child (memcheck).
+//! Lists of 8 to 128 elements on average take tiles of child elements instead
+//! (`common/segmented_tiles.cuh`), whatever the lengths' spread: `list_sum` of integers
+//! of at most 32 bits (prefix differences), and `list_min` / `list_max` of 4- and
+//! 8-byte children without nulls (running extremes of keys, restarted at each list
+//! start). Longer lists keep the modes (sum over lists of 10 000: 0.906 by the modes
+//! against 0.816 by tiles; PERFORMANCE v0.7).
+//!
+//! Float `list_min` / `list_max` reduce the value alone (fmin / fmax, or keys ordered
+//! like the numbers); a last pass (`list_extreme_fix`) gives each list whose extreme is
+//! a zero or NaN its first valid element equal to it, the CPU's answer bit for bit.
 //!
 //! Null lists reduce to the identity (their elements are never read). Results that
 //! always exist (sum, prod, counts, any, all) take the list validity; the others (min,
@@ -28,10 +34,10 @@ use super::gather::count_unset;
 use crate::common::bits::{bitmap, pack_flags};
 use crate::compile::{lists_reduce_module, LISTS_REDUCE};
 use crate::error_word::ErrorWord;
-use crate::launch::{launch, params, resident_grid, BLOCK};
+use crate::launch::{grid_for, launch, params, resident_grid, BLOCK};
 use crate::memory::{Device, DeviceBitmap, DeviceBuffer};
 use crate::primitives::segmented_reduce::{
-    mode_kernel, mode_threads, takes_tile_sums, tile_sums, TileSegments,
+    mode_kernel, mode_threads, takes_tile_sums, tile_sums, TileLayout, TileSegments,
 };
 use crate::primitives::validity_args;
 use crate::CudaBackend;
@@ -351,19 +357,179 @@ fn extremum<O: OffsetSize, T: Native>(
         (false, false) => "argmin",
         (false, true) => "argmax",
     };
-    // SAFETY: `list_<min|max|argmin|argmax>_<O>_<T>(..., T*, long long*, uint32_t*)`
-    // (the min / max entries write values, the arg entries positions): each non-null
-    // output holds n entries (a null pointer is skipped by the kernel); the kernel sets
-    // bits of the ceil(n / 32) zeroed validity words.
+    let (scratch, plan) = prepare(backend, col)?;
+    let segs = TileSegments {
+        offsets: plan.offsets,
+        validity: (plan.list_bits, plan.list_bit_offset),
+        segments: plan.n,
+        lo: plan.lo,
+        hi: plan.hi,
+    };
+    let child = child_of::<O, T>(col)?;
+    if want_values && takes_extreme_tiles::<T>(child, &segs) {
+        drop(scratch);
+        extreme_tiles::<O, T>(backend, child, &segs, name, values_ptr, words_ptr)?;
+    } else {
+        // SAFETY: `list_<min|max|argmin|argmax>_<O>_<T>(..., T*, long long*, uint32_t*)`
+        // (the min / max entries write values, the arg entries positions): each non-null
+        // output holds n entries (a null pointer is skipped by the kernel); the kernel sets
+        // bits of the ceil(n / 32) zeroed validity words.
+        unsafe {
+            launch_planned::<O, T>(
+                backend,
+                name,
+                col,
+                &params![values_ptr, positions_ptr, words_ptr],
+                &plan,
+                scratch,
+            )?
+        };
+    }
+    if want_values && T::IS_FLOAT {
+        fix_float_extremes::<O, T>(backend, child, &segs, values_ptr, words_ptr)?;
+    }
+    Ok((values, positions, finish_validity(backend, words, n)?))
+}
+
+/// Whether list_min / list_max of T take the extreme tiles
+/// (`kernels/common/segmented_tiles.cuh`): 4- and 8-byte elements without nulls, in
+/// lists of 8 to 128 elements on average (the range where the sums' tiles beat the
+/// modes; PERFORMANCE v0.15).
+fn takes_extreme_tiles<T: Native>(child: &PrimitiveColumn<T, Device>, segs: &TileSegments) -> bool {
+    let size = std::mem::size_of::<T>();
+    segs.segments > 0
+        && (size == 4 || size == 8)
+        && child.validity().is_none()
+        && (8..128).contains(&((segs.hi - segs.lo) as u64 / segs.segments))
+}
+
+/// list_min / list_max (`name`) by tiles of elements into `out` (n values of T) and
+/// the validity words (every one written): `list_<name>_tiles_first_<O>_<T>` finds the
+/// list at each tile's start and sets the results the tiles combine into or skip,
+/// `list_<name>_tiles_<O>_<T>` reduces the tiles (a block each, keys of T in `out`),
+/// `list_extreme_tiles_finish_<O>_<T>` writes the validity words and turns float keys
+/// back into numbers.
+fn extreme_tiles<O: OffsetSize, T: Native>(
+    backend: &CudaBackend,
+    child: &PrimitiveColumn<T, Device>,
+    segs: &TileSegments,
+    name: &str,
+    out: u64,
+    words: u64,
+) -> Result<()> {
+    let module = lists_reduce_module(O::OFFSET_NAME, T::NAME);
+    let suffix = format!("{}_{}", O::OFFSET_NAME, T::NAME);
+    let values = child.values().device_ptr();
+    let TileLayout { base, tile, tiles } = TileLayout::new::<T>(values, segs);
+    let first = backend.alloc::<u64>(tiles as usize + 1)?;
+    let first_ptr = first.device_ptr();
+    let (offsets, (list_bits, list_bit_offset), lists) =
+        (segs.offsets, segs.validity, segs.segments);
+    let sms = backend.info().multiprocessors;
+    let tiles_u64 = tiles as u64;
+    let step1 = backend.function(module, &format!("list_{name}_tiles_first_{suffix}"))?;
+    let mut args = params![
+        offsets,
+        list_bits,
+        list_bit_offset,
+        lists,
+        base,
+        tile,
+        tiles_u64,
+        first_ptr,
+        out
+    ];
+    // SAFETY: `list_<min|max>_tiles_first_<O>_<T>(const O*, const uint8_t*, uint64_t,
+    // uint64_t, long long, long long, uint64_t, unsigned long long*, void*)`: the list
+    // offsets are valid for the child; `first` holds tiles + 1 entries, `out` one key
+    // (the size of T) per list.
     unsafe {
-        launch_values::<O, T>(
-            backend,
-            name,
-            col,
-            &params![values_ptr, positions_ptr, words_ptr],
+        launch(
+            step1,
+            grid_for(lists, sms),
+            BLOCK,
+            0,
+            backend.stream(),
+            &mut args,
         )?
     };
-    Ok((values, positions, finish_validity(backend, words, n)?))
+    if tiles > 0 {
+        let step2 = backend.function(module, &format!("list_{name}_tiles_{suffix}"))?;
+        let (lo, hi) = (segs.lo, segs.hi);
+        let grid = u32::try_from(tiles).map_err(|_| Error::Device {
+            op: "list_extreme",
+            message: format!("{tiles} tiles exceed one launch"),
+        })?;
+        let mut args = params![
+            values,
+            offsets,
+            list_bits,
+            list_bit_offset,
+            first_ptr,
+            base,
+            lo,
+            hi,
+            out
+        ];
+        // SAFETY: `list_<min|max>_tiles_<O>_<T>(const T*, const O*, const uint8_t*,
+        // uint64_t, const unsigned long long*, long long, long long, long long, void*)`:
+        // a block per tile of `first` (filled by step 1 on the same stream); every
+        // element read lies in lo .. hi, inside the child; writes or combines one key
+        // per list. `first`'s stream-ordered free comes after the launch.
+        unsafe { launch(step2, grid, BLOCK, 0, backend.stream(), &mut args)? };
+    }
+    let step3 = backend.function(module, &format!("list_extreme_tiles_finish_{suffix}"))?;
+    let mut args = params![offsets, list_bits, list_bit_offset, lists, out, words];
+    // SAFETY: `list_extreme_tiles_finish_<O>_<T>(const O*, const uint8_t*, uint64_t,
+    // uint64_t, void*, uint32_t*)`: reads the n + 1 offsets, rewrites the n results in
+    // `out` and writes the ceil(n / 32) validity words.
+    unsafe {
+        launch(
+            step3,
+            grid_for(lists, sms),
+            BLOCK,
+            0,
+            backend.stream(),
+            &mut args,
+        )?
+    };
+    drop(first);
+    Ok(())
+}
+
+/// `list_extreme_fix_<O>_<T>` over the n float results in `out` whose bits are set in
+/// `words`: a zero or NaN extreme becomes the list's first valid element equal to it
+/// (the sign of the first zero; the first NaN), as the CPU answers.
+fn fix_float_extremes<O: OffsetSize, T: Native>(
+    backend: &CudaBackend,
+    child: &PrimitiveColumn<T, Device>,
+    segs: &TileSegments,
+    out: u64,
+    words: u64,
+) -> Result<()> {
+    let function = backend.function(
+        lists_reduce_module(O::OFFSET_NAME, T::NAME),
+        &format!("list_extreme_fix_{}_{}", O::OFFSET_NAME, T::NAME),
+    )?;
+    let (values, (bits, bit_offset)) =
+        (child.values().device_ptr(), validity_args(child.validity()));
+    let (offsets, lists) = (segs.offsets, segs.segments);
+    let mut args = params![values, bits, bit_offset, offsets, lists, out, words];
+    // SAFETY: `list_extreme_fix_<O>_<T>(const T*, const uint8_t*, uint64_t, const O*,
+    // uint64_t, T*, const uint32_t*)`: the child's values and validity, the n + 1 list
+    // offsets (valid for the child); rewrites some of the n results in `out` and reads
+    // the ceil(n / 32) validity words.
+    unsafe {
+        launch(
+            function,
+            grid_for(lists, backend.info().multiprocessors),
+            BLOCK,
+            0,
+            backend.stream(),
+            &mut args,
+        )?
+    };
+    Ok(())
 }
 
 /// ceil(n / 32) zeroed validity words, for kernels that set the bits of valid results.

@@ -124,6 +124,33 @@ pub(crate) struct TileSegments {
     pub(crate) hi: i64,
 }
 
+/// Where the tiles of `kernels/common/segmented_tiles.cuh` lie in a child of T.
+pub(crate) struct TileLayout {
+    /// Tile 0's first element: the 16-byte boundary at or before `lo` (it may be
+    /// negative; elements outside lo .. hi are never read).
+    pub(crate) base: i64,
+    /// Elements per tile (`TILE_SUM_BYTES` of them).
+    pub(crate) tile: i64,
+    /// Tiles covering base .. hi.
+    pub(crate) tiles: i64,
+}
+
+impl TileLayout {
+    /// The tiles over `segs` of a child whose values start at device address `values`.
+    pub(crate) fn new<T: Native>(values: u64, segs: &TileSegments) -> Self {
+        let size = std::mem::size_of::<T>() as i64;
+        let tile = TILE_SUM_BYTES / size;
+        let misalign = ((values as i64 / size) + segs.lo).rem_euclid(16 / size);
+        let base = segs.lo - misalign;
+        let tiles = if segs.hi > segs.lo {
+            (segs.hi - base + tile - 1) / tile
+        } else {
+            0
+        };
+        TileLayout { base, tile, tiles }
+    }
+}
+
 /// Segmented sums by tiles of elements into `out` (one 8-byte sum per segment):
 /// `segmented_tiles_<O>` finds the segment at each tile's start and zeroes the results
 /// that tiles add to or skip, then `segmented_sum_tiles_<O>_<T>` sums the tiles (a
@@ -134,18 +161,8 @@ pub(crate) fn tile_sums<T: Native, O: OffsetSize>(
     segs: &TileSegments,
     out: u64,
 ) -> Result<()> {
-    let size = std::mem::size_of::<T>() as i64;
-    let tile = TILE_SUM_BYTES / size;
-    // Tile 0 starts on the 16-byte boundary at or before lo (element `base`, which may
-    // be negative: elements outside lo .. hi are never read).
     let values = col.values().device_ptr();
-    let misalign = ((values as i64 / size) + segs.lo).rem_euclid(16 / size);
-    let base = segs.lo - misalign;
-    let tiles = if segs.hi > segs.lo {
-        (segs.hi - base + tile - 1) / tile
-    } else {
-        0
-    };
+    let TileLayout { base, tile, tiles } = TileLayout::new::<T>(values, segs);
     let first = backend.alloc::<u64>(tiles as usize + 1)?;
     let first_ptr = first.device_ptr();
     let (offsets, (seg_bits, seg_bit_offset), segments) =

@@ -313,7 +313,9 @@ pub enum ListShape {
     /// Lists of 0 to 5 000 elements (block paths on a GPU), some null.
     Long(usize),
     /// `count` lists of 0 to `max_len` elements without a null element (every seventh
-    /// list null): the paths a backend takes when the child has no validity.
+    /// list null): the paths a backend takes when the child has no validity. With
+    /// `count >= 1000` the column is also a slice (the first list off) over a sliced
+    /// child, and its middle list holds 9 000 elements (whole GPU tiles of elements).
     Dense {
         /// Number of lists.
         count: usize,
@@ -359,9 +361,10 @@ impl ListShape {
         shapes.push(ListShape::Sized { len: 1, count: 70 });
         shapes.push(ListShape::Huge);
         shapes.push(ListShape::Long(12));
-        // Short (average below 16), medium and long lists over a child without nulls.
+        // Short (average below 16), medium (the second also sliced, with a long list)
+        // and long lists over a child without nulls.
         shapes.extend(
-            [(300, 8), (40, 200), (6, 6000)]
+            [(300, 8), (40, 200), (1500, 100), (6, 6000)]
                 .map(|(count, max_len)| ListShape::Dense { count, max_len }),
         );
         shapes.extend([1, 33, 700].map(ListShape::Sliced));
@@ -423,6 +426,12 @@ impl ListShape {
                         (values, i % 7 != 3)
                     })
                     .collect();
+                if count >= 1000 {
+                    let long = (0..9000).map(|_| Some(E::value(rng, mode))).collect();
+                    model.lists[count / 2] = (long, true);
+                    model.slice = Some((1, count - 1));
+                    model.child_prefix = (0..3).map(|_| Some(E::value(rng, mode))).collect();
+                }
             }
             ListShape::Sliced(n) => {
                 model.lists = mixed(rng, n + 5);
