@@ -157,29 +157,34 @@ __device__ __forceinline__ void gather_tile(const O* starts, const O* offsets, c
         return tile_first + (static_cast<uint64_t>(g) * GATHER_BLOCK + threadIdx.x) * K;
     };
     uint32_t claimed = 0;
+    // The list of each group's first output, found once (by the batch's pass when
+    // there is one, else in the element loop).
+    uint64_t found[GROUPS];
     if constexpr (Batch::ENABLED) {
         uint64_t firsts[GROUPS];
 #pragma unroll
         for (int g = 0; g < GROUPS; ++g) {
             const uint64_t j0 = first_of(g);
             firsts[g] = j0;
-            if (j0 + K <= tile_end) {
+            found[g] = l0;
+            if (j0 < tile_end) {
                 const uint64_t l = find(l0, static_cast<long long>(j0));
+                found[g] = l;
                 const long long base = offset_of(l);
-                if (static_cast<long long>(j0) + K <= offset_of(l + 1) &&
+                if (j0 + K <= tile_end && static_cast<long long>(j0) + K <= offset_of(l + 1) &&
                     batch.claim(g, j0, start_of(l) + (static_cast<long long>(j0) - base)))
                     claimed |= 1u << g;
             }
         }
         batch.run(claimed, firsts);
     }
-#pragma unroll 1
+#pragma unroll
     for (int g = 0; g < GROUPS; ++g) {
         const uint64_t j0 = first_of(g);
         if (j0 >= tile_end) break;
         if ((claimed >> g) & 1u) continue;
         const int count_here = static_cast<int>(min(static_cast<uint64_t>(K), tile_end - j0));
-        uint64_t l = find(l0, static_cast<long long>(j0));
+        uint64_t l = Batch::ENABLED ? found[g] : find(l0, static_cast<long long>(j0));
         long long base = offset_of(l), next = offset_of(l + 1), source = start_of(l);
 #pragma unroll
         for (int k = 0; k < K; ++k) {
@@ -187,7 +192,15 @@ __device__ __forceinline__ void gather_tile(const O* starts, const O* offsets, c
                 const long long j = static_cast<long long>(j0) + k;
                 if (j >= next) {
                     // Lists l + 1 .. (the one holding j) start at or before j: l + 1 <= l1.
-                    l = find(l + 1, j);
+                    // Staged, the next lists are walked (a group passes few list ends);
+                    // else searched.
+                    if (cached) {
+                        do {
+                            ++l;
+                        } while (offset_of(l + 1) <= j);
+                    } else {
+                        l = find(l + 1, j);
+                    }
                     base = offset_of(l);
                     next = offset_of(l + 1);
                     source = start_of(l);
