@@ -21,10 +21,13 @@
 // vector stores) and binary-searches the list of each group's first output in shared
 // memory (32-bit keys relative to the tile, a step count the same for every lane);
 // within a group it moves to the next list only when an element passes the current
-// list's end. Element values and local_index first locate all of a thread's groups,
-// then move every group lying whole in one list at once (the loads of all of them in
-// flight together, then 16-byte stores; see ValueBatch); the other groups go element
-// by element.
+// list's end. Element values and local_index first locate all of a thread's groups
+// (each search once), then move every group lying whole in one list, or in two (the
+// second after any empty lists), at once (the loads of all of them in flight together,
+// then 16-byte stores; see ValueBatch); the other groups go element by element,
+// walking from the list found to the next staged ones. Groups passing a list end are
+// one in sixteen at lists of 64, but one lane's is enough for its whole warp to take
+// the element path: the two-list groups keep most warps off it.
 // Pseudo-code: for j in tile: l = upper_bound(offsets, j) - 1; out[j] = src[starts[l] + j - offsets[l]]
 // Complexity: O(total + lists) work plus O(tiles * log n) for the tile searches; each
 // output element written once, each gathered element read once.
@@ -87,8 +90,10 @@ struct NoBatch {
 /// 16-byte stores are coalesced). Each group's first output finds its list by a binary
 /// search over the tile's lists staged in shared memory: 32-bit positions relative to
 /// the tile and a number of steps set by the tile's list count alone, so the lanes of
-/// a warp do not diverge. When Batch::ENABLED, every group lying whole in one list is
-/// offered to `batch.claim(g, j0, source)` (sources source .. source + K); then
+/// a warp do not diverge. When Batch::ENABLED, every group lying whole in one list, or
+/// in two (the second after any number of empty lists), is offered to
+/// `batch.claim(g, j0, source, split, second)`: outputs j0 + k take source + k for
+/// k < split and second + (k - split) from there (split = K for one list); then
 /// `batch.run(claimed, j0)` moves all claimed groups at once (so that their loads are
 /// in flight together). Every other group goes element by element, walking forward
 /// from its first output's list: `visit(k, j, list, position, source)` for each of its
@@ -170,10 +175,21 @@ __device__ __forceinline__ void gather_tile(const O* starts, const O* offsets, c
             if (j0 < tile_end) {
                 const uint64_t l = find(l0, static_cast<long long>(j0));
                 found[g] = l;
-                const long long base = offset_of(l);
-                if (j0 + K <= tile_end && static_cast<long long>(j0) + K <= offset_of(l + 1) &&
-                    batch.claim(g, j0, start_of(l) + (static_cast<long long>(j0) - base)))
-                    claimed |= 1u << g;
+                const long long at = static_cast<long long>(j0), end = offset_of(l + 1);
+                const long long source = start_of(l) + (at - offset_of(l));
+                if (j0 + K <= tile_end) {
+                    if (at + K <= end) {
+                        if (batch.claim(g, j0, source, K, source)) claimed |= 1u << g;
+                    } else {
+                        // The list holding output `end` (after any empty lists; it is at
+                        // most l1, since the tile holds that output) starts there.
+                        uint64_t m = l + 1;
+                        while (offset_of(m + 1) <= end) ++m;
+                        if (at + K <= offset_of(m + 1) &&
+                            batch.claim(g, j0, source, static_cast<int>(end - at), start_of(m)))
+                            claimed |= 1u << g;
+                    }
+                }
             }
         }
         batch.run(claimed, firsts);
@@ -235,12 +251,13 @@ __device__ __forceinline__ void store_group(U* dst, uint64_t j0, int count, cons
 
 /// The claimed groups of gather_values, moved with all their loads issued before any
 /// store (each group then one 16-byte store; the destination is 16-byte aligned, or
-/// nothing is claimed). Elements of 4 and 8 bytes are loaded one by one (naturally
-/// aligned; the lanes of a warp read neighbouring elements, so the loads share
-/// sectors). Narrower elements come from the one or two aligned 16-byte blocks of the
-/// source covering the group (`block`, and `shift` bytes into the first), shifted into
-/// place with __byte_perm; such a group is claimed only when both blocks lie inside the
-/// source (`src_len` elements), so nothing outside it is read.
+/// nothing is claimed). Elements of 4 and 8 bytes are loaded one by one at the claim,
+/// from one list or two (naturally aligned; the lanes of a warp read neighbouring
+/// elements, so the loads share sectors). Narrower elements come from the one or two
+/// aligned 16-byte blocks of the source covering a group lying in one list (`block`,
+/// and `shift` bytes into the first), shifted into place with __byte_perm; such a
+/// group is claimed only when both blocks lie inside the source (`src_len` elements),
+/// so nothing outside it is read.
 template <typename U, int GROUPS> struct ValueBatch {
     static constexpr bool ENABLED = true;
     static constexpr bool BY_ELEMENT = sizeof(U) >= 4;
@@ -251,14 +268,18 @@ template <typename U, int GROUPS> struct ValueBatch {
     bool aligned_dst;
     const uint4* block[GROUPS];
     uint32_t shift[GROUPS];
-    const U* from[GROUPS];
+    // Elements of 4 and 8 bytes: loaded at the claim (no address kept; the loads of the
+    // later claims are issued before any is used).
+    Pack<U> loaded[GROUPS];
 
-    __device__ __forceinline__ bool claim(int g, uint64_t, long long s) {
+    __device__ __forceinline__ bool claim(int g, uint64_t, long long s, int cut, long long second) {
         if (!aligned_dst) return false;
         if constexpr (BY_ELEMENT) {
-            from[g] = src + s;
+#pragma unroll
+            for (int k = 0; k < K; ++k) loaded[g].v[k] = k < cut ? src[s + k] : src[second + (k - cut)];
             return true;
         } else {
+            if (cut != K) return false;
             const uint64_t addr = reinterpret_cast<uint64_t>(src + s);
             const uint64_t off = addr & 15;
             if (off != 0 && addr - off + 32 > reinterpret_cast<uint64_t>(src + src_len)) return false;
@@ -270,15 +291,9 @@ template <typename U, int GROUPS> struct ValueBatch {
 
     __device__ __forceinline__ void run(uint32_t claimed, const uint64_t (&firsts)[GROUPS]) {
         if constexpr (BY_ELEMENT) {
-            Pack<U> p[GROUPS];
 #pragma unroll
             for (int g = 0; g < GROUPS; ++g)
-                if ((claimed >> g) & 1u)
-#pragma unroll
-                    for (int k = 0; k < K; ++k) p[g].v[k] = from[g][k];
-#pragma unroll
-            for (int g = 0; g < GROUPS; ++g)
-                if ((claimed >> g) & 1u) *reinterpret_cast<Pack<U>*>(dst + firsts[g]) = p[g];
+                if ((claimed >> g) & 1u) *reinterpret_cast<Pack<U>*>(dst + firsts[g]) = loaded[g];
         } else {
             uint4 a[GROUPS], b[GROUPS];
 #pragma unroll
@@ -410,13 +425,16 @@ RAGGED_GATHER_RANGES(int64_t, i64, int64_t, i64)
 
 // ---- local_index ---------------------------------------------------------------------------
 
-/// The claimed groups of local_index: consecutive positions from the group's first.
+/// The claimed groups of local_index: consecutive positions from the group's first,
+/// restarting at 0 where a second list begins.
 template <int GROUPS> struct PositionBatch {
     static constexpr bool ENABLED = true;
     long long* out;
     long long first[GROUPS];
-    __device__ __forceinline__ bool claim(int g, uint64_t, long long position) {
+    int split[GROUPS];
+    __device__ __forceinline__ bool claim(int g, uint64_t, long long position, int cut, long long) {
         first[g] = position;
+        split[g] = cut;
         return true;
     }
     __device__ __forceinline__ void run(uint32_t claimed, const uint64_t (&firsts)[GROUPS]) {
@@ -425,7 +443,7 @@ template <int GROUPS> struct PositionBatch {
             if ((claimed >> g) & 1u) {
                 Pack<long long> p;
 #pragma unroll
-                for (int k = 0; k < Pack<long long>::K; ++k) p.v[k] = first[g] + k;
+                for (int k = 0; k < Pack<long long>::K; ++k) p.v[k] = k < split[g] ? first[g] + k : k - split[g];
                 store_group(out, firsts[g], Pack<long long>::K, p);
             }
         }
