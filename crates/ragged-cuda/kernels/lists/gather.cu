@@ -26,7 +26,7 @@
 // second after any empty lists), at once (the loads of all of them in flight together,
 // then 16-byte stores; see ValueBatch); the other groups go element by element,
 // walking from the list found to the next staged ones. Groups passing a list end are
-// one in sixteen at lists of 64, but one lane's is enough for its whole warp to take
+// about one in twenty at lists of 64, but one lane's is enough for its whole warp to take
 // the element path: the two-list groups keep most warps off it.
 // Pseudo-code: for j in tile: l = upper_bound(offsets, j) - 1; out[j] = src[starts[l] + j - offsets[l]]
 // Complexity: O(total + lists) work plus O(tiles * log n) for the tile searches; each
