@@ -393,8 +393,8 @@ fn extremum<O: OffsetSize, T: Native>(
 
 /// Whether list_min / list_max of T take the extreme tiles
 /// (`kernels/common/segmented_tiles.cuh`): 4- and 8-byte elements without nulls, in
-/// lists of 8 to 128 elements on average (the range where the sums' tiles beat the
-/// modes; PERFORMANCE v0.15).
+/// lists of 8 to 128 elements on average (where the tiles beat the modes: PERFORMANCE
+/// v0.15 for sums, v0.22 for extremes).
 fn takes_extreme_tiles<T: Native>(child: &PrimitiveColumn<T, Device>, segs: &TileSegments) -> bool {
     let size = std::mem::size_of::<T>();
     segs.segments > 0
@@ -457,7 +457,11 @@ fn extreme_tiles<O: OffsetSize, T: Native>(
         let step2 = backend.function(module, &format!("list_{name}_tiles_{suffix}"))?;
         let (lo, hi) = (segs.lo, segs.hi);
         let grid = u32::try_from(tiles).map_err(|_| Error::Device {
-            op: "list_extreme",
+            op: if name == "max" {
+                "list_max"
+            } else {
+                "list_min"
+            },
             message: format!("{tiles} tiles exceed one launch"),
         })?;
         let mut args = params![
