@@ -180,9 +180,11 @@ __device__ __forceinline__ void gather_tile(const O* starts, const O* offsets, c
                 if (j0 + K <= tile_end) {
                     if (at + K <= end) {
                         if (batch.claim(g, j0, source, K, source)) claimed |= 1u << g;
-                    } else {
+                    } else if (cached) {
                         // The list holding output `end` (after any empty lists; it is at
-                        // most l1, since the tile holds that output) starts there.
+                        // most l1, since the tile holds that output) starts there. The
+                        // walk passes at most the tile's GATHER_CAP staged lists (an
+                        // uncached tile's groups take the element path, which searches).
                         uint64_t m = l + 1;
                         while (offset_of(m + 1) <= end) ++m;
                         if (at + K <= offset_of(m + 1) &&
