@@ -28,6 +28,13 @@ RAGGED_SUM_TRAITS(double, double, double)
 
 template <typename T> __device__ __forceinline__ bool is_nan(T x) { return x != x; }
 
+/// The smaller (IS_MAX = false) or larger of two floats by fmin / fmax: a NaN loses to a
+/// number (NaN only when both are); which of two zeros is left open.
+template <bool IS_MAX, typename T> __device__ __forceinline__ T nan_skipping_extreme(T a, T b) {
+    if constexpr (sizeof(T) == 4) return IS_MAX ? fmaxf(a, b) : fminf(a, b);
+    else return IS_MAX ? fmax(a, b) : fmin(a, b);
+}
+
 /// `x <cmp> value` (IEEE comparisons: NaN compares false except for Ne).
 template <typename T>
 __device__ __forceinline__ bool compare(T x, uint32_t cmp, T value) {

@@ -109,16 +109,12 @@ template <typename T, bool IS_MAX> struct FloatExtremeReducer {
     typedef SeenValue<T> State;
     typedef T Value;
     static constexpr bool NEEDS_VALUES = true;
-    __device__ __forceinline__ static T pick(T a, T b) {
-        if constexpr (sizeof(T) == 4) return IS_MAX ? fmaxf(a, b) : fminf(a, b);
-        else return IS_MAX ? fmax(a, b) : fmin(a, b);
-    }
     __device__ __forceinline__ State init() const {
         return State{::cuda::std::numeric_limits<T>::quiet_NaN(), 0u};
     }
-    __device__ __forceinline__ State add(State s, long long, T x) const { return State{pick(s.value, x), 1u}; }
+    __device__ __forceinline__ State add(State s, long long, T x) const { return State{nan_skipping_extreme<IS_MAX>(s.value, x), 1u}; }
     __device__ __forceinline__ State operator()(const State& a, const State& b) const {
-        return State{pick(a.value, b.value), a.seen | b.seen};
+        return State{nan_skipping_extreme<IS_MAX>(a.value, b.value), a.seen | b.seen};
     }
 };
 

@@ -76,6 +76,20 @@ __device__ __forceinline__ void segment_tiles(const O* offsets, const uint8_t* s
     }
 }
 
+/// Segment s's element range b .. e, for the per-segment loops of a tile block (s = s0,
+/// s0 + 256, ...): the thread's first segment's range was loaded ahead (b0, e0).
+template <typename O>
+__device__ __forceinline__ void tile_segment_range(const O* offsets, unsigned long long s, unsigned long long s0,
+                                                   long long b0, long long e0, long long& b, long long& e) {
+    if (s == s0) {
+        b = b0;
+        e = e0;
+    } else {
+        b = static_cast<long long>(offsets[s]);
+        e = static_cast<long long>(offsets[s + 1]);
+    }
+}
+
 /// The shared-memory slot of a tile's vector k: k with its low three bits XORed by the
 /// next three, so that both the coalesced stores (a quarter warp's eight consecutive
 /// vectors) and the per-thread reads (vectors 4i .. 4i + 3 of eight consecutive threads)
@@ -182,11 +196,8 @@ __device__ __forceinline__ void tile_sums(const T* values, const uint8_t* validi
     };
     const long long te = ts + Shape::TILE;
     for (unsigned long long s = s0; s <= s_last; s += TILE_SUM_BLOCK) {
-        long long b = b0, e = e0;
-        if (s != s0) {
-            b = static_cast<long long>(offsets[s]);
-            e = static_cast<long long>(offsets[s + 1]);
-        }
+        long long b, e;
+        tile_segment_range(offsets, s, s0, b0, e0, b, e);
         const long long cb = b > ts ? b : ts, ce = e < te ? e : te;
         if (cb >= ce || !is_valid(segment_validity, segment_bit_offset, s)) continue;
         const S part = prefix_at(ce - ts) - prefix_at(cb - ts);
@@ -220,7 +231,7 @@ __device__ __forceinline__ void tile_sums(const T* values, const uint8_t* validi
 // Complexity: O(n + segments) work; elements read once, offsets read three times.
 
 /// How tiles compare elements of T: integers as themselves.
-template <typename T, bool IS_MAX, bool IS_FLOAT = (T(0.5) != T(0))> struct TileExtreme {
+template <typename T, bool IS_MAX, bool IS_FLOAT = ::cuda::std::is_floating_point<T>::value> struct TileExtreme {
     /// The atomics' type (the results' words until step 3).
     typedef T Key;
     __device__ __forceinline__ static T identity() {
@@ -239,10 +250,7 @@ template <typename T, bool IS_MAX> struct TileExtreme<T, IS_MAX, true> {
     typedef typename ::cuda::std::conditional<sizeof(T) == 4, uint32_t, unsigned long long>::type Key;
     static constexpr Key SIGN = Key(1) << (8 * sizeof(T) - 1);
     __device__ __forceinline__ static T identity() { return ::cuda::std::numeric_limits<T>::quiet_NaN(); }
-    __device__ __forceinline__ static T better(T a, T b) {
-        if constexpr (sizeof(T) == 4) return IS_MAX ? fmaxf(a, b) : fminf(a, b);
-        else return IS_MAX ? fmax(a, b) : fmin(a, b);
-    }
+    __device__ __forceinline__ static T better(T a, T b) { return nan_skipping_extreme<IS_MAX>(a, b); }
     __device__ __forceinline__ static Key identity_key() { return IS_MAX ? Key(0) : ~Key(0); }
     __device__ __forceinline__ static Key key(T x) {
         if (is_nan(x)) return identity_key();
@@ -359,11 +367,8 @@ __device__ __forceinline__ void tile_extremes(const T* values, const O* offsets,
     __syncthreads();
     // Mark where segments start inside the tile (position 0 is marked already).
     for (unsigned long long s = s0; s <= s_last; s += TILE_SUM_BLOCK) {
-        long long b = b0, e = e0;
-        if (s != s0) {
-            b = static_cast<long long>(offsets[s]);
-            e = static_cast<long long>(offsets[s + 1]);
-        }
+        long long b, e;
+        tile_segment_range(offsets, s, s0, b0, e0, b, e);
         if (b < e && b > ts && b < te) {
             const int q = static_cast<int>(b - ts);
             atomicOr(&marks[q >> 5], 1u << (q & 31));
@@ -399,11 +404,8 @@ __device__ __forceinline__ void tile_extremes(const T* values, const O* offsets,
     __syncthreads();
 
     for (unsigned long long s = s0; s <= s_last; s += TILE_SUM_BLOCK) {
-        long long b = b0, e = e0;
-        if (s != s0) {
-            b = static_cast<long long>(offsets[s]);
-            e = static_cast<long long>(offsets[s + 1]);
-        }
+        long long b, e;
+        tile_segment_range(offsets, s, s0, b0, e0, b, e);
         const long long cb = b > ts ? b : ts, ce = e < te ? e : te;
         if (cb >= ce || !is_valid(segment_validity, segment_bit_offset, s)) continue;
         // The running extreme at the part's last element, q.
@@ -430,7 +432,7 @@ __device__ __forceinline__ void extreme_tiles_finish(const O* offsets, const uin
         bool valid = false;
         if (s < segments) {
             valid = offsets[s + 1] > offsets[s] && is_valid(segment_validity, segment_bit_offset, s);
-            if constexpr (T(0.5) != T(0)) {
+            if constexpr (::cuda::std::is_floating_point<T>::value) {
                 const T x = valid ? E::value(out[s]) : T(0);
                 K b;
                 memcpy(&b, &x, sizeof(T));

@@ -37,7 +37,7 @@ use crate::error_word::ErrorWord;
 use crate::launch::{grid_for, launch, params, resident_grid, BLOCK};
 use crate::memory::{Device, DeviceBitmap, DeviceBuffer};
 use crate::primitives::segmented_reduce::{
-    mode_kernel, mode_threads, takes_tile_sums, tile_sums, TileLayout, TileSegments,
+    mode_kernel, mode_threads, takes_tile_sums, tile_starts, tile_sums, TileLayout, TileSegments,
 };
 use crate::primitives::validity_args;
 use crate::CudaBackend;
@@ -156,6 +156,19 @@ unsafe fn launch_values<O: OffsetSize, T: Native>(
     unsafe { launch_planned::<O, T>(backend, name, col, extra, &plan, scratch) }
 }
 
+impl Plan {
+    /// The lists as the segments of a reduction by tiles.
+    fn tile_segments(&self) -> TileSegments {
+        TileSegments {
+            offsets: self.offsets,
+            validity: (self.list_bits, self.list_bit_offset),
+            segments: self.n,
+            lo: self.lo,
+            hi: self.hi,
+        }
+    }
+}
+
 /// The long path's scratch and the plan, whose launch zeroed the scratch's counters.
 fn prepare<O: OffsetSize>(
     backend: &CudaBackend,
@@ -265,13 +278,7 @@ pub(crate) fn list_sum<O: OffsetSize, T: Native>(
         let (scratch, plan) = prepare(backend, col)?;
         // Integers of at most 32 bits in lists of 8 to 128 elements on average: the
         // tile sums of the segmented reductions, whatever the lengths' spread.
-        let segs = TileSegments {
-            offsets: plan.offsets,
-            validity: (plan.list_bits, plan.list_bit_offset),
-            segments: plan.n,
-            lo: plan.lo,
-            hi: plan.hi,
-        };
+        let segs = plan.tile_segments();
         if takes_tile_sums::<T>(&segs) {
             tile_sums::<T, O>(backend, child_of::<O, T>(col)?, &segs, out_ptr)?;
             return PrimitiveColumn::try_new(out, col.validity().cloned());
@@ -358,13 +365,7 @@ fn extremum<O: OffsetSize, T: Native>(
         (false, true) => "argmax",
     };
     let (scratch, plan) = prepare(backend, col)?;
-    let segs = TileSegments {
-        offsets: plan.offsets,
-        validity: (plan.list_bits, plan.list_bit_offset),
-        segments: plan.n,
-        lo: plan.lo,
-        hi: plan.hi,
-    };
+    let segs = plan.tile_segments();
     let child = child_of::<O, T>(col)?;
     if want_values && takes_extreme_tiles::<T>(child, &segs) {
         drop(scratch);
@@ -420,50 +421,20 @@ fn extreme_tiles<O: OffsetSize, T: Native>(
     let module = lists_reduce_module(O::OFFSET_NAME, T::NAME);
     let suffix = format!("{}_{}", O::OFFSET_NAME, T::NAME);
     let values = child.values().device_ptr();
-    let TileLayout { base, tile, tiles } = TileLayout::new::<T>(values, segs);
-    let first = backend.alloc::<u64>(tiles as usize + 1)?;
-    let first_ptr = first.device_ptr();
+    let layout = TileLayout::new::<T>(values, segs);
+    let step1 = backend.function(module, &format!("list_{name}_tiles_first_{suffix}"))?;
+    let op = if name == "max" {
+        "list_max"
+    } else {
+        "list_min"
+    };
+    // `list_<min|max>_tiles_first_<O>_<T>` writes one key (the size of T) per list.
+    let (first, grid) = tile_starts(backend, step1, segs, &layout, out, op)?;
     let (offsets, (list_bits, list_bit_offset), lists) =
         (segs.offsets, segs.validity, segs.segments);
-    let sms = backend.info().multiprocessors;
-    let tiles_u64 = tiles as u64;
-    let step1 = backend.function(module, &format!("list_{name}_tiles_first_{suffix}"))?;
-    let mut args = params![
-        offsets,
-        list_bits,
-        list_bit_offset,
-        lists,
-        base,
-        tile,
-        tiles_u64,
-        first_ptr,
-        out
-    ];
-    // SAFETY: `list_<min|max>_tiles_first_<O>_<T>(const O*, const uint8_t*, uint64_t,
-    // uint64_t, long long, long long, uint64_t, unsigned long long*, void*)`: the list
-    // offsets are valid for the child; `first` holds tiles + 1 entries, `out` one key
-    // (the size of T) per list.
-    unsafe {
-        launch(
-            step1,
-            grid_for(lists, sms),
-            BLOCK,
-            0,
-            backend.stream(),
-            &mut args,
-        )?
-    };
-    if tiles > 0 {
+    if let Some(grid) = grid {
         let step2 = backend.function(module, &format!("list_{name}_tiles_{suffix}"))?;
-        let (lo, hi) = (segs.lo, segs.hi);
-        let grid = u32::try_from(tiles).map_err(|_| Error::Device {
-            op: if name == "max" {
-                "list_max"
-            } else {
-                "list_min"
-            },
-            message: format!("{tiles} tiles exceed one launch"),
-        })?;
+        let (first_ptr, base, lo, hi) = (first.device_ptr(), layout.base, segs.lo, segs.hi);
         let mut args = params![
             values,
             offsets,
@@ -490,7 +461,7 @@ fn extreme_tiles<O: OffsetSize, T: Native>(
     unsafe {
         launch(
             step3,
-            grid_for(lists, sms),
+            grid_for(lists, backend.info().multiprocessors),
             BLOCK,
             0,
             backend.stream(),

@@ -125,6 +125,7 @@ pub(crate) struct TileSegments {
 }
 
 /// Where the tiles of `kernels/common/segmented_tiles.cuh` lie in a child of T.
+#[derive(Clone, Copy)]
 pub(crate) struct TileLayout {
     /// Tile 0's first element: the 16-byte boundary at or before `lo` (it may be
     /// negative; elements outside lo .. hi are never read).
@@ -151,27 +152,26 @@ impl TileLayout {
     }
 }
 
-/// Segmented sums by tiles of elements into `out` (one 8-byte sum per segment):
-/// `segmented_tiles_<O>` finds the segment at each tile's start and zeroes the results
-/// that tiles add to or skip, then `segmented_sum_tiles_<O>_<T>` sums the tiles (a
-/// block each). Null segments get 0.
-pub(crate) fn tile_sums<T: Native, O: OffsetSize>(
+/// Step 1 of a reduction by tiles (`segment_tiles` of `kernels/common/segmented_tiles.cuh`):
+/// launches `function` — `segmented_tiles_<O>` or `list_<min|max>_tiles_first_<O>_<T>`,
+/// each `(const O*, const uint8_t*, uint64_t, uint64_t, long long, long long, uint64_t,
+/// unsigned long long*, R*)` with one result R per segment in `out` — and returns the
+/// segment at each tile's start (tiles + 1 entries) and the grid of step 2, a block per
+/// tile (`None`: no tile). `op` names the caller in errors.
+pub(crate) fn tile_starts(
     backend: &CudaBackend,
-    col: &PrimitiveColumn<T, Device>,
+    function: Function,
     segs: &TileSegments,
+    layout: &TileLayout,
     out: u64,
-) -> Result<()> {
-    let values = col.values().device_ptr();
-    let TileLayout { base, tile, tiles } = TileLayout::new::<T>(values, segs);
+    op: &'static str,
+) -> Result<(DeviceBuffer<u64>, Option<u32>)> {
+    let TileLayout { base, tile, tiles } = *layout;
     let first = backend.alloc::<u64>(tiles as usize + 1)?;
     let first_ptr = first.device_ptr();
     let (offsets, (seg_bits, seg_bit_offset), segments) =
         (segs.offsets, segs.validity, segs.segments);
     let tiles_u64 = tiles as u64;
-    let step1 = backend.function(
-        &PRIMITIVES_SEGMENTED_REDUCE,
-        &format!("segmented_tiles_{}", O::OFFSET_NAME),
-    )?;
     let mut args = params![
         offsets,
         seg_bits,
@@ -183,13 +183,11 @@ pub(crate) fn tile_sums<T: Native, O: OffsetSize>(
         first_ptr,
         out
     ];
-    // SAFETY: `segmented_tiles_<O>(const O*, const uint8_t*, uint64_t, uint64_t, long
-    // long, long long, uint64_t, unsigned long long*, unsigned long long*)`: the offsets
-    // are valid for the column; `first` holds tiles + 1 entries, `out` one 8-byte
-    // result per segment.
+    // SAFETY: the signature above; the offsets are valid for the column; `first` holds
+    // tiles + 1 entries, `out` one result per segment (the caller's contract).
     unsafe {
         launch(
-            step1,
+            function,
             grid_for(segments, backend.info().multiprocessors),
             BLOCK,
             0,
@@ -198,18 +196,43 @@ pub(crate) fn tile_sums<T: Native, O: OffsetSize>(
         )?
     };
     if tiles == 0 {
-        return Ok(());
+        return Ok((first, None));
     }
+    let grid = u32::try_from(tiles).map_err(|_| Error::Device {
+        op,
+        message: format!("{tiles} tiles exceed one launch"),
+    })?;
+    Ok((first, Some(grid)))
+}
+
+/// Segmented sums by tiles of elements into `out` (one 8-byte sum per segment):
+/// `segmented_tiles_<O>` finds the segment at each tile's start and zeroes the results
+/// that tiles add to or skip, then `segmented_sum_tiles_<O>_<T>` sums the tiles (a
+/// block each). Null segments get 0.
+pub(crate) fn tile_sums<T: Native, O: OffsetSize>(
+    backend: &CudaBackend,
+    col: &PrimitiveColumn<T, Device>,
+    segs: &TileSegments,
+    out: u64,
+) -> Result<()> {
+    let values = col.values().device_ptr();
+    let layout = TileLayout::new::<T>(values, segs);
+    let step1 = backend.function(
+        &PRIMITIVES_SEGMENTED_REDUCE,
+        &format!("segmented_tiles_{}", O::OFFSET_NAME),
+    )?;
+    let (first, grid) = tile_starts(backend, step1, segs, &layout, out, "segmented_sum")?;
+    let Some(grid) = grid else {
+        return Ok(());
+    };
+    let (first_ptr, TileLayout { base, .. }) = (first.device_ptr(), layout);
+    let (offsets, (seg_bits, seg_bit_offset)) = (segs.offsets, segs.validity);
     let step2 = backend.function(
         &PRIMITIVES_SEGMENTED_REDUCE,
         &format!("segmented_sum_tiles_{}_{}", O::OFFSET_NAME, T::NAME),
     )?;
     let (bits, bit_offset) = validity_args(col.validity());
     let (lo, hi) = (segs.lo, segs.hi);
-    let grid = u32::try_from(tiles).map_err(|_| Error::Device {
-        op: "segmented_sum",
-        message: format!("{tiles} tiles exceed one launch"),
-    })?;
     let mut args = params![
         values,
         bits,
