@@ -423,7 +423,8 @@ __device__ __forceinline__ void tile_extremes(const T* values, const O* offsets,
 template <typename T, typename O>
 __device__ __forceinline__ void extreme_tiles_finish(const O* offsets, const uint8_t* segment_validity,
                                                      uint64_t segment_bit_offset, uint64_t segments,
-                                                     typename TileExtreme<T, false>::Key* out, uint32_t* words) {
+                                                     typename TileExtreme<T, false>::Key* out, uint32_t* words,
+                                                     uint32_t* fix_flag) {
     typedef TileExtreme<T, false> E;
     typedef typename E::Key K;
     const unsigned lane = threadIdx.x & 31u;
@@ -434,6 +435,7 @@ __device__ __forceinline__ void extreme_tiles_finish(const O* offsets, const uin
             valid = offsets[s + 1] > offsets[s] && is_valid(segment_validity, segment_bit_offset, s);
             if constexpr (::cuda::std::is_floating_point<T>::value) {
                 const T x = valid ? E::value(out[s]) : T(0);
+                if (valid && (x == T(0) || is_nan(x))) atomicOr(fix_flag, 1u);
                 K b;
                 memcpy(&b, &x, sizeof(T));
                 out[s] = b;

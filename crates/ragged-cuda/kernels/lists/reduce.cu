@@ -186,6 +186,9 @@ template <typename T> struct ProdFinish {
 template <typename T> struct ExtremumFinish {
     T* out_values;
     long long* out_positions;
+    // Float list_min / list_max: set when a result is a zero or NaN (list_extreme_fix
+    // has work); null otherwise.
+    uint32_t* fix_flag;
     __device__ __forceinline__ bool operator()(uint64_t s, const Arg<T>& a) const {
         if (out_values) out_values[s] = a.index < 0 ? T(0) : a.value;
         if (out_positions) out_positions[s] = a.index < 0 ? 0 : a.index;
@@ -193,6 +196,8 @@ template <typename T> struct ExtremumFinish {
     }
     __device__ __forceinline__ bool operator()(uint64_t s, const SeenValue<T>& a) const {
         if (out_values) out_values[s] = a.seen ? a.value : T(0);
+        if constexpr (IsFloat<T>::value)
+            if (fix_flag != nullptr && a.seen && (a.value == T(0) || is_nan(a.value))) atomicOr(fix_flag, 1u);
         return a.seen != 0;
     }
 };
@@ -290,8 +295,8 @@ __device__ __forceinline__ void list_modes(Load load, const uint8_t* validity, u
 /// The entry points of one extreme (min, max, argmin, argmax): the values and / or the
 /// positions (null pointers skipped) and the validity words.
 #define RAGGED_LIST_EXTREME(OP, ONAME, NAME, O, T, REDUCER)                                 \
-    RAGGED_LIST_ENTRIES(OP, ONAME, NAME, O, T, REDUCER, (ExtremumFinish<T>{out_values, out_positions}), \
-                        out_words, T* out_values, long long* out_positions, uint32_t* out_words)
+    RAGGED_LIST_ENTRIES(OP, ONAME, NAME, O, T, REDUCER, (ExtremumFinish<T>{out_values, out_positions, fix_flag}), \
+                        out_words, T* out_values, long long* out_positions, uint32_t* out_words, uint32_t* fix_flag)
 
 #define RAGGED_LIST_REDUCE(O, ONAME, T, NAME)                                                \
     RAGGED_LIST_ENTRIES(sum, ONAME, NAME, O, T, SumReducer<T>(), (SumFinish<T>{out, error_word}), \
@@ -312,10 +317,12 @@ __device__ __forceinline__ void list_modes(Load load, const uint8_t* validity, u
 /// gets its first valid element equal to it (a zero: == 0, either sign; NaN: every
 /// valid element is NaN, so the first valid one) — the lowest position, as the arg
 /// forms and the CPU choose. A warp per 32 lists; the warp scans each such list 32
-/// elements at a time and stops at the first hit.
+/// elements at a time and stops at the first hit. Nothing to do, and nothing read,
+/// unless the reduction set `fix_flag` (a zero or NaN result: rare in most data).
 template <typename O, typename T>
 __device__ void list_extreme_fix(const T* values, const uint8_t* validity, uint64_t bit_offset, const O* offsets,
-                                 uint64_t lists, T* out, const uint32_t* words) {
+                                 uint64_t lists, T* out, const uint32_t* words, const uint32_t* fix_flag) {
+    if (*fix_flag == 0u) return;
     const unsigned lane = threadIdx.x & 31u;
     for (uint64_t w0 = global_thread() & ~31ull; w0 < lists; w0 += grid_threads()) {
         const uint64_t s = w0 + lane;
@@ -373,15 +380,15 @@ __device__ void list_extreme_fix(const T* values, const uint8_t* validity, uint6
     RAGGED_LIST_TILES_ONE(max, true, O, ONAME, T, NAME)                                      \
     extern "C" __global__ void __launch_bounds__(TILE_SUM_BLOCK) list_extreme_tiles_finish_##ONAME##_##NAME( \
         const O* offsets, const uint8_t* list_bits, uint64_t list_bit_offset, uint64_t lists, \
-        void* out, uint32_t* words) {                                                       \
+        void* out, uint32_t* words, uint32_t* fix_flag) {                                   \
         extreme_tiles_finish<T, O>(offsets, list_bits, list_bit_offset, lists,              \
-                                   static_cast<TileExtreme<T, false>::Key*>(out), words);    \
+                                   static_cast<TileExtreme<T, false>::Key*>(out), words, fix_flag); \
     }
 #define RAGGED_LIST_FIX(O, ONAME, T, NAME)                                                   \
     extern "C" __global__ void __launch_bounds__(SEGMENT_BLOCK) list_extreme_fix_##ONAME##_##NAME( \
         const T* values, const uint8_t* validity, uint64_t bit_offset, const O* offsets,    \
-        uint64_t lists, T* out, const uint32_t* words) {                                    \
-        list_extreme_fix<O, T>(values, validity, bit_offset, offsets, lists, out, words);   \
+        uint64_t lists, T* out, const uint32_t* words, const uint32_t* fix_flag) {          \
+        list_extreme_fix<O, T>(values, validity, bit_offset, offsets, lists, out, words, fix_flag); \
     }
 
 #if defined(RAGGED_LISTS_REDUCE_OFFSET)

@@ -353,10 +353,18 @@ fn extremum<O: OffsetSize, T: Native>(
         return Ok((values, positions, None));
     }
     let words = validity_words(backend, n)?;
-    let (values_ptr, positions_ptr, words_ptr) = (
+    // Float list_min / list_max: one word the reductions set when a result is a zero
+    // or NaN, so that list_extreme_fix reads nothing else when none is.
+    let fix_flag = if want_values && T::IS_FLOAT {
+        validity_words(backend, 1)?
+    } else {
+        DeviceBuffer::empty()
+    };
+    let (values_ptr, positions_ptr, words_ptr, fix_ptr) = (
         values.device_ptr(),
         positions.device_ptr(),
         words.device_ptr(),
+        fix_flag.device_ptr(),
     );
     let name = match (want_values, is_max) {
         (true, false) => "min",
@@ -369,26 +377,28 @@ fn extremum<O: OffsetSize, T: Native>(
     let child = child_of::<O, T>(col)?;
     if want_values && takes_extreme_tiles::<T>(child, &segs) {
         drop(scratch);
-        extreme_tiles::<O, T>(backend, child, &segs, name, values_ptr, words_ptr)?;
+        extreme_tiles::<O, T>(backend, child, &segs, name, values_ptr, words_ptr, fix_ptr)?;
     } else {
-        // SAFETY: `list_<min|max|argmin|argmax>_<O>_<T>(..., T*, long long*, uint32_t*)`
-        // (the min / max entries write values, the arg entries positions): each non-null
-        // output holds n entries (a null pointer is skipped by the kernel); the kernel sets
-        // bits of the ceil(n / 32) zeroed validity words.
+        // SAFETY: `list_<min|max|argmin|argmax>_<O>_<T>(..., T*, long long*, uint32_t*,
+        // uint32_t*)` (the min / max entries write values, the arg entries positions):
+        // each non-null output holds n entries (a null pointer is skipped by the kernel);
+        // the kernel sets bits of the ceil(n / 32) zeroed validity words and, when not
+        // null, the one flag word.
         unsafe {
             launch_planned::<O, T>(
                 backend,
                 name,
                 col,
-                &params![values_ptr, positions_ptr, words_ptr],
+                &params![values_ptr, positions_ptr, words_ptr, fix_ptr],
                 &plan,
                 scratch,
             )?
         };
     }
     if want_values && T::IS_FLOAT {
-        fix_float_extremes::<O, T>(backend, child, &segs, values_ptr, words_ptr)?;
+        fix_float_extremes::<O, T>(backend, child, &segs, values_ptr, words_ptr, fix_ptr)?;
     }
+    drop(fix_flag);
     Ok((values, positions, finish_validity(backend, words, n)?))
 }
 
@@ -417,6 +427,7 @@ fn extreme_tiles<O: OffsetSize, T: Native>(
     name: &str,
     out: u64,
     words: u64,
+    fix_flag: u64,
 ) -> Result<()> {
     let module = lists_reduce_module(O::OFFSET_NAME, T::NAME);
     let suffix = format!("{}_{}", O::OFFSET_NAME, T::NAME);
@@ -454,10 +465,19 @@ fn extreme_tiles<O: OffsetSize, T: Native>(
         unsafe { launch(step2, grid, BLOCK, 0, backend.stream(), &mut args)? };
     }
     let step3 = backend.function(module, &format!("list_extreme_tiles_finish_{suffix}"))?;
-    let mut args = params![offsets, list_bits, list_bit_offset, lists, out, words];
+    let mut args = params![
+        offsets,
+        list_bits,
+        list_bit_offset,
+        lists,
+        out,
+        words,
+        fix_flag
+    ];
     // SAFETY: `list_extreme_tiles_finish_<O>_<T>(const O*, const uint8_t*, uint64_t,
-    // uint64_t, void*, uint32_t*)`: reads the n + 1 offsets, rewrites the n results in
-    // `out` and writes the ceil(n / 32) validity words.
+    // uint64_t, void*, uint32_t*, uint32_t*)`: reads the n + 1 offsets, rewrites the n
+    // results in `out`, writes the ceil(n / 32) validity words and, for floats, may set
+    // the one flag word (integer tiles never touch it).
     unsafe {
         launch(
             step3,
@@ -474,13 +494,16 @@ fn extreme_tiles<O: OffsetSize, T: Native>(
 
 /// `list_extreme_fix_<O>_<T>` over the n float results in `out` whose bits are set in
 /// `words`: a zero or NaN extreme becomes the list's first valid element equal to it
-/// (the sign of the first zero; the first NaN), as the CPU answers.
+/// (the sign of the first zero; the first NaN), as the CPU answers. The kernel returns
+/// at once unless the reduction set the word at `fix_flag` (some result is a zero or
+/// NaN).
 fn fix_float_extremes<O: OffsetSize, T: Native>(
     backend: &CudaBackend,
     child: &PrimitiveColumn<T, Device>,
     segs: &TileSegments,
     out: u64,
     words: u64,
+    fix_flag: u64,
 ) -> Result<()> {
     let function = backend.function(
         lists_reduce_module(O::OFFSET_NAME, T::NAME),
@@ -489,11 +512,12 @@ fn fix_float_extremes<O: OffsetSize, T: Native>(
     let (values, (bits, bit_offset)) =
         (child.values().device_ptr(), validity_args(child.validity()));
     let (offsets, lists) = (segs.offsets, segs.segments);
-    let mut args = params![values, bits, bit_offset, offsets, lists, out, words];
+    let mut args = params![values, bits, bit_offset, offsets, lists, out, words, fix_flag];
     // SAFETY: `list_extreme_fix_<O>_<T>(const T*, const uint8_t*, uint64_t, const O*,
-    // uint64_t, T*, const uint32_t*)`: the child's values and validity, the n + 1 list
-    // offsets (valid for the child); rewrites some of the n results in `out` and reads
-    // the ceil(n / 32) validity words.
+    // uint64_t, T*, const uint32_t*, const uint32_t*)`: the child's values and
+    // validity, the n + 1 list offsets (valid for the child); reads the flag word, and
+    // when set rewrites some of the n results in `out` and reads the ceil(n / 32)
+    // validity words.
     unsafe {
         launch(
             function,
