@@ -113,7 +113,15 @@ fn per_list<O: OffsetSize, R: Copy + Default + Send + Sync>(
         .zip(flag_parts.into_par_iter())
         .zip(tasks.par_iter())
         .map(|((dst, flags), &(first, _))| {
-            reduce_task(dst, flags, first, offsets, validity, null, &f)
+            let task = Task {
+                dst,
+                flags,
+                first,
+                offsets,
+                validity,
+                null,
+            };
+            reduce_task(task, &f)
         })
         .collect::<Vec<_>>()
         .into_iter()
@@ -126,9 +134,20 @@ fn per_list<O: OffsetSize, R: Copy + Default + Send + Sync>(
     }
 }
 
-/// One task of [`per_list`]: `f` of each list `first + k` into `dst[k]` (`null` for
-/// null lists and where `f` gives `None`; whether it has a result into `flags[k]` when
-/// `flags` is not empty); the lowest valid list whose result is `None`.
+/// One task of [`per_list`]: the results `dst` (and, when not empty, the flags) of the
+/// lists `first ..`, over the column's offsets and validity.
+struct Task<'a, O, R> {
+    dst: &'a mut [R],
+    flags: &'a mut [bool],
+    first: usize,
+    offsets: &'a [O],
+    validity: Option<&'a NullBuffer>,
+    null: R,
+}
+
+/// `f` of each list `first + k` of the task into `dst[k]` (`null` for null lists and
+/// where `f` gives `None`; whether it has a result into `flags[k]` when `flags` is not
+/// empty); the lowest valid list whose result is `None`.
 ///
 /// On x86-64 CPUs with AVX2 the loop, with `f` inlined into it, is compiled a second
 /// time for AVX2 and chosen at run time: the per-list folds of 32-bit integers widen
@@ -136,20 +155,15 @@ fn per_list<O: OffsetSize, R: Copy + Default + Send + Sync>(
 /// instruction set (SSE2) has no instruction for.
 #[inline]
 fn reduce_task<O: OffsetSize, R: Copy>(
-    dst: &mut [R],
-    flags: &mut [bool],
-    first: usize,
-    offsets: &[O],
-    validity: Option<&NullBuffer>,
-    null: R,
+    task: Task<'_, O, R>,
     f: &impl ListReduce<R>,
 ) -> Option<usize> {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: the CPU supports AVX2, checked just above.
-        return unsafe { reduce_task_avx2(dst, flags, first, offsets, validity, null, f) };
+        return unsafe { reduce_task_avx2(task, f) };
     }
-    reduce_task_body(dst, flags, first, offsets, validity, null, f)
+    reduce_task_body(task, f)
 }
 
 /// [`reduce_task_body`] compiled for AVX2.
@@ -159,28 +173,26 @@ fn reduce_task<O: OffsetSize, R: Copy>(
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 unsafe fn reduce_task_avx2<O: OffsetSize, R: Copy>(
-    dst: &mut [R],
-    flags: &mut [bool],
-    first: usize,
-    offsets: &[O],
-    validity: Option<&NullBuffer>,
-    null: R,
+    task: Task<'_, O, R>,
     f: &impl ListReduce<R>,
 ) -> Option<usize> {
-    reduce_task_body(dst, flags, first, offsets, validity, null, f)
+    reduce_task_body(task, f)
 }
 
 /// The loop of [`reduce_task`], inlined into each of its instruction-set variants.
 #[inline(always)]
 fn reduce_task_body<O: OffsetSize, R: Copy>(
-    dst: &mut [R],
-    flags: &mut [bool],
-    first: usize,
-    offsets: &[O],
-    validity: Option<&NullBuffer>,
-    null: R,
+    task: Task<'_, O, R>,
     f: &impl ListReduce<R>,
 ) -> Option<usize> {
+    let Task {
+        dst,
+        flags,
+        first,
+        offsets,
+        validity,
+        null,
+    } = task;
     let mut none = None;
     for (k, slot) in dst.iter_mut().enumerate() {
         let i = first + k;
@@ -578,11 +590,18 @@ fn lanes_extreme<T: Native, const MAX: bool>(values: &[T]) -> T {
     } else {
         fold(values);
     }
+    tree_extreme::<T, MAX>(lanes)
+}
+
+/// The extreme of eight lanes by a tree of `pick`s (three steps, no chain of eight).
+#[inline(always)]
+fn tree_extreme<T: Native, const MAX: bool>(w: [T; 8]) -> T {
+    let pick = pick::<T, MAX>;
     let half = [
-        pick(lanes[0], lanes[4]),
-        pick(lanes[1], lanes[5]),
-        pick(lanes[2], lanes[6]),
-        pick(lanes[3], lanes[7]),
+        pick(w[0], w[4]),
+        pick(w[1], w[5]),
+        pick(w[2], w[6]),
+        pick(w[3], w[7]),
     ];
     pick(pick(half[0], half[2]), pick(half[1], half[3]))
 }
@@ -595,18 +614,11 @@ const WINDOW: usize = 8;
 /// nor whether all are NaN), then a tree of `pick`s — no branch on the length.
 #[inline]
 fn window_extreme<T: Native, const MAX: bool>(window: &[T], len: usize) -> T {
-    let pick = pick::<T, MAX>;
     let mut w = [window[0]; WINDOW];
     for (k, (slot, &v)) in w.iter_mut().zip(window).enumerate() {
         *slot = if k < len { v } else { window[0] };
     }
-    let a = [
-        pick(w[0], w[4]),
-        pick(w[1], w[5]),
-        pick(w[2], w[6]),
-        pick(w[3], w[7]),
-    ];
-    pick(pick(a[0], a[2]), pick(a[1], a[3]))
+    tree_extreme::<T, MAX>(w)
 }
 
 /// The least (`MAX` false) or greatest value of each list of a child without nulls (its

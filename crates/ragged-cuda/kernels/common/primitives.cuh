@@ -35,6 +35,10 @@ template <bool IS_MAX, typename T> __device__ __forceinline__ T nan_skipping_ext
     else return IS_MAX ? fmax(a, b) : fmin(a, b);
 }
 
+/// Whether a float extreme leaves open which element it is — a zero (either sign) or
+/// NaN: the lists' list_extreme_fix settles those.
+template <typename T> __device__ __forceinline__ bool extreme_is_open(T x) { return x == T(0) || is_nan(x); }
+
 /// `x <cmp> value` (IEEE comparisons: NaN compares false except for Ne).
 template <typename T>
 __device__ __forceinline__ bool compare(T x, uint32_t cmp, T value) {

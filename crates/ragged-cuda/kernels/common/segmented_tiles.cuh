@@ -435,7 +435,7 @@ __device__ __forceinline__ void extreme_tiles_finish(const O* offsets, const uin
             valid = offsets[s + 1] > offsets[s] && is_valid(segment_validity, segment_bit_offset, s);
             if constexpr (::cuda::std::is_floating_point<T>::value) {
                 const T x = valid ? E::value(out[s]) : T(0);
-                if (valid && (x == T(0) || is_nan(x))) atomicOr(fix_flag, 1u);
+                if (valid && extreme_is_open(x)) atomicOr(fix_flag, 1u);
                 K b;
                 memcpy(&b, &x, sizeof(T));
                 out[s] = b;

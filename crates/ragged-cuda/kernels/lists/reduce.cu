@@ -197,7 +197,7 @@ template <typename T> struct ExtremumFinish {
     __device__ __forceinline__ bool operator()(uint64_t s, const SeenValue<T>& a) const {
         if (out_values) out_values[s] = a.seen ? a.value : T(0);
         if constexpr (IsFloat<T>::value)
-            if (fix_flag != nullptr && a.seen && (a.value == T(0) || is_nan(a.value))) atomicOr(fix_flag, 1u);
+            if (fix_flag != nullptr && a.seen && extreme_is_open(a.value)) atomicOr(fix_flag, 1u);
         return a.seen != 0;
     }
 };
@@ -330,7 +330,7 @@ __device__ void list_extreme_fix(const T* values, const uint8_t* validity, uint6
         bool flagged = false;
         if (s < lists && ((words[s >> 5] >> (s & 31u)) & 1u)) {
             v = out[s];
-            flagged = v == T(0) || is_nan(v);
+            flagged = extreme_is_open(v);
         }
         unsigned pending = __ballot_sync(0xffffffffu, flagged);
         while (pending != 0u) {

@@ -398,7 +398,6 @@ fn extremum<O: OffsetSize, T: Native>(
     if want_values && T::IS_FLOAT {
         fix_float_extremes::<O, T>(backend, child, &segs, values_ptr, words_ptr, fix_ptr)?;
     }
-    drop(fix_flag);
     Ok((values, positions, finish_validity(backend, words, n)?))
 }
 
