@@ -2,9 +2,10 @@
 //! `kernels/lists/gather.cu`.
 //!
 //! Each is two steps: the compact offsets (one checking scan, `compact_offsets.rs`;
-//! null lists empty), then a load-balanced gather over the output elements (one block
-//! per tile of output, binary search for the tile's lists). The child is gathered by
-//! its byte width (1, 2, 4, 8 bytes; 16-byte vector stores), booleans and validity bit
+//! null lists empty), then a load-balanced gather over the output elements (tiles of
+//! output, binary search for each tile's lists). The child is gathered by its byte
+//! width: 4 and 8 bytes one warp per run of 2048 outputs (`gather_runs`), 1 and 2 bytes
+//! one block per tile with 16-byte vector stores; booleans and validity bit
 //! by bit (with a null count), strings in three steps: the rows' byte ranges, their
 //! compact offsets, then the bytes with the same tiled gather. `flatten` of a column
 //! whose null lists cover no element is a zero-copy slice of the child (no kernel).
@@ -30,6 +31,8 @@ use crate::CudaBackend;
 const GATHER_BLOCK: u64 = BLOCK as u64;
 const GATHER_GROUPS: u64 = 2;
 const GATHER_GROUPS_WIDE: u64 = 4;
+/// Outputs per warp of `gather_runs_<O>_<bN>` (`RUN_TILE` there).
+const RUN_TILE: u64 = 2048;
 
 /// Blocks of a gather of `total` outputs in `groups` groups of `k` per thread (one block
 /// per tile).
@@ -51,17 +54,27 @@ fn partition<O: OffsetSize>(
     groups: u64,
 ) -> Result<(u32, DeviceBuffer<u64>)> {
     let grid = gather_grid(plan.total, k, groups, plan.op)?;
-    let tiles = u64::from(grid);
-    let out = backend.alloc::<u64>(grid as usize + 1)?;
+    let parts = partition_tiles(backend, plan, u64::from(grid), GATHER_BLOCK * groups * k)?;
+    Ok((grid, parts))
+}
+
+/// `gather_partition_<O>`'s `tiles + 1` list indices for tiles of `tile` outputs (tile
+/// t's lists lie in `partition[t] ..= partition[t + 1]`), found by one parallel launch.
+fn partition_tiles<O: OffsetSize>(
+    backend: &CudaBackend,
+    plan: &Plan<'_, O>,
+    tiles: u64,
+    tile: u64,
+) -> Result<DeviceBuffer<u64>> {
+    let out = backend.alloc::<u64>(tiles as usize + 1)?;
     let function = backend.function(
         &LISTS_GATHER,
         &format!("gather_partition_{}", O::OFFSET_NAME),
     )?;
-    let (offsets, n, total, tile, out_ptr) = (
+    let (offsets, n, total, out_ptr) = (
         plan.offsets.device_ptr(),
         plan.n,
         plan.total,
-        GATHER_BLOCK * groups * k,
         out.device_ptr(),
     );
     let mut args = params![offsets, n, total, tile, tiles, out_ptr];
@@ -78,7 +91,7 @@ fn partition<O: OffsetSize>(
             &mut args,
         )?
     };
-    Ok((grid, out))
+    Ok(out)
 }
 
 /// The lists to gather: list `l` moves source elements `starts[l] ..` to outputs
@@ -91,7 +104,9 @@ pub(crate) struct Plan<'a, O> {
     pub(crate) op: &'static str,
 }
 
-/// Gather the elements of a primitive buffer (`gather_values_<O>_<bN>`).
+/// Gather the elements of a primitive buffer: elements of 4 and 8 bytes one warp per
+/// run of outputs (`gather_runs_<O>_<bN>`), narrower ones by tiles with 16-byte stores
+/// (`gather_values_<O>_<bN>`).
 pub(crate) fn gather_values<O: OffsetSize, T: Native>(
     backend: &CudaBackend,
     plan: &Plan<'_, O>,
@@ -102,19 +117,43 @@ pub(crate) fn gather_values<O: OffsetSize, T: Native>(
         return Ok(out);
     }
     let size = std::mem::size_of::<T>();
+    let (starts, offsets, src_ptr, dst) = (
+        plan.starts.device_ptr(),
+        plan.offsets.device_ptr(),
+        src.device_ptr(),
+        out.device_ptr(),
+    );
+    let total = plan.total;
+    if size >= 4 {
+        let function = backend.function(
+            &LISTS_GATHER,
+            &format!("gather_runs_{}_{}", O::OFFSET_NAME, width_name(size)?),
+        )?;
+        let tiles = total.div_ceil(RUN_TILE);
+        let grid =
+            u32::try_from(tiles.div_ceil(GATHER_BLOCK / 32)).map_err(|_| Error::Unsupported {
+                op: plan.op,
+                message: format!("{total} elements exceed the gather's grid"),
+            })?;
+        let parts = partition_tiles(backend, plan, tiles, RUN_TILE)?;
+        let parts_ptr = parts.device_ptr();
+        let mut args = params![starts, offsets, parts_ptr, total, src_ptr, dst];
+        // SAFETY: `gather_runs_<O>_<bN>(const O*, const O*, const uint64_t*, uint64_t,
+        // const U*, U*)` with U of T's width: one warp per tile of RUN_TILE outputs
+        // (`tiles` of them in `grid` blocks of BLOCK threads) reads its partition entries,
+        // the starts and compact offsets (ending at total) of its lists, and source
+        // elements starts[l] .. starts[l] + size(l), all inside `src` (the lists are valid
+        // for their child), and writes `total` elements (allocated above).
+        unsafe { launch(function, grid, BLOCK, 0, backend.stream(), &mut args)? };
+        return Ok(out);
+    }
     let function = backend.function(
         &LISTS_GATHER,
         &format!("gather_values_{}_{}", O::OFFSET_NAME, width_name(size)?),
     )?;
     let (grid, parts) = partition(backend, plan, (16 / size) as u64, GATHER_GROUPS_WIDE)?;
-    let (starts, offsets, parts_ptr, src_ptr, dst) = (
-        plan.starts.device_ptr(),
-        plan.offsets.device_ptr(),
-        parts.device_ptr(),
-        src.device_ptr(),
-        out.device_ptr(),
-    );
-    let (total, src_len) = (plan.total, src.len() as u64);
+    let parts_ptr = parts.device_ptr();
+    let src_len = src.len() as u64;
     let mut args = params![starts, offsets, parts_ptr, total, src_ptr, src_len, dst];
     // SAFETY: `gather_values_<O>_<bN>(const O*, const O*, const uint64_t*, uint64_t,
     // const U*, uint64_t, U*)` with U of T's width: reads the partition of `grid` tiles,

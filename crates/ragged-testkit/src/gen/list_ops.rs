@@ -598,6 +598,10 @@ pub enum ViewShape {
     NullCovering(usize),
     /// Overlapping lists of up to 3 000 elements over a child of 10 000.
     Long(usize),
+    /// `n` lists, almost all empty: in every other run of 4 000 lists one list in 50 holds
+    /// 1 to 200 elements, the others hold none (a GPU warp passing thousands of empty
+    /// lists at once, and windows of output spanning many lists).
+    Sparse(usize),
     /// A slice of `Random` (lists 3.. of the view).
     Sliced(usize),
 }
@@ -612,6 +616,7 @@ impl ViewShape {
             ViewShape::EmptyOdd(n) => format!("empty-odd/n={n}"),
             ViewShape::NullCovering(n) => format!("null-covering/n={n}"),
             ViewShape::Long(n) => format!("long/n={n}"),
+            ViewShape::Sparse(n) => format!("sparse/n={n}"),
             ViewShape::Sliced(n) => format!("sliced/n={n}"),
         }
     }
@@ -632,13 +637,14 @@ impl ViewShape {
             ]);
         }
         shapes.push(ViewShape::Long(9));
+        shapes.push(ViewShape::Sparse(20_000));
         shapes
     }
 
     /// The model of this shape with values of `mode`, from `rng`.
     pub fn generate<E: ListElement>(self, mode: ValueMode, rng: &mut Rng) -> ViewModel<E> {
         let child_len = match self {
-            ViewShape::Long(_) => 10_000,
+            ViewShape::Long(_) | ViewShape::Sparse(_) => 10_000,
             ViewShape::Gaps(n) | ViewShape::Reversed(n) => 10 * n + 3,
             _ => 64,
         };
@@ -705,6 +711,17 @@ impl ViewShape {
                 .map(|_| {
                     let (a, b) = random(rng, 3000);
                     (a, b, !rng.chance(15))
+                })
+                .collect(),
+            ViewShape::Sparse(n) => (0..n)
+                .map(|i| {
+                    if (i / 4000) % 2 == 0 && rng.chance(2) {
+                        let (a, b) = random(rng, 200);
+                        (a, b.max(a + 1).min(len), true)
+                    } else {
+                        let at = rng.range_i64(0, len);
+                        (at, at, true)
+                    }
                 })
                 .collect(),
         };
