@@ -82,17 +82,26 @@ RAGGED_SEGMENTED_COUNT(int64_t, i64)
 RAGGED_SEGMENTED_TILES(int32_t, i32)
 RAGGED_SEGMENTED_TILES(int64_t, i64)
 
-#define RAGGED_SEGMENTED_SUM_TILES(O, ONAME, T, NAME)                                            \
-    extern "C" __global__ void __launch_bounds__(TILE_SUM_BLOCK) segmented_sum_tiles_##ONAME##_##NAME( \
+// BOUNDS: the launch bounds. 32-bit elements with 32-bit offsets ask for eight blocks
+// per SM (32 registers, every warp slot of an SM; the shared memory allows eight),
+// where they spill nothing (42 registers before: five blocks); the others spill at 32
+// registers and keep the compiler's choice.
+#define RAGGED_SUM_TILES_BOUNDS __launch_bounds__(TILE_SUM_BLOCK)
+#define RAGGED_SUM_TILES_BOUNDS_FULL __launch_bounds__(TILE_SUM_BLOCK, 8)
+#define RAGGED_SEGMENTED_SUM_TILES(O, ONAME, T, NAME, BOUNDS)                                    \
+    extern "C" __global__ void BOUNDS segmented_sum_tiles_##ONAME##_##NAME(                       \
         const T* values, const uint8_t* validity, uint64_t bit_offset, const O* offsets,          \
         const uint8_t* segment_validity, uint64_t segment_bit_offset,                             \
         const unsigned long long* first, long long base, long long lo, long long hi, void* out) { \
         tile_sums(values, validity, bit_offset, offsets, segment_validity, segment_bit_offset,    \
                   first, base, lo, hi, static_cast<SumTraits<T>::Thread*>(out));                 \
     }
-#define RAGGED_SEGMENTED_SUM_TILES_TYPES(O, ONAME)                                               \
-    RAGGED_SEGMENTED_SUM_TILES(O, ONAME, int8_t, i8) RAGGED_SEGMENTED_SUM_TILES(O, ONAME, int16_t, i16) \
-    RAGGED_SEGMENTED_SUM_TILES(O, ONAME, int32_t, i32) RAGGED_SEGMENTED_SUM_TILES(O, ONAME, uint8_t, u8) \
-    RAGGED_SEGMENTED_SUM_TILES(O, ONAME, uint16_t, u16) RAGGED_SEGMENTED_SUM_TILES(O, ONAME, uint32_t, u32)
-RAGGED_SEGMENTED_SUM_TILES_TYPES(int32_t, i32)
-RAGGED_SEGMENTED_SUM_TILES_TYPES(int64_t, i64)
+#define RAGGED_SEGMENTED_SUM_TILES_TYPES(O, ONAME, WIDE_BOUNDS)                                  \
+    RAGGED_SEGMENTED_SUM_TILES(O, ONAME, int8_t, i8, RAGGED_SUM_TILES_BOUNDS)                    \
+    RAGGED_SEGMENTED_SUM_TILES(O, ONAME, int16_t, i16, RAGGED_SUM_TILES_BOUNDS)                  \
+    RAGGED_SEGMENTED_SUM_TILES(O, ONAME, int32_t, i32, WIDE_BOUNDS)                              \
+    RAGGED_SEGMENTED_SUM_TILES(O, ONAME, uint8_t, u8, RAGGED_SUM_TILES_BOUNDS)                   \
+    RAGGED_SEGMENTED_SUM_TILES(O, ONAME, uint16_t, u16, RAGGED_SUM_TILES_BOUNDS)                 \
+    RAGGED_SEGMENTED_SUM_TILES(O, ONAME, uint32_t, u32, WIDE_BOUNDS)
+RAGGED_SEGMENTED_SUM_TILES_TYPES(int32_t, i32, RAGGED_SUM_TILES_BOUNDS_FULL)
+RAGGED_SEGMENTED_SUM_TILES_TYPES(int64_t, i64, RAGGED_SUM_TILES_BOUNDS)
