@@ -34,10 +34,9 @@ const GATHER_GROUPS_WIDE: u64 = 4;
 /// Outputs per warp of `gather_runs_<O>_<bN>` (`RUN_TILE` there).
 const RUN_TILE: u64 = 2048;
 
-/// Blocks of a gather of `total` outputs in `groups` groups of `k` per thread (one block
-/// per tile).
-fn gather_grid(total: u64, k: u64, groups: u64, op: &'static str) -> Result<u32> {
-    u32::try_from(total.div_ceil(GATHER_BLOCK * groups * k)).map_err(|_| Error::Unsupported {
+/// Blocks of a gather of `total` outputs, `per_block` of them per block.
+fn gather_grid(total: u64, per_block: u64, op: &'static str) -> Result<u32> {
+    u32::try_from(total.div_ceil(per_block)).map_err(|_| Error::Unsupported {
         op,
         message: format!("{total} elements exceed the gather's grid"),
     })
@@ -53,7 +52,7 @@ fn partition<O: OffsetSize>(
     k: u64,
     groups: u64,
 ) -> Result<(u32, DeviceBuffer<u64>)> {
-    let grid = gather_grid(plan.total, k, groups, plan.op)?;
+    let grid = gather_grid(plan.total, GATHER_BLOCK * groups * k, plan.op)?;
     let parts = partition_tiles(backend, plan, u64::from(grid), GATHER_BLOCK * groups * k)?;
     Ok((grid, parts))
 }
@@ -129,12 +128,9 @@ pub(crate) fn gather_values<O: OffsetSize, T: Native>(
             &LISTS_GATHER,
             &format!("gather_runs_{}_{}", O::OFFSET_NAME, width_name(size)?),
         )?;
+        // One warp per tile of RUN_TILE outputs.
+        let grid = gather_grid(total, RUN_TILE * (GATHER_BLOCK / 32), plan.op)?;
         let tiles = total.div_ceil(RUN_TILE);
-        let grid =
-            u32::try_from(tiles.div_ceil(GATHER_BLOCK / 32)).map_err(|_| Error::Unsupported {
-                op: plan.op,
-                message: format!("{total} elements exceed the gather's grid"),
-            })?;
         let parts = partition_tiles(backend, plan, tiles, RUN_TILE)?;
         let parts_ptr = parts.device_ptr();
         let mut args = params![starts, offsets, parts_ptr, total, src_ptr, dst];
