@@ -53,26 +53,39 @@ template <typename T> struct TileSumShape {
 /// (empty or null). Tile t starts at base + t * tile; tiles = ceil((hi - base) / tile).
 /// The results are R words: 0 for an empty or null segment, `spanning` (what tiles
 /// combine into: 0 for sums, the identity for extremes) for a segment spanning tiles.
+/// When `words` is not null, validity word w is set to the segments 32w .. 32w + 31
+/// that are valid and not empty (every word written; the lanes of a warp take 32
+/// consecutive segments).
 template <typename O, typename R>
 __device__ __forceinline__ void segment_tiles(const O* offsets, const uint8_t* segment_validity,
                                               uint64_t segment_bit_offset, uint64_t segments, long long base,
                                               long long tile, uint64_t tiles, unsigned long long* first,
-                                              R spanning, R* out) {
-    for (uint64_t s = global_thread(); s < segments; s += grid_threads()) {
-        const long long b = static_cast<long long>(offsets[s]), e = static_cast<long long>(offsets[s + 1]);
-        if (s == 0) first[0] = 0;
-        if (s + 1 == segments) first[tiles] = segments - 1;
-        if (b >= e) {
-            out[s] = R(0);
-            continue;
+                                              R spanning, R* out, uint32_t* words) {
+    const unsigned lane = threadIdx.x & 31u;
+    for (uint64_t w0 = global_thread() & ~31ull; w0 < segments; w0 += grid_threads()) {
+        const uint64_t s = w0 + lane;
+        bool set = false;
+        if (s < segments) {
+            const long long b = static_cast<long long>(offsets[s]), e = static_cast<long long>(offsets[s + 1]);
+            if (s == 0) first[0] = 0;
+            if (s + 1 == segments) first[tiles] = segments - 1;
+            if (b >= e) {
+                out[s] = R(0);
+            } else {
+                // The tiles t >= 1 whose first element lies in b .. e (tile 0 starts at
+                // or before lo, where first[0] = 0 already points).
+                const long long t_last = (e - 1 - base) / tile;
+                long long t = (b - base + tile - 1) / tile;
+                for (t = t < 1 ? 1 : t; t <= t_last; ++t) first[t] = s;
+                set = is_valid(segment_validity, segment_bit_offset, s);
+                if (!set) out[s] = R(0);
+                else if ((b - base) / tile != t_last) out[s] = spanning;
+            }
         }
-        // The tiles t >= 1 whose first element lies in b .. e (tile 0 starts at or
-        // before lo, where first[0] = 0 already points).
-        const long long t_last = (e - 1 - base) / tile;
-        long long t = (b - base + tile - 1) / tile;
-        for (t = t < 1 ? 1 : t; t <= t_last; ++t) first[t] = s;
-        if (!is_valid(segment_validity, segment_bit_offset, s)) out[s] = R(0);
-        else if ((b - base) / tile != t_last) out[s] = spanning;
+        if (words != nullptr) {
+            const unsigned bits = __ballot_sync(0xffffffffu, set);
+            if (lane == 0) words[w0 >> 5] = bits;
+        }
     }
 }
 
@@ -89,6 +102,17 @@ __device__ __forceinline__ void tile_segment_range(const O* offsets, unsigned lo
         e = static_cast<long long>(offsets[s + 1]);
     }
 }
+
+/// Starts copying 16 bytes from global memory to shared memory without passing through
+/// registers or caching them in L1 (cp.async.cg); both addresses 16-byte aligned. The
+/// bytes are in place for the block after copy_async_wait_all() and a barrier.
+__device__ __forceinline__ void copy_async_16(void* shared_dst, const void* global_src) {
+    const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(shared_dst));
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(global_src) : "memory");
+}
+
+/// Waits for this thread's copy_async_16 copies.
+__device__ __forceinline__ void copy_async_wait_all() { asm volatile("cp.async.wait_all;\n" ::: "memory"); }
 
 /// The shared-memory slot of a tile's vector k: k with its low three bits XORed by the
 /// next three, so that both the coalesced stores (a quarter warp's eight consecutive
@@ -127,7 +151,16 @@ __device__ __forceinline__ void tile_sums(const T* values, const uint8_t* validi
     }
 
     // Vectors threadIdx.x + 256 u, coalesced; nulls and elements outside lo .. hi as 0.
-    {
+    // A tile inside lo .. hi of a child without nulls (all but the ends: a uniform
+    // branch) copies whole vectors straight into shared memory.
+    const long long te = ts + Shape::TILE;
+    if (validity == nullptr && ts >= lo && te <= hi) {
+#pragma unroll
+        for (int u = 0; u < TILE_SUM_VECTORS; ++u)
+            copy_async_16(&stage[tile_slot(u * TILE_SUM_BLOCK + threadIdx.x)],
+                          reinterpret_cast<const uint4*>(values + ts) + u * TILE_SUM_BLOCK + threadIdx.x);
+        copy_async_wait_all();
+    } else {
         uint4 w[TILE_SUM_VECTORS];
 #pragma unroll
         for (int u = 0; u < TILE_SUM_VECTORS; ++u) {
@@ -194,7 +227,6 @@ __device__ __forceinline__ void tile_sums(const T* values, const uint8_t* validi
         }
         return p;
     };
-    const long long te = ts + Shape::TILE;
     for (unsigned long long s = s0; s <= s_last; s += TILE_SUM_BLOCK) {
         long long b, e;
         tile_segment_range(offsets, s, s0, b0, e0, b, e);
@@ -215,20 +247,24 @@ __device__ __forceinline__ void tile_sums(const T* values, const uint8_t* validi
 // (floats as unsigned keys ordered like the numbers, NaN as the identity). Which of two
 // zeros and which NaN comes out is left open: the lists' fix-up pass rereads such
 // lists (list_extreme_fix).
-//   1. segment_tiles as for sums, with the identity key for segments spanning tiles.
+//   1. segment_tiles as for sums, with the identity key for segments spanning tiles,
+//      and the validity words (valid and not empty).
 //   2. tile_extremes (a block per tile): the tile staged as for sums (elements outside
 //      lo .. hi as the identity); a bit per element marks the segment starts in the
-//      tile (position 0 always); each thread folds its 16 or 8 consecutive elements
-//      into running extremes restarted at every mark and stages them in place of the
-//      elements; one block scan of (extreme, marked) pairs gives each thread the carry
-//      from the threads before, kept with the position of its first mark. A segment's
-//      part ending at local position q then reads the running extreme at q - 1, with
-//      the carry of its thread when q - 1 lies before that thread's first mark; it is
-//      stored when the segment lies in the tile, combined atomically otherwise.
-//   3. extreme_tiles_finish (a warp per 32 segments): the validity words (valid and
-//      not empty) and, for floats, the keys turned back into numbers.
+//      tile (position 0 always) and hi when it lies in the tile; each thread folds its
+//      16 or 8 consecutive elements into running extremes restarted at every mark and
+//      stages back, in place of the elements, only the vectors holding an element just
+//      before a mark (where a segment's part ends); one block scan of (extreme, marked)
+//      pairs gives each thread the carry from the threads before, kept with the
+//      position of its first mark. A segment's part ending at local position q then
+//      reads the running extreme at q, with the carry of its thread when q lies before
+//      that thread's first mark; a segment inside the tile stores it as a value, one
+//      spanning tiles combines its key atomically.
+//   3. extreme_tiles_spanning, floats only (a thread per tile): the keys of segments
+//      spanning tiles turned back into numbers.
+// Floats set `fix_flag` when a result is a zero or NaN (see lists/reduce.cu).
 // Pseudo-code: out[s] = min(x[offsets[s] .. offsets[s + 1]])
-// Complexity: O(n + segments) work; elements read once, offsets read three times.
+// Complexity: O(n + segments) work; elements read once, offsets read twice.
 
 /// How tiles compare elements of T: integers as themselves.
 template <typename T, bool IS_MAX, bool IS_FLOAT = ::cuda::std::is_floating_point<T>::value> struct TileExtreme {
@@ -302,16 +338,17 @@ template <typename E, typename T> struct MarkedBetter {
     }
 };
 
-/// Step 2, a block per tile: the extreme key of each segment's part of tile
-/// blockIdx.x, stored (segment inside the tile) or combined atomically (segment
+/// Step 2, a block per tile: the extreme of each segment's part of tile blockIdx.x,
+/// stored as a T (segment inside the tile) or combined atomically as a key (segment
 /// spanning tiles; step 1 set it to the identity key). Null segments are skipped
 /// (their elements are staged but form runs of their own, which no other segment
-/// reads). The elements lo .. hi are read; the child has no nulls.
+/// reads). The elements lo .. hi are read; the child has no nulls. For floats, a
+/// stored zero or NaN sets *fix_flag.
 template <typename T, typename O, bool IS_MAX>
 __device__ __forceinline__ void tile_extremes(const T* values, const O* offsets, const uint8_t* segment_validity,
                                               uint64_t segment_bit_offset, const unsigned long long* first,
-                                              long long base, long long lo, long long hi,
-                                              typename TileExtreme<T, IS_MAX>::Key* out) {
+                                              long long base, long long lo, long long hi, void* out,
+                                              uint32_t* fix_flag) {
     typedef TileExtreme<T, IS_MAX> E;
     typedef TileSumShape<T> Shape;
     static_assert(sizeof(T) == 4 || sizeof(T) == 8, "tile extremes serve 4- and 8-byte elements");
@@ -343,14 +380,13 @@ __device__ __forceinline__ void tile_extremes(const T* values, const O* offsets,
     if (threadIdx.x < TILE / 32) marks[threadIdx.x] = threadIdx.x == 0 ? 1u : 0u;
 
     // Vectors threadIdx.x + 256 u, coalesced. A tile inside lo .. hi (all but the
-    // ends: a uniform branch) loads whole vectors.
+    // ends: a uniform branch) copies whole vectors straight into shared memory, in
+    // flight while the marks are set.
     if (ts >= lo && te <= hi) {
-        uint4 w[TILE_SUM_VECTORS];
 #pragma unroll
         for (int u = 0; u < TILE_SUM_VECTORS; ++u)
-            w[u] = __ldg(reinterpret_cast<const uint4*>(values + ts) + u * TILE_SUM_BLOCK + threadIdx.x);
-#pragma unroll
-        for (int u = 0; u < TILE_SUM_VECTORS; ++u) stage[tile_slot(u * TILE_SUM_BLOCK + threadIdx.x)] = w[u];
+            copy_async_16(&stage[tile_slot(u * TILE_SUM_BLOCK + threadIdx.x)],
+                          reinterpret_cast<const uint4*>(values + ts) + u * TILE_SUM_BLOCK + threadIdx.x);
     } else {
 #pragma unroll 1
         for (int u = 0; u < TILE_SUM_VECTORS; ++u) {
@@ -364,8 +400,10 @@ __device__ __forceinline__ void tile_extremes(const T* values, const O* offsets,
             stage[tile_slot(k)] = w;
         }
     }
-    __syncthreads();
-    // Mark where segments start inside the tile (position 0 is marked already).
+    __syncthreads();  // the marks' first words
+    // Mark where segments start inside the tile (position 0 is marked already), and
+    // hi, where the last segment ends, when the tile holds it: every part then ends
+    // just before a mark or at the tile's end.
     for (unsigned long long s = s0; s <= s_last; s += TILE_SUM_BLOCK) {
         long long b, e;
         tile_segment_range(offsets, s, s0, b0, e0, b, e);
@@ -374,12 +412,21 @@ __device__ __forceinline__ void tile_extremes(const T* values, const O* offsets,
             atomicOr(&marks[q >> 5], 1u << (q & 31));
         }
     }
+    if (threadIdx.x == 0 && hi > ts && hi < te) {
+        const int q = static_cast<int>(hi - ts);
+        atomicOr(&marks[q >> 5], 1u << (q & 31));
+    }
+    copy_async_wait_all();
     __syncthreads();
 
     // This thread's PER consecutive elements, positions PER * i ..: running extremes
-    // restarted at each mark, staged in place of the elements.
-    const int q0 = PER * static_cast<int>(threadIdx.x);
-    const uint32_t bits = (marks[q0 >> 5] >> (q0 & 31)) & (PER == 32 ? ~0u : ((1u << PER) - 1u));
+    // restarted at each mark. A vector is staged back only when a part ends in it: an
+    // element of it lies just before a mark (bit PER of `ends` is the next thread's
+    // first position; the tile's end counts as marked).
+    static_assert(PER < 32, "the thread's marks and the next thread's first in one word");
+    const int q0 = PER * static_cast<int>(threadIdx.x), q1 = q0 + PER;
+    const uint32_t bits = (marks[q0 >> 5] >> (q0 & 31)) & ((1u << PER) - 1u);
+    const uint32_t ends = bits | ((q1 < TILE ? (marks[q1 >> 5] >> (q1 & 31)) & 1u : 1u) << PER);
     T v = identity;
 #pragma unroll
     for (int u = 0; u < TILE_SUM_VECTORS; ++u) {
@@ -392,9 +439,11 @@ __device__ __forceinline__ void tile_extremes(const T* values, const O* offsets,
             v = ((bits >> (u * VEC + i)) & 1u) ? e[i] : E::better(v, e[i]);
             e[i] = v;
         }
-        uint4 r;
-        memcpy(&r, e, 16);
-        stage[slot] = r;
+        if ((ends >> (u * VEC + 1)) & ((1u << VEC) - 1u)) {
+            uint4 r;
+            memcpy(&r, e, 16);
+            stage[slot] = r;
+        }
     }
     MarkedExtreme<T> before;
     BlockScan(scan).ExclusiveScan(MarkedExtreme<T>{v, bits != 0u}, before, MarkedExtreme<T>{identity, 0u},
@@ -412,37 +461,37 @@ __device__ __forceinline__ void tile_extremes(const T* values, const O* offsets,
         const int q = static_cast<int>(ce - 1 - ts), owner = q / PER;
         T part = reinterpret_cast<const T*>(&stage[tile_slot(q / VEC)])[q % VEC];
         if (q % PER < first_mark[owner]) part = E::better(carry[owner], part);
-        if (b >= ts && e <= te) out[s] = E::key(part);
-        else atomic_better_key<IS_MAX>(out + s, E::key(part));
+        if (b >= ts && e <= te) {
+            static_cast<T*>(out)[s] = part;
+            if constexpr (::cuda::std::is_floating_point<T>::value)
+                if (extreme_is_open(part)) atomicOr(fix_flag, 1u);
+        } else {
+            atomic_better_key<IS_MAX>(static_cast<typename E::Key*>(out) + s, E::key(part));
+        }
     }
 }
 
-/// Step 3, a warp per 32 segments: validity word w = the segments 32w .. 32w + 31 that
-/// are valid and not empty (every word written), and for floats each valid result's
-/// key turned back into its number (0 for the others).
-template <typename T, typename O>
-__device__ __forceinline__ void extreme_tiles_finish(const O* offsets, const uint8_t* segment_validity,
-                                                     uint64_t segment_bit_offset, uint64_t segments,
-                                                     typename TileExtreme<T, false>::Key* out, uint32_t* words,
-                                                     uint32_t* fix_flag) {
-    typedef TileExtreme<T, false> E;
-    typedef typename E::Key K;
-    const unsigned lane = threadIdx.x & 31u;
-    for (uint64_t w0 = global_thread() & ~31ull; w0 < segments; w0 += grid_threads()) {
-        const uint64_t s = w0 + lane;
-        bool valid = false;
-        if (s < segments) {
-            valid = offsets[s + 1] > offsets[s] && is_valid(segment_validity, segment_bit_offset, s);
-            if constexpr (::cuda::std::is_floating_point<T>::value) {
-                const T x = valid ? E::value(out[s]) : T(0);
-                if (valid && extreme_is_open(x)) atomicOr(fix_flag, 1u);
-                K b;
-                memcpy(&b, &x, sizeof(T));
-                out[s] = b;
-            }
-        }
-        const unsigned set = __ballot_sync(0xffffffffu, valid);
-        if (lane == 0) words[w0 >> 5] = set;
+/// Step 3 for floats, a thread per tile t >= 1: the segment holding tile t's first
+/// element, when it started in tile t - 1 (so each segment spanning tiles is met once)
+/// and is valid, has its key turned back into its number; a zero or NaN sets
+/// *fix_flag. Tile t starts at base + t * tile; first[t] as step 1 left it.
+template <typename T, typename O, bool IS_MAX>
+__device__ __forceinline__ void extreme_tiles_spanning(const O* offsets, const uint8_t* segment_validity,
+                                                       uint64_t segment_bit_offset, long long base, long long tile,
+                                                       uint64_t tiles, const unsigned long long* first, void* out,
+                                                       uint32_t* fix_flag) {
+    typedef TileExtreme<T, IS_MAX> E;
+    static_assert(::cuda::std::is_floating_point<T>::value, "integer keys are their values");
+    for (uint64_t t = global_thread() + 1; t < tiles; t += grid_threads()) {
+        const unsigned long long s = first[t];
+        const long long b = static_cast<long long>(offsets[s]);
+        if (b >= base + static_cast<long long>(t) * tile || (b - base) / tile != static_cast<long long>(t) - 1 ||
+            !is_valid(segment_validity, segment_bit_offset, s))
+            continue;
+        typename E::Key* keys = static_cast<typename E::Key*>(out);
+        const T x = E::value(keys[s]);
+        if (extreme_is_open(x)) atomicOr(fix_flag, 1u);
+        static_cast<T*>(out)[s] = x;
     }
 }
 

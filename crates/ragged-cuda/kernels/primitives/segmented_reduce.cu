@@ -75,9 +75,9 @@ RAGGED_SEGMENTED_COUNT(int64_t, i64)
     extern "C" __global__ void __launch_bounds__(TILE_SUM_BLOCK) segmented_tiles_##ONAME(          \
         const O* offsets, const uint8_t* segment_validity, uint64_t segment_bit_offset,           \
         uint64_t segments, long long base, long long tile, uint64_t tiles,                        \
-        unsigned long long* first, unsigned long long* out) {                                     \
+        unsigned long long* first, unsigned long long* out, uint32_t* words) {                    \
         segment_tiles(offsets, segment_validity, segment_bit_offset, segments, base, tile, tiles, \
-                      first, 0ull, out);                                                          \
+                      first, 0ull, out, words);                                                   \
     }
 RAGGED_SEGMENTED_TILES(int32_t, i32)
 RAGGED_SEGMENTED_TILES(int64_t, i64)

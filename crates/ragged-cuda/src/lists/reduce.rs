@@ -8,12 +8,13 @@
 //! 16-byte vectors); lists far longer than the mode serves go to the long path
 //! (`LongWork`), split over the grid.
 //!
-//! Lists of 8 to 128 elements on average take tiles of child elements instead
-//! (`common/segmented_tiles.cuh`), whatever the lengths' spread: `list_sum` of integers
-//! of at most 32 bits (prefix differences), and `list_min` / `list_max` of 4- and
-//! 8-byte children without nulls (running extremes of keys, restarted at each list
-//! start). Longer lists keep the modes (sum over lists of 10 000: 0.906 by the modes
-//! against 0.816 by tiles; PERFORMANCE v0.7).
+//! Some reductions take tiles of child elements instead (`common/segmented_tiles.cuh`),
+//! whatever the lengths' spread: `list_sum` of integers of at most 32 bits in lists of
+//! 8 to 128 elements on average (prefix differences; longer lists keep the modes: sum
+//! over lists of 10 000, 0.906 by the modes against 0.816 by tiles, PERFORMANCE v0.7),
+//! and `list_min` / `list_max` of 4- and 8-byte children without nulls in lists of 8 or
+//! more elements on average (running extremes restarted at each list start; they beat
+//! the modes at 10 000 elements too, PERFORMANCE v0.25).
 //!
 //! Float `list_min` / `list_max` reduce the value alone (fmin / fmax, or keys ordered
 //! like the numbers); a last pass (`list_extreme_fix`) gives each list whose extreme is
@@ -352,7 +353,16 @@ fn extremum<O: OffsetSize, T: Native>(
     if n == 0 {
         return Ok((values, positions, None));
     }
-    let words = validity_words(backend, n)?;
+    let (scratch, plan) = prepare(backend, col)?;
+    let segs = plan.tile_segments();
+    let child = child_of::<O, T>(col)?;
+    let by_tiles = want_values && takes_extreme_tiles::<T>(child, &segs);
+    // The tiles' first step writes every validity word; the modes set bits of zeroed ones.
+    let words = if by_tiles {
+        backend.alloc::<u32>(n.div_ceil(32))?
+    } else {
+        validity_words(backend, n)?
+    };
     // Float list_min / list_max: one word the reductions set when a result is a zero
     // or NaN, so that list_extreme_fix reads nothing else when none is.
     let fix_flag = if want_values && T::IS_FLOAT {
@@ -372,10 +382,7 @@ fn extremum<O: OffsetSize, T: Native>(
         (false, false) => "argmin",
         (false, true) => "argmax",
     };
-    let (scratch, plan) = prepare(backend, col)?;
-    let segs = plan.tile_segments();
-    let child = child_of::<O, T>(col)?;
-    if want_values && takes_extreme_tiles::<T>(child, &segs) {
+    if by_tiles {
         drop(scratch);
         extreme_tiles::<O, T>(backend, child, &segs, name, values_ptr, words_ptr, fix_ptr)?;
     } else {
@@ -403,22 +410,24 @@ fn extremum<O: OffsetSize, T: Native>(
 
 /// Whether list_min / list_max of T take the extreme tiles
 /// (`kernels/common/segmented_tiles.cuh`): 4- and 8-byte elements without nulls, in
-/// lists of 8 to 128 elements on average (where the tiles beat the modes: PERFORMANCE
-/// v0.15 for sums, v0.22 for extremes).
+/// lists of 8 or more elements on average (the tiles beat the modes there, whatever the
+/// spread of the lengths: PERFORMANCE v0.22 for lists of 64, v0.25 for 10 000 and
+/// skewed lengths).
 fn takes_extreme_tiles<T: Native>(child: &PrimitiveColumn<T, Device>, segs: &TileSegments) -> bool {
     let size = std::mem::size_of::<T>();
     segs.segments > 0
         && (size == 4 || size == 8)
         && child.validity().is_none()
-        && (8..128).contains(&((segs.hi - segs.lo) as u64 / segs.segments))
+        && (segs.hi - segs.lo) as u64 / segs.segments >= 8
 }
 
 /// list_min / list_max (`name`) by tiles of elements into `out` (n values of T) and
 /// the validity words (every one written): `list_<name>_tiles_first_<O>_<T>` finds the
-/// list at each tile's start and sets the results the tiles combine into or skip,
-/// `list_<name>_tiles_<O>_<T>` reduces the tiles (a block each, keys of T in `out`),
-/// `list_extreme_tiles_finish_<O>_<T>` writes the validity words and turns float keys
-/// back into numbers.
+/// list at each tile's start, writes the validity words and sets the results the tiles
+/// combine into or skip, `list_<name>_tiles_<O>_<T>` reduces the tiles (a block each:
+/// values for lists inside a tile, keys of T for lists spanning tiles) and, for floats,
+/// `list_<name>_tiles_spanning_<O>_<T>` turns the spanning lists' keys back into
+/// numbers. Float results that are a zero or NaN set the word at `fix_flag`.
 fn extreme_tiles<O: OffsetSize, T: Native>(
     backend: &CudaBackend,
     child: &PrimitiveColumn<T, Device>,
@@ -438,55 +447,65 @@ fn extreme_tiles<O: OffsetSize, T: Native>(
     } else {
         "list_min"
     };
-    // `list_<min|max>_tiles_first_<O>_<T>` writes one key (the size of T) per list.
-    let (first, grid) = tile_starts(backend, step1, segs, &layout, out, op)?;
-    let (offsets, (list_bits, list_bit_offset), lists) =
-        (segs.offsets, segs.validity, segs.segments);
-    if let Some(grid) = grid {
-        let step2 = backend.function(module, &format!("list_{name}_tiles_{suffix}"))?;
-        let (first_ptr, base, lo, hi) = (first.device_ptr(), layout.base, segs.lo, segs.hi);
-        let mut args = params![
-            values,
-            offsets,
-            list_bits,
-            list_bit_offset,
-            first_ptr,
-            base,
-            lo,
-            hi,
-            out
-        ];
-        // SAFETY: `list_<min|max>_tiles_<O>_<T>(const T*, const O*, const uint8_t*,
-        // uint64_t, const unsigned long long*, long long, long long, long long, void*)`:
-        // a block per tile of `first` (filled by step 1 on the same stream); every
-        // element read lies in lo .. hi, inside the child; writes or combines one key
-        // per list. `first`'s stream-ordered free comes after the launch.
-        unsafe { launch(step2, grid, BLOCK, 0, backend.stream(), &mut args)? };
-    }
-    let step3 = backend.function(module, &format!("list_extreme_tiles_finish_{suffix}"))?;
+    // `list_<min|max>_tiles_first_<O>_<T>` writes one key (the size of T) per list and
+    // the ceil(n / 32) validity words.
+    let (first, grid) = tile_starts(backend, step1, segs, &layout, out, words, op)?;
+    let Some(grid) = grid else {
+        return Ok(());
+    };
+    let (offsets, (list_bits, list_bit_offset)) = (segs.offsets, segs.validity);
+    let (first_ptr, TileLayout { base, tile, tiles }) = (first.device_ptr(), layout);
+    let step2 = backend.function(module, &format!("list_{name}_tiles_{suffix}"))?;
+    let (lo, hi) = (segs.lo, segs.hi);
     let mut args = params![
+        values,
         offsets,
         list_bits,
         list_bit_offset,
-        lists,
+        first_ptr,
+        base,
+        lo,
+        hi,
         out,
-        words,
         fix_flag
     ];
-    // SAFETY: `list_extreme_tiles_finish_<O>_<T>(const O*, const uint8_t*, uint64_t,
-    // uint64_t, void*, uint32_t*, uint32_t*)`: reads the n + 1 offsets, rewrites the n
-    // results in `out`, writes the ceil(n / 32) validity words and, for floats, may set
-    // the one flag word (integer tiles never touch it).
-    unsafe {
-        launch(
-            step3,
-            grid_for(lists, backend.info().multiprocessors),
-            BLOCK,
-            0,
-            backend.stream(),
-            &mut args,
-        )?
-    };
+    // SAFETY: `list_<min|max>_tiles_<O>_<T>(const T*, const O*, const uint8_t*,
+    // uint64_t, const unsigned long long*, long long, long long, long long, void*,
+    // uint32_t*)`: a block per tile of `first` (filled by step 1 on the same stream);
+    // every element read lies in lo .. hi, inside the child; writes or combines one
+    // result per list; floats may set the one flag word. `first`'s stream-ordered free
+    // comes after the launches.
+    unsafe { launch(step2, grid, BLOCK, 0, backend.stream(), &mut args)? };
+    if T::IS_FLOAT {
+        let step3 = backend.function(module, &format!("list_{name}_tiles_spanning_{suffix}"))?;
+        let tiles_u64 = tiles as u64;
+        let mut args = params![
+            offsets,
+            list_bits,
+            list_bit_offset,
+            base,
+            tile,
+            tiles_u64,
+            first_ptr,
+            out,
+            fix_flag
+        ];
+        // SAFETY: `list_<min|max>_tiles_spanning_<O>_<T>(const O*, const uint8_t*,
+        // uint64_t, long long, long long, uint64_t, const unsigned long long*, void*,
+        // uint32_t*)`: a thread per tile reads `first` (tiles + 1 entries) and the
+        // offsets of the lists it names, rewrites those lists' results in `out` (n
+        // entries) and may set the one flag word.
+        unsafe {
+            launch(
+                step3,
+                grid_for(tiles_u64, backend.info().multiprocessors),
+                BLOCK,
+                0,
+                backend.stream(),
+                &mut args,
+            )?
+        };
+    }
     drop(first);
     Ok(())
 }

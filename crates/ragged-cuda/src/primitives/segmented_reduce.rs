@@ -155,7 +155,8 @@ impl TileLayout {
 /// Step 1 of a reduction by tiles (`segment_tiles` of `kernels/common/segmented_tiles.cuh`):
 /// launches `function` — `segmented_tiles_<O>` or `list_<min|max>_tiles_first_<O>_<T>`,
 /// each `(const O*, const uint8_t*, uint64_t, uint64_t, long long, long long, uint64_t,
-/// unsigned long long*, R*)` with one result R per segment in `out` — and returns the
+/// unsigned long long*, R*, uint32_t*)` with one result R per segment in `out` and, when
+/// `words` is not 0, ceil(segments / 32) validity words (valid and not empty) — and returns the
 /// segment at each tile's start (tiles + 1 entries) and the grid of step 2, a block per
 /// tile (`None`: no tile). `op` names the caller in errors.
 pub(crate) fn tile_starts(
@@ -164,6 +165,7 @@ pub(crate) fn tile_starts(
     segs: &TileSegments,
     layout: &TileLayout,
     out: u64,
+    words: u64,
     op: &'static str,
 ) -> Result<(DeviceBuffer<u64>, Option<u32>)> {
     let TileLayout { base, tile, tiles } = *layout;
@@ -181,10 +183,12 @@ pub(crate) fn tile_starts(
         tile,
         tiles_u64,
         first_ptr,
-        out
+        out,
+        words
     ];
     // SAFETY: the signature above; the offsets are valid for the column; `first` holds
-    // tiles + 1 entries, `out` one result per segment (the caller's contract).
+    // tiles + 1 entries, `out` one result per segment and `words`, when not 0,
+    // ceil(segments / 32) words (the caller's contract).
     unsafe {
         launch(
             function,
@@ -221,7 +225,7 @@ pub(crate) fn tile_sums<T: Native, O: OffsetSize>(
         &PRIMITIVES_SEGMENTED_REDUCE,
         &format!("segmented_tiles_{}", O::OFFSET_NAME),
     )?;
-    let (first, grid) = tile_starts(backend, step1, segs, &layout, out, "segmented_sum")?;
+    let (first, grid) = tile_starts(backend, step1, segs, &layout, out, 0, "segmented_sum")?;
     let Some(grid) = grid else {
         return Ok(());
     };
