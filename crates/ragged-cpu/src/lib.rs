@@ -19,6 +19,8 @@ mod sequences;
 mod strings;
 mod text;
 
+use std::mem::MaybeUninit;
+
 use ragged_core::{Host, Native, NullBuffer, OffsetSize, Result, ScalarBuffer};
 
 /// Rows (or elements) per rayon task: large enough to amortize scheduling, small
@@ -31,6 +33,27 @@ pub(crate) const CHUNK: usize = 1 << 16;
 pub(crate) fn output_vec<T: Default + Clone>(len: usize) -> Vec<T> {
     let mut out = vec![T::default(); len];
     ragged_core::host::advise_huge_pages(&mut out);
+    out
+}
+
+/// An output vector of `len` values written by `fill` into memory that is not zeroed
+/// first: an output of hundreds of MB written completely would otherwise be written
+/// twice (the zeroing, inside the allocator and on one thread, then the values). Large
+/// outputs ask for transparent huge pages, as [`output_vec`] does.
+///
+/// # Safety
+/// `fill` must initialize every one of the `len` slots it is given.
+pub(crate) unsafe fn filled_output_vec<T>(
+    len: usize,
+    fill: impl FnOnce(&mut [MaybeUninit<T>]),
+) -> Vec<T> {
+    let mut out = Vec::with_capacity(len);
+    let slots = &mut out.spare_capacity_mut()[..len];
+    ragged_core::host::advise_huge_pages(slots);
+    fill(slots);
+    // SAFETY: `fill` initialized the `len` slots (the caller's contract), all within
+    // the capacity.
+    unsafe { out.set_len(len) };
     out
 }
 

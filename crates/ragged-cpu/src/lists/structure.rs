@@ -10,6 +10,7 @@
 //! Complexity: O(n) work for `unflatten`, `get` and `slice` (plus the gathered
 //! elements, strings' bytes included); O(n + elements) for `local_index`.
 
+use std::mem::MaybeUninit;
 use std::sync::Arc;
 
 use rayon::prelude::*;
@@ -24,7 +25,7 @@ use super::gather::gather_elements;
 use super::offsets::{carries, fill_offsets, first_offset_above, offsets_from_lengths};
 use super::{gatherable, is_valid, list_tasks, offset_overflow, span_per_task, unsupported_child};
 use crate::primitives::split_by_lengths;
-use crate::{output_vec, CHUNK};
+use crate::{filled_output_vec, output_vec, CHUNK};
 
 /// Lists of `counts[i]` elements over a shared child; see
 /// [`ragged_core::ListOps::unflatten`].
@@ -118,22 +119,27 @@ pub(crate) fn local_index<O: OffsetSize>(col: &ListColumn<O>) -> Result<ListColu
         }
     };
     let (out_offsets, total) = offsets_from_lengths::<O>(OP, col.len(), &len_of)?;
-    let mut out = output_vec::<i64>(total as usize);
     let tasks = list_tasks(&out_offsets);
     let lengths = span_per_task(&tasks, &out_offsets);
-    split_by_lengths(&mut out, &lengths)
-        .into_par_iter()
-        .zip(tasks.par_iter())
-        .for_each(|(dst, &(s, e))| {
-            let mut at = 0;
-            for i in s..e {
-                let len = (out_offsets[i + 1].as_i64() - out_offsets[i].as_i64()) as usize;
-                for (k, slot) in dst[at..at + len].iter_mut().enumerate() {
-                    *slot = k as i64;
+    let fill = |slots: &mut [MaybeUninit<i64>]| {
+        split_by_lengths(slots, &lengths)
+            .into_par_iter()
+            .zip(tasks.par_iter())
+            .for_each(|(dst, &(s, e))| {
+                let mut at = 0;
+                for i in s..e {
+                    let len = (out_offsets[i + 1].as_i64() - out_offsets[i].as_i64()) as usize;
+                    for (k, slot) in dst[at..at + len].iter_mut().enumerate() {
+                        slot.write(k as i64);
+                    }
+                    at += len;
                 }
-                at += len;
-            }
-        });
+            });
+    };
+    // SAFETY: the tasks cover lists 0 .. n in order and each task's part is its lists'
+    // output span (`span_per_task`), so the parts tile the `total` slots and every
+    // list writes its whole span.
+    let out = unsafe { filled_output_vec::<i64>(total as usize, fill) };
     let child = Column::Int64(PrimitiveColumn::from_vec(out));
     // SAFETY: the offsets start at 0, are non-decreasing and end at the child's length
     // (`total` positions written); the validity is the input's, one bit per list.
