@@ -13,7 +13,8 @@
 //      every segment that is empty, null or spans more than one tile.
 //   2. tile_sums (a block per tile): thread i reads the tile's 16-byte vectors
 //      i, i + 256, i + 512, i + 768 (coalesced) and stages them in shared memory
-//      (nulls and elements outside lo .. hi as 0); it then sums vectors 4i .. 4i + 3,
+//      (nulls and elements outside lo .. hi as 0; a whole tile of a child without
+//      nulls by cp.async, not through registers); it then sums vectors 4i .. 4i + 3,
 //      and one block scan of those sums gives every vector's prefix P (the sum of the
 //      tile's elements before it).
 //      Each segment that meets the tile (first[t] .. first[t + 1], a thread per
