@@ -876,6 +876,43 @@ mod tests {
         }
     }
 
+    /// Every path of `list_sum` of narrow integers (prefixes of elements for short
+    /// lists, folds per list across several tasks, `sum_slice` for long lists) against a
+    /// plain loop.
+    fn check_sums<T: Native>(value: impl Fn(u64) -> T + Copy)
+    where
+        PrimitiveColumn<T>: Into<Column>,
+    {
+        for average in [3, 40, 300, 3000] {
+            let col = lists::<T>(average, value);
+            let child = col
+                .child()
+                .as_primitive::<T>("child")
+                .unwrap()
+                .values()
+                .clone();
+            let got = list_sum::<i32, T>(&col).unwrap();
+            for i in 0..col.len() {
+                let expected: i64 = child[col.range(i)]
+                    .iter()
+                    .map(|v| v.to_i64().unwrap())
+                    .sum();
+                let expected = col.is_valid(i).then_some(expected);
+                let actual = got
+                    .is_valid(i)
+                    .then(|| arrow_buffer::ArrowNativeType::to_i64(got.values()[i]).unwrap());
+                assert_eq!(actual, expected, "sum of list {i}, average {average}");
+            }
+        }
+    }
+
+    #[test]
+    fn sums_of_lists_without_nulls_match_a_plain_loop() {
+        check_sums::<i32>(|x| (x >> 3) as i32);
+        check_sums::<i8>(|x| (x >> 3) as i8);
+        check_sums::<u32>(|x| x.wrapping_mul(0x9e37_79b9_7f4a_7c15) as u32);
+    }
+
     #[test]
     fn minima_and_maxima_of_lists_without_nulls_match_a_plain_loop() {
         check::<i32>(|x| (x >> 7) as i32);
