@@ -20,7 +20,7 @@ use ragged_core::{
 };
 
 use super::offsets::offsets_from_lengths;
-use super::{drop_all_valid, list_tasks, span_per_task, unsupported_child};
+use super::{drop_all_valid, for_each_list_span, list_tasks, span_per_task, unsupported_child};
 use crate::output_vec;
 use crate::primitives::split_by_lengths;
 
@@ -306,16 +306,14 @@ fn take_strings<S: OffsetSize>(
     split_by_lengths(&mut out_bytes, &lengths)
         .into_par_iter()
         .zip(tasks.par_iter())
-        .for_each(|(dst, &(s, e))| {
-            let mut at = 0;
-            for i in s..e {
-                let len = (out_offsets[i + 1].as_i64() - out_offsets[i].as_i64()) as usize;
-                if len > 0 {
+        .for_each(|(dst, &task)| {
+            for_each_list_span(dst, &out_offsets, task, |i, part| {
+                // Null and empty rows have no bytes (and a null row no position).
+                if !part.is_empty() {
                     let first = soff[positions[i] as usize].as_usize();
-                    dst[at..at + len].copy_from_slice(&bytes[first..first + len]);
-                    at += len;
+                    part.copy_from_slice(&bytes[first..first + part.len()]);
                 }
-            }
+            });
         });
     // SAFETY: the offsets are a prefix sum of row lengths starting at 0 and ending at
     // the byte total; each row's bytes are a whole row of a valid strings column copied

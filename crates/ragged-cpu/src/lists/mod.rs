@@ -208,6 +208,25 @@ pub(crate) fn span_per_task<X: OffsetSize>(tasks: &[(usize, usize)], offsets: &[
         .collect()
 }
 
+/// `f(i, part)` for each list `i` of the task `s..e`, `part` being list i's span of
+/// `offsets` within `dst`, the task's part of a per-element output (as
+/// [`span_per_task`] cuts it).
+#[inline]
+pub(crate) fn for_each_list_span<X, O: OffsetSize>(
+    dst: &mut [X],
+    offsets: &[O],
+    (s, e): (usize, usize),
+    mut f: impl FnMut(usize, &mut [X]),
+) {
+    let mut rest = dst;
+    for i in s..e {
+        let len = offsets[i + 1].as_usize() - offsets[i].as_usize();
+        let (part, tail) = std::mem::take(&mut rest).split_at_mut(len);
+        f(i, part);
+        rest = tail;
+    }
+}
+
 /// Whether list `i` is valid under `validity`.
 #[inline]
 pub(crate) fn is_valid(validity: Option<&NullBuffer>, i: usize) -> bool {

@@ -843,6 +843,15 @@ mod tests {
         .unwrap()
     }
 
+    /// The child's values of a column made by [`lists`].
+    fn child_values<T: Native>(col: &ListColumn<i32>) -> ScalarBuffer<T> {
+        col.child()
+            .as_primitive::<T>("child")
+            .unwrap()
+            .values()
+            .clone()
+    }
+
     /// Every fast path of `list_min` / `list_max` (short lists, eight lanes) against a
     /// plain loop.
     fn check<T: Native + Ord>(value: impl Fn(u64) -> T + Copy)
@@ -851,12 +860,7 @@ mod tests {
     {
         for average in [3, 40, 3000] {
             let col = lists::<T>(average, value);
-            let child = col
-                .child()
-                .as_primitive::<T>("child")
-                .unwrap()
-                .values()
-                .clone();
+            let child = child_values::<T>(&col);
             for extreme in [Extreme::Min, Extreme::Max] {
                 let got = list_extreme::<i32, T>(&col, extreme, "test").unwrap();
                 for i in 0..col.len() {
@@ -885,12 +889,7 @@ mod tests {
     {
         for average in [3, 40, 300, 3000] {
             let col = lists::<T>(average, value);
-            let child = col
-                .child()
-                .as_primitive::<T>("child")
-                .unwrap()
-                .values()
-                .clone();
+            let child = child_values::<T>(&col);
             let got = list_sum::<i32, T>(&col).unwrap();
             for i in 0..col.len() {
                 let expected: i64 = child[col.range(i)]

@@ -23,7 +23,10 @@ use ragged_core::{
 
 use super::gather::gather_elements;
 use super::offsets::{carries, fill_offsets, first_offset_above, offsets_from_lengths};
-use super::{gatherable, is_valid, list_tasks, offset_overflow, span_per_task, unsupported_child};
+use super::{
+    for_each_list_span, gatherable, is_valid, list_tasks, offset_overflow, span_per_task,
+    unsupported_child,
+};
 use crate::primitives::split_by_lengths;
 use crate::{filled_output_vec, output_vec, CHUNK};
 
@@ -125,15 +128,12 @@ pub(crate) fn local_index<O: OffsetSize>(col: &ListColumn<O>) -> Result<ListColu
         split_by_lengths(slots, &lengths)
             .into_par_iter()
             .zip(tasks.par_iter())
-            .for_each(|(dst, &(s, e))| {
-                let mut at = 0;
-                for i in s..e {
-                    let len = (out_offsets[i + 1].as_i64() - out_offsets[i].as_i64()) as usize;
-                    for (k, slot) in dst[at..at + len].iter_mut().enumerate() {
+            .for_each(|(dst, &task)| {
+                for_each_list_span(dst, &out_offsets, task, |_, part| {
+                    for (k, slot) in part.iter_mut().enumerate() {
                         slot.write(k as i64);
                     }
-                    at += len;
-                }
+                });
             });
     };
     // SAFETY: the tasks cover lists 0 .. n in order and each task's part is its lists'

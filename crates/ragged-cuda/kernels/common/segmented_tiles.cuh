@@ -475,13 +475,14 @@ __device__ __forceinline__ void tile_extremes(const T* values, const O* offsets,
 /// Step 3 for floats, a thread per tile t >= 1: the segment holding tile t's first
 /// element, when it started in tile t - 1 (so each segment spanning tiles is met once)
 /// and is valid, has its key turned back into its number; a zero or NaN sets
-/// *fix_flag. Tile t starts at base + t * tile; first[t] as step 1 left it.
-template <typename T, typename O, bool IS_MAX>
+/// *fix_flag. Tile t starts at base + t * tile; first[t] as step 1 left it. Minima and
+/// maxima share it: float keys decode the same way for both.
+template <typename T, typename O>
 __device__ __forceinline__ void extreme_tiles_spanning(const O* offsets, const uint8_t* segment_validity,
                                                        uint64_t segment_bit_offset, long long base, long long tile,
                                                        uint64_t tiles, const unsigned long long* first, void* out,
                                                        uint32_t* fix_flag) {
-    typedef TileExtreme<T, IS_MAX> E;
+    typedef TileExtreme<T, false> E;
     static_assert(::cuda::std::is_floating_point<T>::value, "integer keys are their values");
     for (uint64_t t = global_thread() + 1; t < tiles; t += grid_threads()) {
         const unsigned long long s = first[t];

@@ -22,7 +22,7 @@
 // lowest position, as in the arg forms and on the CPU).
 // Children of 4- and 8-byte elements without nulls in lists of medium length take the
 // extreme tiles instead (common/segmented_tiles.cuh; list_<min|max>_tiles_first,
-// list_<min|max>_tiles, for floats list_<min|max>_tiles_spanning, then list_extreme_fix).
+// list_<min|max>_tiles, for floats list_extreme_tiles_spanning, then list_extreme_fix).
 // Overflow (code 1 at the list's index, lowest wins): an integer sum is accumulated in
 // 128 bits and must fit i64 / u64; an integer product is tracked exactly as (zero seen,
 // sign, 64-bit magnitude, magnitude overflowed), so the answer does not depend on the
@@ -360,9 +360,9 @@ __device__ void list_extreme_fix(const T* values, const uint8_t* validity, uint6
 /// The extreme tiles of one element type (4 or 8 bytes; common/segmented_tiles.cuh):
 /// list_<min|max>_tiles_first_<O>_<T> (step 1, with the validity words),
 /// list_<min|max>_tiles_<O>_<T> (step 2, a block per tile) and, for floats,
-/// list_<min|max>_tiles_spanning_<O>_<T> (step 3); `out` holds one result per list,
-/// keys of T (TileExtreme<T, IS_MAX>::Key, the size of T) for lists spanning tiles
-/// until step 3.
+/// list_extreme_tiles_spanning_<O>_<T> (step 3, min and max alike); `out` holds one
+/// result per list, keys of T (TileExtreme<T, IS_MAX>::Key, the size of T) for lists
+/// spanning tiles until step 3.
 #define RAGGED_LIST_TILES_ONE(OP, IS_MAX, O, ONAME, T, NAME)                                 \
     extern "C" __global__ void __launch_bounds__(TILE_SUM_BLOCK) list_##OP##_tiles_first_##ONAME##_##NAME( \
         const O* offsets, const uint8_t* list_bits, uint64_t list_bit_offset, uint64_t lists, \
@@ -382,16 +382,13 @@ __device__ void list_extreme_fix(const T* values, const uint8_t* validity, uint6
 #define RAGGED_LIST_TILES(O, ONAME, T, NAME)                                                 \
     RAGGED_LIST_TILES_ONE(min, false, O, ONAME, T, NAME)                                     \
     RAGGED_LIST_TILES_ONE(max, true, O, ONAME, T, NAME)
-#define RAGGED_LIST_TILES_SPANNING_ONE(OP, IS_MAX, O, ONAME, T, NAME)                        \
-    extern "C" __global__ void __launch_bounds__(TILE_SUM_BLOCK) list_##OP##_tiles_spanning_##ONAME##_##NAME( \
+#define RAGGED_LIST_TILES_SPANNING(O, ONAME, T, NAME)                                        \
+    extern "C" __global__ void __launch_bounds__(TILE_SUM_BLOCK) list_extreme_tiles_spanning_##ONAME##_##NAME( \
         const O* offsets, const uint8_t* list_bits, uint64_t list_bit_offset, long long base, \
         long long tile, uint64_t tiles, const unsigned long long* first, void* out, uint32_t* fix_flag) { \
-        extreme_tiles_spanning<T, O, IS_MAX>(offsets, list_bits, list_bit_offset, base, tile, tiles, first, \
-                                             out, fix_flag);                                \
+        extreme_tiles_spanning<T, O>(offsets, list_bits, list_bit_offset, base, tile, tiles, first, out, \
+                                     fix_flag);                                             \
     }
-#define RAGGED_LIST_TILES_SPANNING(O, ONAME, T, NAME)                                        \
-    RAGGED_LIST_TILES_SPANNING_ONE(min, false, O, ONAME, T, NAME)                            \
-    RAGGED_LIST_TILES_SPANNING_ONE(max, true, O, ONAME, T, NAME)
 #define RAGGED_LIST_FIX(O, ONAME, T, NAME)                                                   \
     extern "C" __global__ void __launch_bounds__(SEGMENT_BLOCK) list_extreme_fix_##ONAME##_##NAME( \
         const T* values, const uint8_t* validity, uint64_t bit_offset, const O* offsets,    \

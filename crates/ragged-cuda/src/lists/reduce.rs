@@ -426,7 +426,7 @@ fn takes_extreme_tiles<T: Native>(child: &PrimitiveColumn<T, Device>, segs: &Til
 /// list at each tile's start, writes the validity words and sets the results the tiles
 /// combine into or skip, `list_<name>_tiles_<O>_<T>` reduces the tiles (a block each:
 /// values for lists inside a tile, keys of T for lists spanning tiles) and, for floats,
-/// `list_<name>_tiles_spanning_<O>_<T>` turns the spanning lists' keys back into
+/// `list_extreme_tiles_spanning_<O>_<T>` turns the spanning lists' keys back into
 /// numbers. Float results that are a zero or NaN set the word at `fix_flag`.
 fn extreme_tiles<O: OffsetSize, T: Native>(
     backend: &CudaBackend,
@@ -477,7 +477,7 @@ fn extreme_tiles<O: OffsetSize, T: Native>(
     // comes after the launches.
     unsafe { launch(step2, grid, BLOCK, 0, backend.stream(), &mut args)? };
     if T::IS_FLOAT {
-        let step3 = backend.function(module, &format!("list_{name}_tiles_spanning_{suffix}"))?;
+        let step3 = backend.function(module, &format!("list_extreme_tiles_spanning_{suffix}"))?;
         let tiles_u64 = tiles as u64;
         let mut args = params![
             offsets,
@@ -490,7 +490,7 @@ fn extreme_tiles<O: OffsetSize, T: Native>(
             out,
             fix_flag
         ];
-        // SAFETY: `list_<min|max>_tiles_spanning_<O>_<T>(const O*, const uint8_t*,
+        // SAFETY: `list_extreme_tiles_spanning_<O>_<T>(const O*, const uint8_t*,
         // uint64_t, long long, long long, uint64_t, const unsigned long long*, void*,
         // uint32_t*)`: a thread per tile reads `first` (tiles + 1 entries) and the
         // offsets of the lists it names, rewrites those lists' results in `out` (n
