@@ -11,6 +11,8 @@
 //!
 //! Complexity: O(n + elements) work, one read of each gathered element, one write.
 
+use std::mem::MaybeUninit;
+
 use arrow_buffer::{BooleanBuffer, BooleanBufferBuilder, NullBuffer};
 use rayon::prelude::*;
 
@@ -21,8 +23,8 @@ use ragged_core::{
 
 use super::offsets::offsets_from_lengths;
 use super::{drop_all_valid, for_each_list_span, list_tasks, span_per_task, unsupported_child};
-use crate::output_vec;
 use crate::primitives::split_by_lengths;
+use crate::{filled_output_vec, output_vec};
 
 /// Dispatch `$f::<T>(c, …)` over the numeric variants of a column, wrapping the result
 /// in the same variant; other variants go to `$other`.
@@ -110,21 +112,39 @@ fn copy_ranges<T: Copy + Default + Send + Sync, X: OffsetSize>(
 ) -> Vec<T> {
     let n = offsets.len() - 1;
     let total = offsets[n].as_usize();
-    let mut out = output_vec::<T>(total);
     let tasks = list_tasks(offsets);
     let lengths = span_per_task(&tasks, offsets);
-    split_by_lengths(&mut out, &lengths)
-        .into_par_iter()
-        .zip(tasks.par_iter())
-        .for_each(|(dst, &(s, e))| {
-            let mut at = 0;
-            for i in s..e {
-                let (a, b) = range(i);
-                dst[at..at + (b - a)].copy_from_slice(&values[a..b]);
-                at += b - a;
-            }
-        });
-    out
+    let fill = |out: &mut [MaybeUninit<T>]| {
+        split_by_lengths(out, &lengths)
+            .into_par_iter()
+            .zip(tasks.par_iter())
+            .for_each(|(dst, &(s, e))| {
+                let mut at = 0;
+                for i in s..e {
+                    let (a, b) = range(i);
+                    let (part, src) = (&mut dst[at..at + (b - a)], &values[a..b]);
+                    // SAFETY: `part` and `src` hold b - a elements each (both slices were
+                    // bounds-checked), `MaybeUninit<T>` has the layout of `T`, and the new
+                    // output does not overlap the input.
+                    unsafe {
+                        std::ptr::copy_nonoverlapping(
+                            src.as_ptr(),
+                            part.as_mut_ptr().cast::<T>(),
+                            src.len(),
+                        )
+                    };
+                    at += b - a;
+                }
+                // Nothing is left when the ranges' lengths are the offsets' differences
+                // (the contract of `gather_ranges`); otherwise the rest is zeros.
+                for slot in &mut dst[at..] {
+                    slot.write(T::default());
+                }
+            });
+    };
+    // SAFETY: the tasks' parts tile the `total` slots (`span_per_task`), and each task
+    // writes its whole part: the ranges end to end, then the rest (if any).
+    unsafe { filled_output_vec(total, fill) }
 }
 
 fn gather_primitive<T: Native, X: OffsetSize>(

@@ -39,6 +39,8 @@ mod counts;
 mod gather;
 mod offsets;
 mod reduce;
+#[cfg(target_arch = "x86_64")]
+mod simd;
 mod structure;
 
 use arrow_buffer::NullBuffer;

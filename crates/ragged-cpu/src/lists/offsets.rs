@@ -7,6 +7,10 @@
 //!
 //! Complexity: O(n) work, two reads of the lengths' inputs, one write of the offsets.
 
+use std::mem::MaybeUninit;
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicUsize, Ordering};
+use std::sync::Mutex;
+
 use rayon::prelude::*;
 
 use ragged_core::column::starts_stops_error;
@@ -14,7 +18,7 @@ use ragged_core::ops::{OffsetWidth, Offsets};
 use ragged_core::{Error, Host, OffsetSize, Result, ScalarBuffer};
 
 use super::offset_overflow;
-use crate::{output_vec, CHUNK};
+use crate::{filled_output_vec, CHUNK};
 
 /// The per-chunk totals of `len_of(i)` over lists `0..n` (chunks of [`CHUNK`] lists),
 /// accumulated in `i128` so that no partial total can wrap.
@@ -68,27 +72,32 @@ pub(crate) fn first_offset_above(
 }
 
 /// The `n + 1` offsets of lists of lengths `len_of(i)`, from the chunk carries. Every
-/// offset must fit `X` (the caller checked the total).
+/// offset must fit `X` (the caller checked the total). The output is written once, not
+/// zeroed first.
 pub(crate) fn fill_offsets<X: OffsetSize>(
     n: usize,
     len_of: &(impl Fn(usize) -> i64 + Sync),
     carries: &[i64],
 ) -> Vec<X> {
-    let mut out = output_vec::<X>(n + 1);
-    out[1..]
-        .par_chunks_mut(CHUNK)
-        .zip(carries.par_iter())
-        .enumerate()
-        .for_each(|(c, (slots, &carry))| {
-            let base = c * CHUNK;
-            let mut acc = carry;
-            for (k, slot) in slots.iter_mut().enumerate() {
-                acc += len_of(base + k);
-                // Lossless: every offset is at most the total, which fits X.
-                *slot = X::usize_as(acc as usize);
-            }
-        });
-    out
+    let fill = |out: &mut [MaybeUninit<X>]| {
+        out[0].write(X::usize_as(0));
+        out[1..]
+            .par_chunks_mut(CHUNK)
+            .zip(carries.par_iter())
+            .enumerate()
+            .for_each(|(c, (slots, &carry))| {
+                let base = c * CHUNK;
+                let mut acc = carry;
+                for (k, slot) in slots.iter_mut().enumerate() {
+                    acc += len_of(base + k);
+                    // Lossless: every offset is at most the total, which fits X.
+                    slot.write(X::usize_as(acc as usize));
+                }
+            });
+    };
+    // SAFETY: `fill` writes slot 0 and every slot of `1..=n` (the chunks of CHUNK
+    // cover them, one carry per chunk).
+    unsafe { filled_output_vec(n + 1, fill) }
 }
 
 /// Offsets of type `X` for lists of lengths `len_of(i)`, and the total; `Overflow`
@@ -108,7 +117,22 @@ pub(crate) fn offsets_from_lengths<X: OffsetSize>(
     Ok((fill_offsets::<X>(n, len_of, &carries), total))
 }
 
+/// Lists per tile of [`compact_offsets`]: 16 bytes of starts and stops each, so a
+/// tile's 128 KiB stay in a core's L2 cache between its two reads.
+const TILE: usize = 8192;
+
+/// A tile's inclusive prefix not published yet ([`compact_offsets`]).
+const PENDING: i64 = i64::MIN;
+
 /// Compact offsets from starts and stops; see [`ragged_core::ListOps::compact_offsets`].
+///
+/// One pass over memory, as a GPU scan with look-back makes it: every thread takes the
+/// next tile of [`TILE`] lists in order, sums its lengths and checks its lists (in
+/// order, in bounds), waits for the previous tile's inclusive prefix, publishes its own,
+/// then writes its offsets from that carry, reading its starts and stops again from
+/// the cache. A thread waits only for a tile taken before its own, whose thread needs
+/// nothing from it, so the tiles finish in order. The `i64` offsets are narrowed to
+/// `i32` afterwards when asked for and the total fits.
 pub(crate) fn compact_offsets<O: OffsetSize>(
     starts: &ScalarBuffer<O>,
     stops: &ScalarBuffer<O>,
@@ -127,13 +151,25 @@ pub(crate) fn compact_offsets<O: OffsetSize>(
     }
     let n = starts.len();
     let len = i64::try_from(child_len).unwrap_or(i64::MAX);
-
-    // Pass 1: per chunk, the total length and whether every list is in order and in
-    // bounds (branch-free); the first bad list only for a chunk that has one.
-    let per_chunk: Vec<(i128, bool)> = starts
-        .par_chunks(CHUNK)
-        .zip(stops.par_chunks(CHUNK))
-        .map(|(a, b)| {
+    let tiles = n.div_ceil(TILE);
+    let inclusive: Vec<AtomicI64> = (0..tiles).map(|_| AtomicI64::new(PENDING)).collect();
+    let bad_tile = AtomicUsize::new(usize::MAX);
+    let overflow = AtomicBool::new(false);
+    let next = AtomicUsize::new(0);
+    let fill = |out: &mut [MaybeUninit<i64>]| {
+        out[0].write(0);
+        let parts: Vec<Mutex<Option<&mut [MaybeUninit<i64>]>>> = out[1..]
+            .chunks_mut(TILE)
+            .map(|part| Mutex::new(Some(part)))
+            .collect();
+        let work = || loop {
+            let t = next.fetch_add(1, Ordering::Relaxed);
+            let Some(part) = parts.get(t).and_then(|p| p.lock().ok()?.take()) else {
+                return;
+            };
+            let range = t * TILE..(t * TILE + part.len());
+            let (a, b) = (&starts[range.clone()], &stops[range]);
+            // Branch-free: the tile's total and whether every list is good.
             let mut ok = true;
             let mut sum = 0i128;
             for (x, y) in a.iter().zip(b) {
@@ -141,39 +177,90 @@ pub(crate) fn compact_offsets<O: OffsetSize>(
                 ok &= (x >= 0) & (x <= y) & (y <= len);
                 sum += i128::from(y) - i128::from(x);
             }
-            (sum, ok)
-        })
-        .collect();
-    if let Some(c) = per_chunk.iter().position(|&(_, ok)| !ok) {
-        for i in c * CHUNK..((c + 1) * CHUNK).min(n) {
+            if !ok {
+                bad_tile.fetch_min(t, Ordering::Relaxed);
+            }
+            let carry = if t == 0 {
+                0
+            } else {
+                wait_published(&inclusive[t - 1])
+            };
+            let total = i64::try_from(i128::from(carry) + sum)
+                .ok()
+                .filter(|&v| v != PENDING);
+            if total.is_none() {
+                overflow.store(true, Ordering::Relaxed);
+            }
+            // After an overflow every later offset is meaningless: the call fails.
+            inclusive[t].store(total.unwrap_or(i64::MAX), Ordering::Release);
+            let mut acc = carry;
+            for ((slot, x), y) in part.iter_mut().zip(a).zip(b) {
+                acc = acc.wrapping_add(y.as_i64().wrapping_sub(x.as_i64()));
+                slot.write(acc);
+            }
+        };
+        rayon::scope(|s| {
+            for _ in 0..rayon::current_num_threads() {
+                s.spawn(|_| work());
+            }
+        });
+    };
+    // SAFETY: slot 0 is written first, and the tiles' parts tile slots 1..=n; every
+    // part is taken by exactly one thread (the counter hands out each tile once and
+    // the threads run until none is left), which writes all of its slots.
+    let offsets = unsafe { filled_output_vec::<i64>(n + 1, fill) };
+    let first_bad = bad_tile.into_inner();
+    if first_bad != usize::MAX {
+        for i in first_bad * TILE..((first_bad + 1) * TILE).min(n) {
             if let Some(e) = starts_stops_error(i, starts[i].as_i64(), stops[i].as_i64(), child_len)
             {
                 return Err(e);
             }
         }
     }
-    let totals: Vec<i128> = per_chunk.iter().map(|&(t, _)| t).collect();
-    let (carries, total) = carries(OP, &totals)?;
-    let len_of = |i: usize| stops[i].as_i64() - starts[i].as_i64();
+    if overflow.into_inner() {
+        return Err(Error::Overflow {
+            op: OP,
+            message: "the total length does not fit i64".to_string(),
+        });
+    }
+    let total = offsets[n];
     let narrow = match width {
         OffsetWidth::I64 => false,
         OffsetWidth::Auto => total <= i64::from(i32::MAX),
         OffsetWidth::I32 if total <= i64::from(i32::MAX) => true,
         OffsetWidth::I32 => {
-            let index = first_offset_above(n, &len_of, &carries, &totals, i64::from(i32::MAX));
+            // The offsets do not decrease (every list is good): the first one above.
+            let index = offsets.partition_point(|&o| o <= i64::from(i32::MAX));
             return Err(offset_overflow(OP, index, total));
         }
     };
     let offsets = if narrow {
-        Offsets::I32(ScalarBuffer::from(fill_offsets::<i32>(
-            n, &len_of, &carries,
-        )))
+        // Lossless: every offset is at most the total, which fits i32.
+        let narrowed = offsets.par_iter().map(|&o| o as i32).collect::<Vec<_>>();
+        Offsets::I32(ScalarBuffer::from(narrowed))
     } else {
-        Offsets::I64(ScalarBuffer::from(fill_offsets::<i64>(
-            n, &len_of, &carries,
-        )))
+        Offsets::I64(ScalarBuffer::from(offsets))
     };
     Ok((offsets, total))
+}
+
+/// The value of `slot` once it is no longer [`PENDING`]: a short spin, then yielding
+/// the core (the thread publishing it may have been descheduled).
+fn wait_published(slot: &AtomicI64) -> i64 {
+    let mut spins = 0u32;
+    loop {
+        let v = slot.load(Ordering::Acquire);
+        if v != PENDING {
+            return v;
+        }
+        if spins < 1 << 10 {
+            spins += 1;
+            std::hint::spin_loop();
+        } else {
+            std::thread::yield_now();
+        }
+    }
 }
 
 #[cfg(test)]

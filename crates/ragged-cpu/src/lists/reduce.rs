@@ -6,8 +6,10 @@
 //! [`crate::CHUNK`] elements ([`super::list_tasks`]); each rayon task reduces its
 //! lists one after the other, sequentially within a list, and writes its own piece of
 //! the output. Null lists are skipped without reading their elements (the offsets are
-//! those of a valid column, so no validation pass is needed). Sums of a list without
-//! null elements use the vectorized `Native::sum_slice`; integer sums keep 128-bit
+//! those of a valid column, so no validation pass is needed). On CPUs with AVX2, the
+//! sums of `i32` lists and the minima and maxima of `i32` and `f32` lists without null
+//! elements are AVX2 folds with a masked tail (`simd.rs`). Otherwise sums of a list
+//! without null elements use the vectorized `Native::sum_slice`; integer sums keep 128-bit
 //! partial sums and only each list's total is checked, as in the primitives family.
 //! Extremes use the primitives' rule (`Extreme::replaces`): NaN ignored unless every
 //! valid element is NaN, lowest position on ties.
@@ -17,6 +19,8 @@
 //! their arg forms and means.
 //!
 //! Complexity: O(n + elements) work, one read of the valid lists' elements.
+
+use std::mem::MaybeUninit;
 
 use arrow_buffer::bit_chunk_iterator::UnalignedBitChunk;
 use arrow_buffer::{BooleanBuffer, NullBuffer};
@@ -29,8 +33,8 @@ use ragged_core::{
 };
 
 use super::{is_valid, list_tasks, lists_per_task};
-use crate::output_vec;
 use crate::primitives::{split_by_lengths, sum_f64_lanes, validity_from_flags, Extreme};
+use crate::{filled_output_vec, output_vec};
 
 /// The per-list results of [`per_list`]: one value per list, the lowest valid list
 /// whose result is `None`, and (when asked for) whether each list is valid with a
@@ -57,6 +61,17 @@ trait ListReduce<R>: Sync {
     #[inline(always)]
     fn prefetch(&self, a: usize, b: usize) {
         let _ = (a, b);
+    }
+
+    /// [`ListReduce::reduce`] in the AVX2 variant of the per-list loop, where a
+    /// reduction may use AVX2 instructions ([`super::simd`]); `reduce` by default.
+    ///
+    /// # Safety
+    /// The CPU must support AVX2.
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    unsafe fn reduce_avx2(&self, a: usize, b: usize) -> Option<R> {
+        self.reduce(a, b)
     }
 }
 
@@ -97,7 +112,6 @@ fn per_list<O: OffsetSize, R: Copy + Default + Send + Sync>(
     let tasks = list_tasks(offsets);
     let lengths = lists_per_task(&tasks);
     let n = col.len();
-    let mut values = output_vec::<R>(n);
     let mut flags = if want_valid {
         vec![false; n]
     } else {
@@ -108,25 +122,32 @@ fn per_list<O: OffsetSize, R: Copy + Default + Send + Sync>(
     } else {
         lengths.iter().map(|_| Default::default()).collect()
     };
-    let first_none = split_by_lengths(&mut values, &lengths)
-        .into_par_iter()
-        .zip(flag_parts.into_par_iter())
-        .zip(tasks.par_iter())
-        .map(|((dst, flags), &(first, _))| {
-            let task = Task {
-                dst,
-                flags,
-                first,
-                offsets,
-                validity,
-                null,
-            };
-            reduce_task(task, &f)
+    let mut first_none = None;
+    // SAFETY: the tasks' parts cover the n slots (`lengths` sums to n) and
+    // `reduce_task` writes every slot of its part.
+    let values = unsafe {
+        filled_output_vec(n, |slots| {
+            first_none = split_by_lengths(slots, &lengths)
+                .into_par_iter()
+                .zip(flag_parts.into_par_iter())
+                .zip(tasks.par_iter())
+                .map(|((dst, flags), &(first, _))| {
+                    let task = Task {
+                        dst,
+                        flags,
+                        first,
+                        offsets,
+                        validity,
+                        null,
+                    };
+                    reduce_task(task, &f)
+                })
+                .collect::<Vec<_>>()
+                .into_iter()
+                .flatten()
+                .next();
         })
-        .collect::<Vec<_>>()
-        .into_iter()
-        .flatten()
-        .next();
+    };
     PerList {
         values,
         first_none,
@@ -137,7 +158,7 @@ fn per_list<O: OffsetSize, R: Copy + Default + Send + Sync>(
 /// One task of [`per_list`]: the results `dst` (and, when not empty, the flags) of the
 /// lists `first ..`, over the column's offsets and validity.
 struct Task<'a, O, R> {
-    dst: &'a mut [R],
+    dst: &'a mut [MaybeUninit<R>],
     flags: &'a mut [bool],
     first: usize,
     offsets: &'a [O],
@@ -145,7 +166,7 @@ struct Task<'a, O, R> {
     null: R,
 }
 
-/// `f` of each list `first + k` of the task into `dst[k]` (`null` for null lists and
+/// `f` of each list `first + k` of the task written into `dst[k]` (every slot) (`null` for null lists and
 /// where `f` gives `None`; whether it has a result into `flags[k]` when `flags` is not
 /// empty); the lowest valid list whose result is `None`.
 ///
@@ -163,7 +184,8 @@ fn reduce_task<O: OffsetSize, R: Copy>(
         // SAFETY: the CPU supports AVX2, checked just above.
         return unsafe { reduce_task_avx2(task, f) };
     }
-    reduce_task_body(task, f)
+    // SAFETY: AVX2 is false: no AVX2 reduction is called.
+    unsafe { reduce_task_body::<O, R, false>(task, f) }
 }
 
 /// [`reduce_task_body`] compiled for AVX2.
@@ -176,12 +198,17 @@ unsafe fn reduce_task_avx2<O: OffsetSize, R: Copy>(
     task: Task<'_, O, R>,
     f: &impl ListReduce<R>,
 ) -> Option<usize> {
-    reduce_task_body(task, f)
+    // SAFETY: the caller's contract: the CPU supports AVX2.
+    unsafe { reduce_task_body::<O, R, true>(task, f) }
 }
 
-/// The loop of [`reduce_task`], inlined into each of its instruction-set variants.
+/// The loop of [`reduce_task`], inlined into each of its instruction-set variants;
+/// `AVX2` calls [`ListReduce::reduce_avx2`].
+///
+/// # Safety
+/// With `AVX2`, the CPU must support AVX2.
 #[inline(always)]
-fn reduce_task_body<O: OffsetSize, R: Copy>(
+unsafe fn reduce_task_body<O: OffsetSize, R: Copy, const AVX2: bool>(
     task: Task<'_, O, R>,
     f: &impl ListReduce<R>,
 ) -> Option<usize> {
@@ -199,6 +226,14 @@ fn reduce_task_body<O: OffsetSize, R: Copy>(
         let result = if is_valid(validity, i) {
             let (a, b) = (offsets[i].as_usize(), offsets[i + 1].as_usize());
             f.prefetch(a, b);
+            #[cfg(target_arch = "x86_64")]
+            let r = if AVX2 {
+                // SAFETY: with AVX2 the CPU supports it (this function's contract).
+                unsafe { f.reduce_avx2(a, b) }
+            } else {
+                f.reduce(a, b)
+            };
+            #[cfg(not(target_arch = "x86_64"))]
             let r = f.reduce(a, b);
             if r.is_none() && none.is_none() {
                 none = Some(i);
@@ -207,7 +242,7 @@ fn reduce_task_body<O: OffsetSize, R: Copy>(
         } else {
             None
         };
-        *slot = result.unwrap_or(null);
+        slot.write(result.unwrap_or(null));
         if let Some(flag) = flags.get_mut(k) {
             *flag = result.is_some();
         }
@@ -323,6 +358,23 @@ impl<T: Native> ListReduce<T::Sum> for NarrowSum<'_, T> {
     #[inline(always)]
     fn prefetch(&self, a: usize, b: usize) {
         prefetch_short(self.0, a, b);
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    unsafe fn reduce_avx2(&self, a: usize, b: usize) -> Option<T::Sum> {
+        match super::simd::as_type::<T, i32>(&self.0[a..b]) {
+            // Fewer than 2^31 values of 32 bits: the i64 sum cannot overflow.
+            Some(list) if list.len() < 1 << 31 => {
+                // SAFETY: the CPU supports AVX2 (this method's contract).
+                let sum = unsafe { super::simd::sum_i32(list) };
+                // An i32 sum is i64: its bits carry over.
+                Some(<T::Sum as arrow_buffer::ArrowNativeType>::usize_as(
+                    sum as usize,
+                ))
+            }
+            _ => self.reduce(a, b),
+        }
     }
 }
 
@@ -651,6 +703,33 @@ impl<T: Native, const MAX: bool> ListReduce<T> for ValueExtreme<'_, T, MAX> {
     fn prefetch(&self, a: usize, b: usize) {
         prefetch_short(self.0, a, b);
     }
+
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    unsafe fn reduce_avx2(&self, a: usize, b: usize) -> Option<T> {
+        use super::simd::{as_type, extreme_f32, extreme_i32, from_type};
+        let list = &self.0[a..b];
+        // Lists of at most eight: one window, without the masked load's latency.
+        if list.len() <= WINDOW {
+            return self.reduce(a, b);
+        }
+        if let Some(list) = as_type::<T, i32>(list) {
+            // SAFETY: the CPU supports AVX2 (this method's contract); the list is longer
+            // than a window.
+            return from_type(unsafe { extreme_i32::<MAX>(list) });
+        }
+        if let Some(floats) = as_type::<T, f32>(list) {
+            // SAFETY: the CPU supports AVX2 (this method's contract).
+            let best = unsafe { extreme_f32::<MAX>(floats) };
+            // A zero (its sign), an infinity or all NaN: the scalar rule decides.
+            if let Some(best) = best.filter(|&x| x != 0.0) {
+                return from_type(best);
+            }
+            let at = extreme_position::<T, MAX>(list, None, a);
+            return at.map(|j| list[j]);
+        }
+        self.reduce(a, b)
+    }
 }
 
 /// Least or greatest valid element per list; see [`ragged_core::ListOps::list_min`].
@@ -945,5 +1024,77 @@ mod float_tests {
         let bits: Vec<u32> = min.values().iter().map(|v| v.to_bits()).collect();
         assert_eq!(bits[..2], [0.0f32.to_bits(), (-0.0f32).to_bits()]);
         assert!(min.values()[2].is_nan() && min.is_valid(2));
+    }
+
+    /// The rule of `list_min` / `list_max` for floats, as a plain loop: NaN skipped
+    /// unless every element is NaN, the first of equal values (a zero's sign) kept.
+    fn plain_extreme(list: &[f32], max: bool) -> Option<f32> {
+        let mut best: Option<f32> = None;
+        for &v in list.iter().filter(|v| !v.is_nan()) {
+            let better = best.is_none_or(|b| if max { v > b } else { v < b });
+            if better {
+                best = Some(v);
+            }
+        }
+        best.or_else(|| list.first().copied())
+    }
+
+    #[test]
+    fn float_extremes_of_every_length_and_special_value_match_a_plain_loop() {
+        // Lengths 0..=40 (whole vectors of eight and every remainder) over NaN, both
+        // infinities, both zeros and ordinary values.
+        let specials = [
+            f32::NAN,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            0.0,
+            -0.0,
+            1.5,
+            -2.5,
+        ];
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let (mut offsets, mut values) = (vec![0i32], Vec::new());
+        for round in 0..2000 {
+            let len = round % 41;
+            // Mostly one kind of value per list, so that all-NaN, all-infinite and
+            // all-zero lists occur.
+            let kinds = 1 + next() % 3;
+            let base = next();
+            for _ in 0..len {
+                let pick = (base + next() % kinds) as usize % (specials.len() + 1);
+                values.push(match specials.get(pick) {
+                    Some(&v) => v,
+                    None => (next() % 1000) as f32 - 500.0,
+                });
+            }
+            offsets.push(values.len() as i32);
+        }
+        let col = ListColumn::<i32>::try_new(
+            ScalarBuffer::from(offsets),
+            Column::Float32(PrimitiveColumn::from_vec(values.clone())),
+            None,
+        )
+        .unwrap();
+        for (extreme, max) in [(Extreme::Min, false), (Extreme::Max, true)] {
+            let got = list_extreme::<i32, f32>(&col, extreme, "test").unwrap();
+            for i in 0..col.len() {
+                let expected = plain_extreme(&values[col.range(i)], max);
+                let actual = got.is_valid(i).then(|| got.values()[i]);
+                let same = match (actual, expected) {
+                    (Some(a), Some(e)) => a.to_bits() == e.to_bits() || (a.is_nan() && e.is_nan()),
+                    (a, e) => a.is_none() && e.is_none(),
+                };
+                assert!(
+                    same,
+                    "{extreme:?} of list {i}: {actual:?}, expected {expected:?}"
+                );
+            }
+        }
     }
 }
