@@ -25,6 +25,7 @@ use super::offsets::offsets_from_lengths;
 use super::{drop_all_valid, for_each_list_span, list_tasks, span_per_task, unsupported_child};
 use crate::primitives::split_by_lengths;
 use crate::{filled_output_vec, output_vec};
+use ragged_core::host::prefetch;
 
 /// Dispatch `$f::<T>(c, …)` over the numeric variants of a column, wrapping the result
 /// in the same variant; other variants go to `$other`.
@@ -269,22 +270,35 @@ fn take_validity(validity: Option<&NullBuffer>, positions: &[i64]) -> Option<Nul
     drop_all_valid(Some(NullBuffer::new(bits)))
 }
 
+/// How many positions ahead [`take_primitive`] requests the element it will read.
+const TAKE_AHEAD: usize = 16;
+
 fn take_primitive<T: Native>(
     col: &PrimitiveColumn<T>,
     positions: &[i64],
 ) -> Result<PrimitiveColumn<T>> {
     let values: &[T] = col.values();
-    let out: Vec<T> = positions
-        .par_iter()
-        .with_min_len(crate::CHUNK / 16)
-        .map(|&p| {
-            if p >= 0 {
-                values[p as usize]
-            } else {
-                T::default()
-            }
-        })
-        .collect();
+    let fill = |out: &mut [MaybeUninit<T>]| {
+        out.par_chunks_mut(crate::CHUNK)
+            .zip(positions.par_chunks(crate::CHUNK))
+            .for_each(|(dst, at)| {
+                for (k, (slot, &p)) in dst.iter_mut().zip(at).enumerate() {
+                    // The element TAKE_AHEAD positions on: scattered reads are bound by
+                    // memory latency unless many are in flight.
+                    if let Some(&q) = at.get(k + TAKE_AHEAD) {
+                        prefetch(values.as_ptr().wrapping_add(q.max(0) as usize), 1);
+                    }
+                    slot.write(if p >= 0 {
+                        values[p as usize]
+                    } else {
+                        T::default()
+                    });
+                }
+            });
+    };
+    // SAFETY: the chunks of `out` and of `positions` pair up one to one (same length,
+    // same chunk size), and every slot of each chunk is written.
+    let out = unsafe { filled_output_vec(positions.len(), fill) };
     let validity = take_validity(col.validity(), positions);
     PrimitiveColumn::try_new(ScalarBuffer::from(out), validity)
 }

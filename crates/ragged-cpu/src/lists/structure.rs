@@ -162,32 +162,36 @@ pub(crate) fn get<O: OffsetSize>(
     }
     let offsets: &[O] = col.offsets();
     let validity = col.validity();
-    let mut positions = output_vec::<i64>(col.len());
-    let first_short: Option<(usize, i64)> = positions
-        .par_chunks_mut(CHUNK)
-        .enumerate()
-        .map(|(c, chunk)| {
-            let base = c * CHUNK;
-            let mut short = None;
-            for (k, slot) in chunk.iter_mut().enumerate() {
-                let i = base + k;
-                *slot = -1;
-                if !is_valid(validity, i) {
-                    continue;
+    let mut first_short: Option<(usize, i64)> = None;
+    let fill = |positions: &mut [MaybeUninit<i64>]| {
+        first_short = positions
+            .par_chunks_mut(CHUNK)
+            .enumerate()
+            .map(|(c, chunk)| {
+                let base = c * CHUNK;
+                let mut short = None;
+                for (k, slot) in chunk.iter_mut().enumerate() {
+                    let i = base + k;
+                    let mut position = -1;
+                    if is_valid(validity, i) {
+                        let (start, stop) = (offsets[i].as_i64(), offsets[i + 1].as_i64());
+                        match python_index(stop - start, index) {
+                            Some(j) => position = start + j,
+                            None if short.is_none() => short = Some((i, stop - start)),
+                            None => {}
+                        }
+                    }
+                    slot.write(position);
                 }
-                let (start, stop) = (offsets[i].as_i64(), offsets[i + 1].as_i64());
-                match python_index(stop - start, index) {
-                    Some(j) => *slot = start + j,
-                    None if short.is_none() => short = Some((i, stop - start)),
-                    None => {}
-                }
-            }
-            short
-        })
-        .collect::<Vec<_>>()
-        .into_iter()
-        .flatten()
-        .next();
+                short
+            })
+            .collect::<Vec<_>>()
+            .into_iter()
+            .flatten()
+            .next();
+    };
+    // SAFETY: the chunks cover the n slots and every slot of each chunk is written.
+    let positions = unsafe { filled_output_vec::<i64>(col.len(), fill) };
     if let (OutOfRange::Error, Some((row, len))) = (out_of_range, first_short) {
         return Err(Error::IndexOutOfRange { row, index, len });
     }
