@@ -8,7 +8,9 @@
 //! [`CHUNK`] elements and at most [`CHUNK`] lists ([`list_tasks`]); each task writes its
 //! own piece of the output, so no task allocates per list or per element. Offsets
 //! outputs are two passes (per-chunk totals, a sequential prefix over the few chunk
-//! totals, a parallel fill).
+//! totals, a parallel fill), except `compact_offsets`: one pass of tiles in order, each
+//! carried by the previous tile's prefix. Outputs that every task writes completely are
+//! not zeroed first (`filled_output_vec`).
 //!
 //! The semantics are those of `ragged_core::ops::lists`. Where that contract leaves a
 //! choice open, this backend (the executable specification) decides, and the other

@@ -1,11 +1,15 @@
 //! Offsets from per-list lengths, and `compact_offsets` (offsets from starts/stops).
 //!
-//! Mapping: the lists are cut into chunks of [`CHUNK`]; pass 1 computes each chunk's
-//! total length in parallel (and, for `compact_offsets`, the chunk's first bad list);
-//! a sequential prefix over the chunk totals gives each chunk's carry and the total;
-//! pass 2 writes the offsets of every chunk in parallel from its carry.
+//! Mapping, offsets from lengths: the lists are cut into chunks of [`CHUNK`]; pass 1
+//! computes each chunk's total length in parallel; a sequential prefix over the chunk
+//! totals gives each chunk's carry and the total; pass 2 writes the offsets of every
+//! chunk in parallel from its carry. `compact_offsets` is one pass over memory instead:
+//! tiles taken in order, each carried by the previous tile's published prefix (see
+//! [`compact_offsets`]).
 //!
-//! Complexity: O(n) work, two reads of the lengths' inputs, one write of the offsets.
+//! Complexity: O(n) work; from lengths, two reads of the lengths' inputs and one write
+//! of the offsets; `compact_offsets`, one read of the starts and stops from memory (the
+//! second from the cache) and one write.
 
 use std::mem::MaybeUninit;
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicUsize, Ordering};
