@@ -26,7 +26,12 @@ const OVERFLOW_BASE: u64 = 1 << 54;
 
 /// Lists per tile of `compact_offsets_<O>_<W>`: SCAN_THREADS × CompactItems<O>.
 fn compact_tile<O>() -> u64 {
-    u64::from(SCAN_THREADS) * if std::mem::size_of::<O>() == 4 { 12 } else { 8 }
+    u64::from(SCAN_THREADS)
+        * if std::mem::size_of::<O>() == 4 {
+            12
+        } else {
+            10
+        }
 }
 
 /// Counts per tile of `counts_to_offsets_<O>`: SCAN_THREADS × CountItems<O>.
