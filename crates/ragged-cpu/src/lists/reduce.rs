@@ -166,9 +166,9 @@ struct Task<'a, O, R> {
     null: R,
 }
 
-/// `f` of each list `first + k` of the task written into `dst[k]` (every slot) (`null` for null lists and
-/// where `f` gives `None`; whether it has a result into `flags[k]` when `flags` is not
-/// empty); the lowest valid list whose result is `None`.
+/// `f` of each list `first + k` of the task into `dst[k]`, every slot written (`null`
+/// for null lists and where `f` gives `None`; whether it has a result into `flags[k]`
+/// when `flags` is not empty); the lowest valid list whose result is `None`.
 ///
 /// On x86-64 CPUs with AVX2 the loop, with `f` inlined into it, is compiled a second
 /// time for AVX2 and chosen at run time: the per-list folds of 32-bit integers widen

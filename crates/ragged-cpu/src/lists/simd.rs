@@ -52,7 +52,8 @@ fn first_lanes(rest: usize) -> __m256i {
     unsafe { _mm256_loadu_si256(LANES.as_ptr().add(8 - rest % 8).cast()) }
 }
 
-/// The sum of `list` in `i64` (no overflow: fewer than 2^32 values).
+/// The sum of `list` in `i64`, exact for fewer than 2^31 elements (the caller's bound:
+/// their sum stays below 2^62).
 ///
 /// # Safety
 /// The CPU must support AVX2.
