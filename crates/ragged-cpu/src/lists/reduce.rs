@@ -721,12 +721,10 @@ impl<T: Native, const MAX: bool> ListReduce<T> for ValueExtreme<'_, T, MAX> {
         if let Some(floats) = as_type::<T, f32>(list) {
             // SAFETY: the CPU supports AVX2 (this method's contract).
             let best = unsafe { extreme_f32::<MAX>(floats) };
-            // A zero (its sign), an infinity or all NaN: the scalar rule decides.
             if let Some(best) = best.filter(|&x| x != 0.0) {
                 return from_type(best);
             }
-            let at = extreme_position::<T, MAX>(list, None, a);
-            return at.map(|j| list[j]);
+            // A zero (its sign), an infinity or all NaN: `reduce` settles them.
         }
         self.reduce(a, b)
     }
