@@ -8,14 +8,25 @@ as ragged's bench table. With --ragged FILE (the JSON array written by
 `ragged bench --suite lists --device cpu --json FILE`), a third column gives ragged's time
 and the speed-up.
 
+With --interleave ROUNDS and --ragged-bin PATH, each case alternates the two tools ROUNDS
+times: `PATH --device cpu bench --suite lists --filter CASE` in a child process (its
+median), then Awkward (median of --runs), so that both see the machine in the same
+state; the table gives the median of each tool's times and the median and range of the
+per-round speed-ups. --filter TEXT keeps the cases whose name contains TEXT (repeatable).
+
     pip install awkward numpy
     python3 scripts/awkward-compare.py --log2 28 --ragged ragged-lists.json
+    python3 scripts/awkward-compare.py --log2 28 --interleave 5 \
+        --ragged-bin target/release/ragged --filter compact_offsets --filter /avg64/
 """
 
 import argparse
 import json
+import os
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 
 import awkward as ak
@@ -64,12 +75,36 @@ def timed(runs, fn):
     return statistics.median(times)
 
 
+def ragged_seconds(binary, name):
+    """One `ragged bench` run of the case `name` on the CPU: its median, in seconds."""
+    with tempfile.TemporaryDirectory() as scratch:
+        path = os.path.join(scratch, "ragged.json")
+        subprocess.run(
+            [binary, "--device", "cpu", "bench", "--suite", "lists", "--quiet",
+             "--filter", name, "--json", path],
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
+        with open(path) as f:
+            records = [r for r in json.load(f) if r["case"] == name and r["backend"] == "cpu"]
+    if len(records) != 1:
+        sys.exit(f"ragged bench gave {len(records)} records for {name}")
+    return records[0]["seconds"]
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--log2", type=int, default=28, help="child elements = 2^LOG2")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--ragged", help="JSON from `ragged bench --json FILE`")
+    parser.add_argument("--interleave", type=int, default=0, metavar="ROUNDS",
+                        help="alternate ragged and Awkward ROUNDS times per case")
+    parser.add_argument("--ragged-bin", help="the ragged binary --interleave runs")
+    parser.add_argument("--filter", action="append", default=[],
+                        help="only the cases whose name contains this text (repeatable)")
     args = parser.parse_args()
+    if args.interleave and not args.ragged_bin:
+        parser.error("--interleave needs --ragged-bin")
     n = 1 << args.log2
     label = f"2^{args.log2}"
     i = np.arange(n, dtype=np.uint64)
@@ -79,8 +114,24 @@ def main():
     ci = ak.contents.NumpyArray(ints)
     cf = ak.contents.NumpyArray(floats)
     results = {}
+    rounds = {}
+
+    def wanted(name):
+        return not args.filter or any(f in name for f in args.filter)
 
     def case(name, fn):
+        if not wanted(name):
+            return
+        if args.interleave:
+            pairs = []
+            for _ in range(args.interleave):
+                mine = ragged_seconds(args.ragged_bin, name)
+                theirs = timed(args.runs, fn)
+                pairs.append((theirs, mine))
+                print(f"{name:40} Awkward {theirs * 1e3:10.2f} ms  ragged {mine * 1e3:10.2f} ms",
+                      file=sys.stderr)
+            rounds[name] = pairs
+            return
         results[name] = timed(args.runs, fn)
         print(f"{name:40} {results[name] * 1e3:10.2f} ms", file=sys.stderr)
 
@@ -118,6 +169,9 @@ def main():
             )
             case(f"lists/to_compact/gaps/i32/{label}", lambda: ak.to_packed(view))
 
+    compact = f"lists/compact_offsets/i64/{label}"
+    if not wanted(compact):
+        return report(args, results, rounds)
     j = np.arange(n, dtype=np.uint64)
     lengths = (hash64(6, j) % np.uint64(9)).astype(np.int64)
     del j
@@ -129,7 +183,22 @@ def main():
         ak.index.Index64(stops),
         ak.contents.NumpyArray(np.zeros(child_len, dtype=np.int8)),
     )
-    case(f"lists/compact_offsets/i64/{label}", lambda: layout._compact_offsets64(True))
+    case(compact, lambda: layout._compact_offsets64(True))
+    report(args, results, rounds)
+
+
+def report(args, results, rounds):
+    """The table: Awkward against ragged's JSON, or the interleaved rounds."""
+    if args.interleave:
+        print(f"| case | Awkward {ak.__version__} (median) | ragged (median) "
+              f"| speed-up: median (range) of {args.interleave} rounds |")
+        print("|---|---:|---:|---:|")
+        for name, pairs in rounds.items():
+            ratios = sorted(a / r for a, r in pairs)
+            print(f"| {name} | {statistics.median(a for a, _ in pairs) * 1e3:.2f} ms "
+                  f"| {statistics.median(r for _, r in pairs) * 1e3:.2f} ms "
+                  f"| {statistics.median(ratios):.2f}× ({ratios[0]:.2f}–{ratios[-1]:.2f}) |")
+        return
 
     ragged = {}
     if args.ragged:

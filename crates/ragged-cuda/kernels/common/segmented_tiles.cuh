@@ -49,20 +49,38 @@ template <typename T> struct TileSumShape {
     static constexpr long long TILE = static_cast<long long>(VECTORS) * VEC;
 };
 
+/// The tile holding element `at` (at >= base) of tiles of `tile` elements, a power of
+/// two (TILE_SUM_BYTES / sizeof(T)): a shift, not a 64-bit division (which took most of
+/// step 1's time).
+__device__ __forceinline__ long long tile_of(long long at, long long base, long long tile) {
+    return (at - base) >> (__ffsll(tile) - 1);
+}
+
 /// Step 1, a thread per segment: the segment holding each tile's first element, and
 /// the results of the segments the tiles only combine into (spanning tiles) or skip
-/// (empty or null). Tile t starts at base + t * tile; tiles = ceil((hi - base) / tile).
+/// (empty or null). Tile t starts at base + t * tile (tile a power of two); tiles =
+/// ceil((hi - base) / tile).
 /// The results are R words: 0 for an empty or null segment, `spanning` (what tiles
 /// combine into: 0 for sums, the identity for extremes) for a segment spanning tiles.
 /// When `words` is not null, validity word w is set to the segments 32w .. 32w + 31
 /// that are valid and not empty (every word written; the lanes of a warp take 32
-/// consecutive segments).
+/// consecutive segments), and, when `set_count` is not null either, the number of bits
+/// set is added to *set_count (zeroed by the caller; one atomic per block), so that the
+/// host learns the null count without a pass over the words.
 template <typename O, typename R>
 __device__ __forceinline__ void segment_tiles(const O* offsets, const uint8_t* segment_validity,
                                               uint64_t segment_bit_offset, uint64_t segments, long long base,
                                               long long tile, uint64_t tiles, unsigned long long* first,
-                                              R spanning, R* out, uint32_t* words) {
+                                              R spanning, R* out, uint32_t* words, unsigned long long* set_count) {
     const unsigned lane = threadIdx.x & 31u;
+    // Bits this warp set (lane 0's count) and the block's, for *set_count.
+    __shared__ unsigned long long block_set;
+    unsigned long long warp_set = 0;
+    const bool counting = words != nullptr && set_count != nullptr;
+    if (counting) {
+        if (threadIdx.x == 0) block_set = 0;
+        __syncthreads();
+    }
     for (uint64_t w0 = global_thread() & ~31ull; w0 < segments; w0 += grid_threads()) {
         const uint64_t s = w0 + lane;
         bool set = false;
@@ -75,18 +93,26 @@ __device__ __forceinline__ void segment_tiles(const O* offsets, const uint8_t* s
             } else {
                 // The tiles t >= 1 whose first element lies in b .. e (tile 0 starts at
                 // or before lo, where first[0] = 0 already points).
-                const long long t_last = (e - 1 - base) / tile;
-                long long t = (b - base + tile - 1) / tile;
+                const long long t_last = tile_of(e - 1, base, tile);
+                long long t = tile_of(b + tile - 1, base, tile);
                 for (t = t < 1 ? 1 : t; t <= t_last; ++t) first[t] = s;
                 set = is_valid(segment_validity, segment_bit_offset, s);
                 if (!set) out[s] = R(0);
-                else if ((b - base) / tile != t_last) out[s] = spanning;
+                else if (tile_of(b, base, tile) != t_last) out[s] = spanning;
             }
         }
         if (words != nullptr) {
             const unsigned bits = __ballot_sync(0xffffffffu, set);
-            if (lane == 0) words[w0 >> 5] = bits;
+            if (lane == 0) {
+                words[w0 >> 5] = bits;
+                warp_set += __popc(bits);
+            }
         }
+    }
+    if (counting) {
+        if (lane == 0 && warp_set != 0) atomicAdd(&block_set, warp_set);
+        __syncthreads();
+        if (threadIdx.x == 0 && block_set != 0) atomicAdd(set_count, block_set);
     }
 }
 
@@ -487,7 +513,7 @@ __device__ __forceinline__ void extreme_tiles_spanning(const O* offsets, const u
     for (uint64_t t = global_thread() + 1; t < tiles; t += grid_threads()) {
         const unsigned long long s = first[t];
         const long long b = static_cast<long long>(offsets[s]);
-        if (b >= base + static_cast<long long>(t) * tile || (b - base) / tile != static_cast<long long>(t) - 1 ||
+        if (b >= base + static_cast<long long>(t) * tile || tile_of(b, base, tile) != static_cast<long long>(t) - 1 ||
             !is_valid(segment_validity, segment_bit_offset, s))
             continue;
         typename E::Key* keys = static_cast<typename E::Key*>(out);

@@ -358,7 +358,8 @@ __device__ void list_extreme_fix(const T* values, const uint8_t* validity, uint6
 }
 
 /// The extreme tiles of one element type (4 or 8 bytes; common/segmented_tiles.cuh):
-/// list_<min|max>_tiles_first_<O>_<T> (step 1, with the validity words),
+/// list_<min|max>_tiles_first_<O>_<T> (step 1, with the validity words and the count
+/// of their set bits),
 /// list_<min|max>_tiles_<O>_<T> (step 2, a block per tile) and, for floats,
 /// list_extreme_tiles_spanning_<O>_<T> (step 3, min and max alike); `out` holds one
 /// result per list, keys of T (TileExtreme<T, IS_MAX>::Key, the size of T) for lists
@@ -367,10 +368,10 @@ __device__ void list_extreme_fix(const T* values, const uint8_t* validity, uint6
     extern "C" __global__ void __launch_bounds__(TILE_SUM_BLOCK) list_##OP##_tiles_first_##ONAME##_##NAME( \
         const O* offsets, const uint8_t* list_bits, uint64_t list_bit_offset, uint64_t lists, \
         long long base, long long tile, uint64_t tiles, unsigned long long* first, void* out, \
-        uint32_t* words) {                                                                  \
+        uint32_t* words, unsigned long long* set_count) {                                   \
         typedef TileExtreme<T, IS_MAX> E;                                                   \
         segment_tiles(offsets, list_bits, list_bit_offset, lists, base, tile, tiles, first, \
-                      E::identity_key(), static_cast<E::Key*>(out), words);                 \
+                      E::identity_key(), static_cast<E::Key*>(out), words, set_count);      \
     }                                                                                       \
     extern "C" __global__ void __launch_bounds__(TILE_SUM_BLOCK) list_##OP##_tiles_##ONAME##_##NAME( \
         const T* values, const O* offsets, const uint8_t* list_bits, uint64_t list_bit_offset, \

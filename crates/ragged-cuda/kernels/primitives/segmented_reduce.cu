@@ -75,9 +75,10 @@ RAGGED_SEGMENTED_COUNT(int64_t, i64)
     extern "C" __global__ void __launch_bounds__(TILE_SUM_BLOCK) segmented_tiles_##ONAME(          \
         const O* offsets, const uint8_t* segment_validity, uint64_t segment_bit_offset,           \
         uint64_t segments, long long base, long long tile, uint64_t tiles,                        \
-        unsigned long long* first, unsigned long long* out, uint32_t* words) {                    \
+        unsigned long long* first, unsigned long long* out, uint32_t* words,                      \
+        unsigned long long* set_count) {                                                          \
         segment_tiles(offsets, segment_validity, segment_bit_offset, segments, base, tile, tiles, \
-                      first, 0ull, out, words);                                                   \
+                      first, 0ull, out, words, set_count);                                        \
     }
 RAGGED_SEGMENTED_TILES(int32_t, i32)
 RAGGED_SEGMENTED_TILES(int64_t, i64)

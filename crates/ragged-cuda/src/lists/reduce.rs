@@ -68,7 +68,9 @@ const PLAN_SAMPLES: i64 = BLOCK as i64;
 /// counter of reserved slots (and one spare word), `capacity` slots of 2 words and
 /// `capacity` partial states of 32 bytes. Sized for three chunks per `LONG_CHUNK`
 /// elements of the child; a list whose chunks do not fit is reduced by the main pass,
-/// so the size only bounds how much of the work the long path can take.
+/// so the size only bounds how much of the work the long path can take. `list_plan`
+/// zeroes its first two words; list_min / list_max by tiles, which never run the long
+/// path, use them as their two counters ([`tile_extremum`]).
 struct LongScratch {
     buffer: DeviceBuffer<u64>,
     capacity: u64,
@@ -356,13 +358,19 @@ fn extremum<O: OffsetSize, T: Native>(
     let (scratch, plan) = prepare(backend, col)?;
     let segs = plan.tile_segments();
     let child = child_of::<O, T>(col)?;
-    let by_tiles = want_values && takes_extreme_tiles::<T>(child, &segs);
-    // The tiles' first step writes every validity word; the modes set bits of zeroed ones.
-    let words = if by_tiles {
-        backend.alloc::<u32>(n.div_ceil(32))?
-    } else {
-        validity_words(backend, n)?
+    let name = match (want_values, is_max) {
+        (true, false) => "min",
+        (true, true) => "max",
+        (false, false) => "argmin",
+        (false, true) => "argmax",
     };
+    if want_values && takes_extreme_tiles::<T>(child, &segs) {
+        let values_ptr = values.device_ptr();
+        let validity = tile_extremum::<O, T>(backend, child, &segs, name, values_ptr, &scratch)?;
+        return Ok((values, positions, validity));
+    }
+    // The modes set bits of zeroed validity words.
+    let words = validity_words(backend, n)?;
     // Float list_min / list_max: one word the reductions set when a result is a zero
     // or NaN, so that list_extreme_fix reads nothing else when none is.
     let fix_flag = if want_values && T::IS_FLOAT {
@@ -376,36 +384,66 @@ fn extremum<O: OffsetSize, T: Native>(
         words.device_ptr(),
         fix_flag.device_ptr(),
     );
-    let name = match (want_values, is_max) {
-        (true, false) => "min",
-        (true, true) => "max",
-        (false, false) => "argmin",
-        (false, true) => "argmax",
+    // SAFETY: `list_<min|max|argmin|argmax>_<O>_<T>(..., T*, long long*, uint32_t*,
+    // uint32_t*)` (the min / max entries write values, the arg entries positions):
+    // each non-null output holds n entries (a null pointer is skipped by the kernel);
+    // the kernel sets bits of the ceil(n / 32) zeroed validity words and, when not
+    // null, the one flag word.
+    unsafe {
+        launch_planned::<O, T>(
+            backend,
+            name,
+            col,
+            &params![values_ptr, positions_ptr, words_ptr, fix_ptr],
+            &plan,
+            scratch,
+        )?
     };
-    if by_tiles {
-        drop(scratch);
-        extreme_tiles::<O, T>(backend, child, &segs, name, values_ptr, words_ptr, fix_ptr)?;
-    } else {
-        // SAFETY: `list_<min|max|argmin|argmax>_<O>_<T>(..., T*, long long*, uint32_t*,
-        // uint32_t*)` (the min / max entries write values, the arg entries positions):
-        // each non-null output holds n entries (a null pointer is skipped by the kernel);
-        // the kernel sets bits of the ceil(n / 32) zeroed validity words and, when not
-        // null, the one flag word.
-        unsafe {
-            launch_planned::<O, T>(
-                backend,
-                name,
-                col,
-                &params![values_ptr, positions_ptr, words_ptr, fix_ptr],
-                &plan,
-                scratch,
-            )?
-        };
-    }
     if want_values && T::IS_FLOAT {
         fix_float_extremes::<O, T>(backend, child, &segs, values_ptr, words_ptr, fix_ptr)?;
     }
     Ok((values, positions, finish_validity(backend, words, n)?))
+}
+
+/// list_min / list_max (`name`) of a child without nulls by tiles ([`extreme_tiles`])
+/// into `out` (n values of T), and the results' validity. The long path does not run:
+/// the two counters at the start of its `scratch`, which `list_plan` zeroed, count the
+/// validity bits the first step sets and hold the float fix flag, and one read of both
+/// gives the null count and tells whether `list_extreme_fix` has work (so it is
+/// launched only then).
+fn tile_extremum<O: OffsetSize, T: Native>(
+    backend: &CudaBackend,
+    child: &PrimitiveColumn<T, Device>,
+    segs: &TileSegments,
+    name: &str,
+    out: u64,
+    scratch: &LongScratch,
+) -> Result<Option<DeviceBitmap>> {
+    let n = segs.segments as usize;
+    // Every validity word is written by the first step.
+    let words = backend.alloc::<u32>(n.div_ceil(32))?;
+    let counters = scratch.buffer.device_ptr();
+    let (set_count, fix_flag) = (counters, counters + 8);
+    extreme_tiles::<O, T>(
+        backend,
+        child,
+        segs,
+        name,
+        (out, words.device_ptr()),
+        (set_count, fix_flag),
+    )?;
+    let bytes = backend.read_bytes(&scratch.buffer, 0, 16)?;
+    let word = |k: usize| {
+        bytes
+            .get(8 * k..8 * k + 8)
+            .and_then(|b| <[u8; 8]>::try_from(b).ok())
+            .map_or(0, u64::from_le_bytes)
+    };
+    if T::IS_FLOAT && word(1) != 0 {
+        fix_float_extremes::<O, T>(backend, child, segs, out, words.device_ptr(), fix_flag)?;
+    }
+    let nulls = n.saturating_sub(word(0) as usize);
+    Ok((nulls > 0).then(|| DeviceBitmap::new(words.into_bytes(), 0, n, nulls)))
 }
 
 /// Whether list_min / list_max of T take the extreme tiles
@@ -423,8 +461,8 @@ fn takes_extreme_tiles<T: Native>(child: &PrimitiveColumn<T, Device>, segs: &Til
 
 /// list_min / list_max (`name`) by tiles of elements into `out` (n values of T) and
 /// the validity words (every one written): `list_<name>_tiles_first_<O>_<T>` finds the
-/// list at each tile's start, writes the validity words and sets the results the tiles
-/// combine into or skip, `list_<name>_tiles_<O>_<T>` reduces the tiles (a block each:
+/// list at each tile's start, writes the validity words, adds their set bits to the
+/// zeroed counter `set_count` and sets the results the tiles combine into or skip, `list_<name>_tiles_<O>_<T>` reduces the tiles (a block each:
 /// values for lists inside a tile, keys of T for lists spanning tiles) and, for floats,
 /// `list_extreme_tiles_spanning_<O>_<T>` turns the spanning lists' keys back into
 /// numbers. Float results that are a zero or NaN set the word at `fix_flag`.
@@ -433,9 +471,8 @@ fn extreme_tiles<O: OffsetSize, T: Native>(
     child: &PrimitiveColumn<T, Device>,
     segs: &TileSegments,
     name: &str,
-    out: u64,
-    words: u64,
-    fix_flag: u64,
+    (out, words): (u64, u64),
+    (set_count, fix_flag): (u64, u64),
 ) -> Result<()> {
     let module = lists_reduce_module(O::OFFSET_NAME, T::NAME);
     let suffix = format!("{}_{}", O::OFFSET_NAME, T::NAME);
@@ -448,8 +485,8 @@ fn extreme_tiles<O: OffsetSize, T: Native>(
         "list_min"
     };
     // `list_<min|max>_tiles_first_<O>_<T>` writes one key (the size of T) per list and
-    // the ceil(n / 32) validity words.
-    let (first, grid) = tile_starts(backend, step1, segs, &layout, out, words, op)?;
+    // the ceil(n / 32) validity words, and adds to the one counter.
+    let (first, grid) = tile_starts(backend, step1, segs, &layout, (out, words, set_count), op)?;
     let Some(grid) = grid else {
         return Ok(());
     };

@@ -130,7 +130,8 @@ pub(crate) struct TileLayout {
     /// Tile 0's first element: the 16-byte boundary at or before `lo` (it may be
     /// negative; elements outside lo .. hi are never read).
     pub(crate) base: i64,
-    /// Elements per tile (`TILE_SUM_BYTES` of them).
+    /// Elements per tile (`TILE_SUM_BYTES` of them: a power of two, which the kernels
+    /// divide by with a shift).
     pub(crate) tile: i64,
     /// Tiles covering base .. hi.
     pub(crate) tiles: i64,
@@ -155,17 +156,18 @@ impl TileLayout {
 /// Step 1 of a reduction by tiles (`segment_tiles` of `kernels/common/segmented_tiles.cuh`):
 /// launches `function` — `segmented_tiles_<O>` or `list_<min|max>_tiles_first_<O>_<T>`,
 /// each `(const O*, const uint8_t*, uint64_t, uint64_t, long long, long long, uint64_t,
-/// unsigned long long*, R*, uint32_t*)` with one result R per segment in `out` and, when
-/// `words` is not 0, ceil(segments / 32) validity words (valid and not empty) — and returns the
-/// segment at each tile's start (tiles + 1 entries) and the grid of step 2, a block per
-/// tile (`None`: no tile). `op` names the caller in errors.
+/// unsigned long long*, R*, uint32_t*, unsigned long long*)` with one result R per
+/// segment in `out`, when `words` is not 0 ceil(segments / 32) validity words (valid
+/// and not empty), and when `set_count` is not 0 either the bits set added to that
+/// zeroed counter — and returns the segment at each tile's start (tiles + 1 entries)
+/// and the grid of step 2, a block per tile (`None`: no tile). `op` names the caller in
+/// errors.
 pub(crate) fn tile_starts(
     backend: &CudaBackend,
     function: Function,
     segs: &TileSegments,
     layout: &TileLayout,
-    out: u64,
-    words: u64,
+    (out, words, set_count): (u64, u64, u64),
     op: &'static str,
 ) -> Result<(DeviceBuffer<u64>, Option<u32>)> {
     let TileLayout { base, tile, tiles } = *layout;
@@ -184,11 +186,13 @@ pub(crate) fn tile_starts(
         tiles_u64,
         first_ptr,
         out,
-        words
+        words,
+        set_count
     ];
     // SAFETY: the signature above; the offsets are valid for the column; `first` holds
-    // tiles + 1 entries, `out` one result per segment and `words`, when not 0,
-    // ceil(segments / 32) words (the caller's contract).
+    // tiles + 1 entries, `out` one result per segment, `words`, when not 0,
+    // ceil(segments / 32) words and `set_count`, when not 0, one counter (the caller's
+    // contract).
     unsafe {
         launch(
             function,
@@ -225,7 +229,7 @@ pub(crate) fn tile_sums<T: Native, O: OffsetSize>(
         &PRIMITIVES_SEGMENTED_REDUCE,
         &format!("segmented_tiles_{}", O::OFFSET_NAME),
     )?;
-    let (first, grid) = tile_starts(backend, step1, segs, &layout, out, 0, "segmented_sum")?;
+    let (first, grid) = tile_starts(backend, step1, segs, &layout, (out, 0, 0), "segmented_sum")?;
     let Some(grid) = grid else {
         return Ok(());
     };
