@@ -171,6 +171,8 @@ macro_rules! strings_conformance_suite {
             strings_transform_errors => |b| $crate::conformance::strings_transform::transform_errors(b);
             strings_modify_utf8 => |b| $crate::conformance::strings_transform::modify::<_, i32>(b);
             strings_modify_large_utf8 => |b| $crate::conformance::strings_transform::modify::<_, i64>(b);
+            strings_case_map_layouts_utf8 => |b| $crate::conformance::strings_transform::case_map_layouts::<_, i32>(b);
+            strings_case_map_layouts_large_utf8 => |b| $crate::conformance::strings_transform::case_map_layouts::<_, i64>(b);
             strings_join_append_utf8 => |b| $crate::conformance::strings_transform::join_append::<_, i32>(b);
             strings_join_append_large_utf8 => |b| $crate::conformance::strings_transform::join_append::<_, i64>(b);
             strings_modify_errors => |b| $crate::conformance::strings_transform::modify_errors(b);

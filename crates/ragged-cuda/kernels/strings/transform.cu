@@ -172,6 +172,33 @@ RAGGED_ONE_PASS(Redact, redact)
 
 // upper / lower: ASCII by arithmetic; another character by a binary search of the
 // sorted (from, to) table of the characters that change (ragged_core::ops::case_table).
+
+/// The image of ASCII byte b under upper (a-z -> A-Z) or lower (A-Z -> a-z).
+__device__ __forceinline__ uint8_t ascii_case(uint8_t b, bool upper) {
+    const bool change = upper ? (b >= 'a' && b <= 'z') : (b >= 'A' && b <= 'Z');
+    return change ? b ^ 0x20u : b;
+}
+
+/// ascii_case of the four bytes of w, all below 0x80: a byte in the range to change
+/// gets bit 7 from adding 0x80 - first (no carry leaves a byte below 0x80) and not
+/// from adding 0x80 - (last + 1); that bit, moved to bit 5, flips the case.
+__device__ __forceinline__ uint32_t ascii_case_word(uint32_t w, bool upper) {
+    const uint32_t from_first = upper ? 0x1f1f1f1fu : 0x3f3f3f3fu;  // 0x80 - 'a', 0x80 - 'A'
+    const uint32_t past_last = upper ? 0x05050505u : 0x25252525u;   // 0x80 - '{', 0x80 - '['
+    return w ^ (((w + from_first) & ~(w + past_last) & 0x80808080u) >> 2);
+}
+
+/// The image of non-ASCII code point c: to[i] where from[i] == c, else c.
+__device__ __forceinline__ uint32_t case_lookup(const uint32_t* from, const uint32_t* to, uint32_t entries,
+                                                uint32_t c) {
+    uint32_t lo = 0, hi = entries;
+    while (lo < hi) {
+        const uint32_t mid = (lo + hi) / 2;
+        if (from[mid] < c) lo = mid + 1; else hi = mid;
+    }
+    return lo < entries && from[lo] == c ? to[lo] : c;
+}
+
 struct CaseMap {
     StringInput col;
     const uint32_t* from;
@@ -185,21 +212,16 @@ struct CaseMap {
         for (long long i = 0; i < s.size;) {
             const uint8_t b = s[i];
             if (b < 0x80u) {
-                const bool change = upper ? (b >= 'a' && b <= 'z') : (b >= 'A' && b <= 'Z');
-                w.byte(change ? b ^ 0x20u : b);
+                w.byte(ascii_case(b, upper != 0));
                 ++i;
                 continue;
             }
             const int len = s.char_bytes_at(i);
             const uint32_t c = decode_utf8(s.data + i, len);
-            uint32_t lo = 0, hi = entries;
-            while (lo < hi) {
-                const uint32_t mid = (lo + hi) / 2;
-                if (from[mid] < c) lo = mid + 1; else hi = mid;
-            }
-            if (lo < entries && from[lo] == c) {
+            const uint32_t m = case_lookup(from, to, entries, c);
+            if (m != c) {
                 uint8_t bytes[4];
-                w.bytes(bytes, encode_utf8(to[lo], bytes));
+                w.bytes(bytes, encode_utf8(m, bytes));
             } else {
                 w.bytes(s.data + i, len);
             }
@@ -210,6 +232,88 @@ struct CaseMap {
 };
 RAGGED_TWO_PASS(CaseMap, case_map)
 RAGGED_ONE_PASS(CaseMap, case_map)
+
+// case_map_same_length_<O>: upper / lower of a column whose characters all keep their
+// byte length (every ASCII column, most others), byte for byte over the chars, so the
+// output shares the input's offsets (the host's choice; no sizes, no scan). Only a
+// column whose rows cover its chars exactly (offsets[0] = 0, offsets[rows] = bytes:
+// every byte then lies in a valid UTF-8 row) is mapped; otherwise *refused gets bit 1
+// and nothing is written. A thread takes 16-byte chunks, CASE_CHUNKS of them per
+// round (coalesced, loads first): a chunk of ASCII bytes is mapped four bytes at a
+// time (ascii_case_word); another maps, byte by byte, each character that starts in
+// it (its last bytes may lie in the next chunk, whose thread skips them) and sets bit
+// 0 of *refused when a character would change its length — the host then runs the
+// two-pass case_map instead, and this output is dropped.
+// Pseudo-code: out[i] = case(in[i]) per character, offsets unchanged
+// Complexity: O(bytes); each byte read and written once.
+constexpr int CASE_CHUNKS = 4;
+
+template <typename O>
+__device__ void case_map_same_length(const O* offsets, uint64_t rows, const uint8_t* in, uint64_t bytes,
+                                     uint8_t* out, const uint32_t* from, const uint32_t* to, uint32_t entries,
+                                     bool upper, uint32_t* refused) {
+    if (static_cast<long long>(offsets[0]) != 0 || static_cast<uint64_t>(offsets[rows]) != bytes) {
+        if (global_thread() == 0) atomicOr(refused, 2u);
+        return;
+    }
+    const bool aligned = ((reinterpret_cast<uintptr_t>(in) | reinterpret_cast<uintptr_t>(out)) & 15u) == 0;
+    const uint64_t chunks = (bytes + 15) / 16;
+    const uint64_t round = static_cast<uint64_t>(blockDim.x) * CASE_CHUNKS;
+    for (uint64_t first = blockIdx.x * round; first < chunks; first += gridDim.x * round) {
+        uint4 v[CASE_CHUNKS];
+        bool ascii[CASE_CHUNKS];
+#pragma unroll
+        for (int u = 0; u < CASE_CHUNKS; ++u) {
+            const uint64_t k = first + u * blockDim.x + threadIdx.x;
+            ascii[u] = false;
+            if (aligned && (k + 1) * 16 <= bytes) {
+                v[u] = __ldg(reinterpret_cast<const uint4*>(in) + k);
+                ascii[u] = ((v[u].x | v[u].y | v[u].z | v[u].w) & 0x80808080u) == 0;
+            }
+        }
+#pragma unroll
+        for (int u = 0; u < CASE_CHUNKS; ++u) {
+            const uint64_t k = first + u * blockDim.x + threadIdx.x;
+            if (k >= chunks) continue;
+            if (ascii[u]) {
+                const uint4 w = v[u];
+                reinterpret_cast<uint4*>(out)[k] = make_uint4(ascii_case_word(w.x, upper), ascii_case_word(w.y, upper),
+                                                              ascii_case_word(w.z, upper), ascii_case_word(w.w, upper));
+                continue;
+            }
+            const uint64_t end = (k + 1) * 16 < bytes ? (k + 1) * 16 : bytes;
+            for (uint64_t i = k * 16; i < end;) {
+                const uint8_t b = in[i];
+                if (b < 0x80u) {
+                    out[i++] = ascii_case(b, upper);
+                    continue;
+                }
+                if ((b & 0xC0u) == 0x80u) {  // the tail of a character the previous chunk's thread writes
+                    ++i;
+                    continue;
+                }
+                const int len = b < 0xE0u ? 2 : (b < 0xF0u ? 3 : 4);
+                const uint32_t c = decode_utf8(in + i, len);
+                uint8_t mapped[4];
+                if (encode_utf8(case_lookup(from, to, entries, c), mapped) != len) {
+                    atomicOr(refused, 1u);
+                    return;
+                }
+                for (int j = 0; j < len; ++j) out[i + j] = mapped[j];
+                i += len;
+            }
+        }
+    }
+}
+
+#define RAGGED_CASE_MAP_SAME_LENGTH(O, ONAME)                                                        \
+    extern "C" __global__ void case_map_same_length_##ONAME(                                          \
+        const O* offsets, uint64_t rows, const uint8_t* in, uint64_t bytes, uint8_t* out,             \
+        const uint32_t* from, const uint32_t* to, uint32_t entries, uint32_t upper, uint32_t* refused) { \
+        case_map_same_length(offsets, rows, in, bytes, out, from, to, entries, upper != 0, refused);  \
+    }
+RAGGED_CASE_MAP_SAME_LENGTH(int32_t, i32)
+RAGGED_CASE_MAP_SAME_LENGTH(int64_t, i64)
 
 // strip: sides 1 = left, 2 = right, 3 = both; a character is stripped when it is one
 // of the characters of `set` (row 0). When they are all ASCII (ascii = 1; ASCII

@@ -2,11 +2,12 @@
 //! `concatenate`, `redact`, `upper`/`lower`, `strip`, `pad`, `repeat`, `replace`,
 //! `join`, `append`): one functor each in `kernels/strings/transform.cu`, run in one
 //! pass with the bound each op computes here on its output's bytes (in two when the
-//! bound is too large); and user transforms (`CudaBackend::transform_strings`), a
+//! bound is too large; `upper`/`lower` first try one kernel that maps the chars
+//! byte for byte and shares the input's offsets); and user transforms (`CudaBackend::transform_strings`), a
 //! device function compiled at run time into the two-pass helper.
 
 use ragged_core::ops::{case_table, AnyStringColumn, ConcatNulls, OffsetWidth, Side, StringArg};
-use ragged_core::{BooleanColumn, Error, OffsetSize, Result, StringColumn};
+use ragged_core::{BooleanColumn, Error, OffsetSize, Result, StringColumn, ValidityBitmap};
 
 use super::two_pass::{
     alloc_offsets, any_strings, arg_bytes, bool_input, column_input, transform, transform_as,
@@ -14,8 +15,8 @@ use super::two_pass::{
 };
 use super::{launch_tiles, tile_plan};
 use crate::compile::{user_transform_module, STRINGS_TRANSFORM};
-use crate::launch::params;
-use crate::memory::Device;
+use crate::launch::{grid_for, launch, params, BLOCK};
+use crate::memory::{Device, DeviceBuffer};
 use crate::CudaBackend;
 
 /// Run the functor `entry` of `kernels/strings/transform.cu` (`op` names the API op in
@@ -284,9 +285,91 @@ pub(crate) fn case_map<O: OffsetSize>(
         entries: table.from.len() as u32,
         upper: u32::from(upper),
     };
+    if let Some(out) = case_map_same_length(backend, col, width, &functor)? {
+        return Ok(out);
+    }
     let op = if upper { "upper" } else { "lower" };
     let bound = case_bound(table, col_bytes(col));
     builtin(backend, "case_map", op, functor, col.len(), width, bound)
+}
+
+/// Chunks of 16 bytes a thread of `case_map_same_length_<O>` takes per round
+/// (`CASE_CHUNKS` of `kernels/strings/transform.cu`).
+const CASE_CHUNKS: u64 = 4;
+
+/// `upper` / `lower` by `case_map_same_length_<O>`, whose output shares the input's
+/// offsets, when it can: the width asked for is the input's (`Auto` for `i32`), no row
+/// is null (a null row's bytes would stay in the output, whose null rows are empty),
+/// and the kernel finds that the rows cover the chars exactly and that no character
+/// changes its byte length. `None`: the caller runs the two-pass `case_map`.
+fn case_map_same_length<O: OffsetSize>(
+    backend: &CudaBackend,
+    col: &StringColumn<O, Device>,
+    width: OffsetWidth,
+    map: &CaseMap,
+) -> Result<Option<AnyStringColumn<Device>>> {
+    let same_width = match width {
+        OffsetWidth::I32 | OffsetWidth::Auto => !O::IS_LARGE,
+        OffsetWidth::I64 => O::IS_LARGE,
+    };
+    if col.is_empty() || !same_width || col.validity().is_some_and(|v| v.null_count() > 0) {
+        return Ok(None);
+    }
+    let bytes = col.values().len();
+    let out: DeviceBuffer<u8> = backend.alloc(bytes)?;
+    let refused: DeviceBuffer<u32> = backend.alloc(1)?;
+    backend.zero(&refused)?;
+    let function = backend.function(
+        &STRINGS_TRANSFORM,
+        &format!("case_map_same_length_{}", O::OFFSET_NAME),
+    )?;
+    let (offsets, rows, input, bytes_u64, out_ptr, refused_ptr) = (
+        col.offsets().device_ptr(),
+        col.len() as u64,
+        col.values().device_ptr(),
+        bytes as u64,
+        out.device_ptr(),
+        refused.device_ptr(),
+    );
+    let mut args = params![
+        offsets,
+        rows,
+        input,
+        bytes_u64,
+        out_ptr,
+        map.from,
+        map.to,
+        map.entries,
+        map.upper,
+        refused_ptr
+    ];
+    let rounds = bytes_u64.div_ceil(16).div_ceil(CASE_CHUNKS);
+    // SAFETY: `case_map_same_length_<O>(const O*, uint64_t, const uint8_t*, uint64_t,
+    // uint8_t*, const uint32_t*, const uint32_t*, uint32_t, uint32_t, uint32_t*)`: the
+    // rows + 1 offsets; reads the `bytes` chars only when the offsets start at 0 and end
+    // at `bytes`, and then writes `out` (as many bytes); the case table's two arrays of
+    // `entries` code points (uploaded by the caller, alive until after the read below);
+    // sets bits of the one zeroed word `refused`.
+    unsafe {
+        launch(
+            function,
+            grid_for(rounds, backend.info().multiprocessors),
+            BLOCK,
+            0,
+            backend.stream(),
+            &mut args,
+        )?
+    };
+    if backend.read_bytes(&refused, 0, 4)? != [0; 4] {
+        return Ok(None);
+    }
+    let offsets = col.offsets().clone().into_bytes();
+    // SAFETY: the kernel found offsets starting at 0 and ending at the chars' length
+    // (they are the input's: valid and non-decreasing) and kept every character's byte
+    // length, so each row of `out` holds the valid UTF-8 image of the same row.
+    Ok(Some(unsafe {
+        any_strings(offsets, out, col.validity().cloned(), O::IS_LARGE)
+    }))
 }
 
 /// The most bytes `bytes` of text can become under `table`: each changed character

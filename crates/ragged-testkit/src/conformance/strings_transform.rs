@@ -940,6 +940,88 @@ fn case_oracle(s: &str, upper: bool) -> String {
         .collect()
 }
 
+/// Suite test: `upper` and `lower` of columns without null rows — where a backend may
+/// map the chars byte for byte and keep the input's offsets (the GPU does when no
+/// character changes its byte length) — against the oracle, at every output width:
+/// ASCII rows (every byte 0x01..0x7f), rows mixing ASCII with 2-, 3- and 4-byte
+/// characters whose images keep their length (so characters straddle every 16-byte
+/// boundary), the same rows with one character whose image is shorter or longer ("ı" →
+/// "I", Kelvin "K" → "k", "ɐ" → "Ɐ") in the middle row, an explicit all-valid bitmap,
+/// a sliced column and a column of empty rows.
+///
+/// # Panics
+/// When any output differs from the oracle.
+pub fn case_map_layouts<B: Backend, O: OffsetSize + TestNative>(backend: &B) {
+    let mut rng = Rng::from_label("case_map_layouts");
+    let ascii: Vec<char> = (1u8..0x80).map(char::from).collect();
+    let same: Vec<char> = "aZé É жЖ中ßΩω😀\u{10400}\u{10428}Ǆǅ".chars().collect();
+    let mut rows_of = |alphabet: &[char]| -> Vec<String> {
+        (0..300)
+            .map(|_| {
+                let len = rng.index(41);
+                (0..len)
+                    .map(|_| alphabet[rng.index(alphabet.len())])
+                    .collect()
+            })
+            .collect()
+    };
+    let ascii_rows = rows_of(&ascii);
+    let same_rows = rows_of(&same);
+    let with_odd = |odd: &str| -> Vec<String> {
+        let mut rows = same_rows.clone();
+        rows[150] = format!("ab{odd}cd{}", rows[150]);
+        rows
+    };
+    let spec = |rows: Vec<String>| StringSpec::all_valid(rows);
+    let mut specs = vec![
+        ("ascii", spec(ascii_rows.clone())),
+        ("same_length", spec(same_rows.clone())),
+        ("shorter_upper", spec(with_odd("ı"))),
+        ("shorter_lower", spec(with_odd("\u{212a}"))),
+        ("longer_upper", spec(with_odd("ɐ"))),
+        ("empty_rows", spec(vec![String::new(); 40])),
+    ];
+    let mut explicit = spec(same_rows.clone());
+    explicit.explicit_validity = true;
+    specs.push(("all_valid_bitmap", explicit));
+    let mut sliced = spec(ascii_rows);
+    sliced.slice = Some((3, 290));
+    specs.push(("sliced", sliced));
+    let mut failures = Failures::new();
+    for (name, spec) in &specs {
+        let case = StringCase::<O>::from_spec(format!("case_map/{name}"), spec);
+        let col = match backend.to_device_strings(&case.column) {
+            Ok(c) => c,
+            Err(e) => {
+                failures.record(Err(backend_error(&case, "to_device_strings", e)));
+                continue;
+            }
+        };
+        for upper in [true, false] {
+            let want: Vec<Option<String>> = case
+                .rows
+                .iter()
+                .map(|r| r.as_deref().map(|s| case_oracle(s, upper)))
+                .collect();
+            for (width, wide) in [
+                (OffsetWidth::Auto, false),
+                (OffsetWidth::I32, false),
+                (OffsetWidth::I64, true),
+            ] {
+                let out = if upper {
+                    backend.upper(&col, width)
+                } else {
+                    backend.lower(&col, width)
+                };
+                let op = if upper { "upper" } else { "lower" };
+                let label = format!("{} {op}({width:?})", case.label);
+                failures.record(check_op(backend, &label, out, Some(wide), &want));
+            }
+        }
+    }
+    failures.finish("case_map_layouts");
+}
+
 /// The oracle of `pad`.
 fn pad_oracle(s: &str, width: usize, side: Side, fill: char) -> String {
     let missing = width.saturating_sub(s.chars().count());
