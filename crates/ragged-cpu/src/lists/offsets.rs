@@ -128,6 +128,58 @@ const TILE: usize = 8192;
 /// A tile's inclusive prefix not published yet ([`compact_offsets`]).
 const PENDING: i64 = i64::MIN;
 
+/// Whether every list of a tile is good (`0 <= start <= stop <= len`), and the sum of
+/// their lengths in wrapping 64-bit arithmetic — exact when they are all good and
+/// `len <= i64::MAX / TILE` (lists of a tile, [`TILE`] at most). Branch-free, so the
+/// compiler vectorizes it (with AVX2 in [`check_and_sum_avx2`]).
+#[inline(always)]
+fn check_and_sum<O: OffsetSize>(starts: &[O], stops: &[O], len: i64) -> (bool, i64) {
+    let mut bad = false;
+    let mut sum = 0i64;
+    for (x, y) in starts.iter().zip(stops) {
+        let (x, y) = (x.as_i64(), y.as_i64());
+        bad |= (x < 0) | (x > y) | (y > len);
+        sum = sum.wrapping_add(y.wrapping_sub(x));
+    }
+    (!bad, sum)
+}
+
+/// [`check_and_sum`] compiled for AVX2 (four 64-bit lanes per compare and add, where
+/// the baseline x86-64 target has no 64-bit vector compare).
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn check_and_sum_avx2<O: OffsetSize>(starts: &[O], stops: &[O], len: i64) -> (bool, i64) {
+    check_and_sum(starts, stops, len)
+}
+
+/// A tile's check and total ([`check_and_sum`]; with AVX2 when `avx2`, which the
+/// caller detected), in `i128` when the child is too long for the 64-bit sum to be
+/// exact.
+fn tile_check_sum<O: OffsetSize>(starts: &[O], stops: &[O], len: i64, avx2: bool) -> (bool, i128) {
+    if len > i64::MAX / TILE as i64 {
+        let mut ok = true;
+        let mut sum = 0i128;
+        for (x, y) in starts.iter().zip(stops) {
+            let (x, y) = (x.as_i64(), y.as_i64());
+            ok &= (x >= 0) & (x <= y) & (y <= len);
+            sum += i128::from(y) - i128::from(x);
+        }
+        return (ok, sum);
+    }
+    #[cfg(target_arch = "x86_64")]
+    if avx2 {
+        // SAFETY: the caller found AVX2 on this CPU.
+        let (ok, sum) = unsafe { check_and_sum_avx2(starts, stops, len) };
+        return (ok, i128::from(sum));
+    }
+    let _ = avx2;
+    let (ok, sum) = check_and_sum(starts, stops, len);
+    (ok, i128::from(sum))
+}
+
 /// Compact offsets from starts and stops; see [`ragged_core::ListOps::compact_offsets`].
 ///
 /// One pass over memory, as a GPU scan with look-back makes it: every thread takes the
@@ -160,6 +212,10 @@ pub(crate) fn compact_offsets<O: OffsetSize>(
     let bad_tile = AtomicUsize::new(usize::MAX);
     let overflow = AtomicBool::new(false);
     let next = AtomicUsize::new(0);
+    #[cfg(target_arch = "x86_64")]
+    let avx2 = std::arch::is_x86_feature_detected!("avx2");
+    #[cfg(not(target_arch = "x86_64"))]
+    let avx2 = false;
     let fill = |out: &mut [MaybeUninit<i64>]| {
         out[0].write(0);
         let parts: Vec<Mutex<Option<&mut [MaybeUninit<i64>]>>> = out[1..]
@@ -173,14 +229,7 @@ pub(crate) fn compact_offsets<O: OffsetSize>(
             };
             let range = t * TILE..(t * TILE + part.len());
             let (a, b) = (&starts[range.clone()], &stops[range]);
-            // Branch-free: the tile's total and whether every list is good.
-            let mut ok = true;
-            let mut sum = 0i128;
-            for (x, y) in a.iter().zip(b) {
-                let (x, y) = (x.as_i64(), y.as_i64());
-                ok &= (x >= 0) & (x <= y) & (y <= len);
-                sum += i128::from(y) - i128::from(x);
-            }
+            let (ok, sum) = tile_check_sum(a, b, len, avx2);
             if !ok {
                 bad_tile.fetch_min(t, Ordering::Relaxed);
             }
@@ -312,5 +361,42 @@ mod tests {
             matches!(err, Error::StopsBeforeStarts { index, .. } if index == 3 * CHUNK + 5),
             "{err}"
         );
+    }
+
+    #[test]
+    fn tile_checks_and_sums_agree_on_every_path_and_catch_every_bad_list() {
+        let (starts, stops) = lists(3 * TILE + 17);
+        let huge = i64::MAX - 5;
+        let avx2_paths: &[bool] = if cfg!(target_arch = "x86_64") {
+            &[false, true]
+        } else {
+            &[false]
+        };
+        for &avx2 in avx2_paths {
+            #[cfg(target_arch = "x86_64")]
+            if avx2 && !std::arch::is_x86_feature_detected!("avx2") {
+                continue;
+            }
+            let want: i128 = starts
+                .iter()
+                .zip(&stops)
+                .map(|(x, y)| i128::from(y - x))
+                .sum();
+            // The 64-bit sum (len 1010) and the i128 one (a child too long for it).
+            for len in [1010, huge] {
+                assert_eq!(tile_check_sum(&starts, &stops, len, avx2), (true, want));
+            }
+            // One bad list anywhere: negative start, stop before start, stop past len.
+            for at in [0, 5, TILE - 1, TILE, 2 * TILE + 3, 3 * TILE + 16] {
+                for (x, y) in [(-1, 3), (7, 6), (0, 1011)] {
+                    let (mut a, mut b) = (starts.clone(), stops.clone());
+                    (a[at], b[at]) = (x, y);
+                    assert!(!tile_check_sum(&a, &b, 1010, avx2).0, "{at} {x} {y}");
+                    if y <= 1010 {
+                        assert!(!tile_check_sum(&a, &b, huge, avx2).0, "{at} {x} {y}");
+                    }
+                }
+            }
+        }
     }
 }

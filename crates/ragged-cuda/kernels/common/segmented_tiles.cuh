@@ -50,8 +50,8 @@ template <typename T> struct TileSumShape {
 };
 
 /// The tile holding element `at` (at >= base) of tiles of `tile` elements, a power of
-/// two (TILE_SUM_BYTES / sizeof(T)): a shift, not a 64-bit division (which took most of
-/// step 1's time).
+/// two (TILE_SUM_BYTES / sizeof(T)): a shift, not a 64-bit division (three of those
+/// per segment made step 1 34 µs of a 360 µs list extreme of 2^28 elements on an H200).
 __device__ __forceinline__ long long tile_of(long long at, long long base, long long tile) {
     return (at - base) >> (__ffsll(tile) - 1);
 }

@@ -40,7 +40,7 @@ use crate::memory::{Device, DeviceBitmap, DeviceBuffer};
 use crate::primitives::segmented_reduce::{
     mode_kernel, mode_threads, takes_tile_sums, tile_starts, tile_sums, TileLayout, TileSegments,
 };
-use crate::primitives::validity_args;
+use crate::primitives::{validity_args, value_from_bytes};
 use crate::CudaBackend;
 
 /// How a reduction over the lists is launched.
@@ -433,16 +433,14 @@ fn tile_extremum<O: OffsetSize, T: Native>(
         (set_count, fix_flag),
     )?;
     let bytes = backend.read_bytes(&scratch.buffer, 0, 16)?;
-    let word = |k: usize| {
-        bytes
-            .get(8 * k..8 * k + 8)
-            .and_then(|b| <[u8; 8]>::try_from(b).ok())
-            .map_or(0, u64::from_le_bytes)
-    };
-    if T::IS_FLOAT && word(1) != 0 {
+    let (set, flagged) = (
+        value_from_bytes::<u64>(&bytes).unwrap_or(0),
+        value_from_bytes::<u64>(bytes.get(8..).unwrap_or(&[])).unwrap_or(0),
+    );
+    if T::IS_FLOAT && flagged != 0 {
         fix_float_extremes::<O, T>(backend, child, segs, out, words.device_ptr(), fix_flag)?;
     }
-    let nulls = n.saturating_sub(word(0) as usize);
+    let nulls = n.saturating_sub(set as usize);
     Ok((nulls > 0).then(|| DeviceBitmap::new(words.into_bytes(), 0, n, nulls)))
 }
 
@@ -462,8 +460,9 @@ fn takes_extreme_tiles<T: Native>(child: &PrimitiveColumn<T, Device>, segs: &Til
 /// list_min / list_max (`name`) by tiles of elements into `out` (n values of T) and
 /// the validity words (every one written): `list_<name>_tiles_first_<O>_<T>` finds the
 /// list at each tile's start, writes the validity words, adds their set bits to the
-/// zeroed counter `set_count` and sets the results the tiles combine into or skip, `list_<name>_tiles_<O>_<T>` reduces the tiles (a block each:
-/// values for lists inside a tile, keys of T for lists spanning tiles) and, for floats,
+/// zeroed counter `set_count` and sets the results the tiles combine into or skip,
+/// `list_<name>_tiles_<O>_<T>` reduces the tiles (a block each: values for lists
+/// inside a tile, keys of T for lists spanning tiles) and, for floats,
 /// `list_extreme_tiles_spanning_<O>_<T>` turns the spanning lists' keys back into
 /// numbers. Float results that are a zero or NaN set the word at `fix_flag`.
 fn extreme_tiles<O: OffsetSize, T: Native>(
