@@ -10,15 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
-
-#define CHECK(x)                                                                             \
-    do {                                                                                     \
-        cudaError_t e = (x);                                                                 \
-        if (e != cudaSuccess) {                                                              \
-            printf("CUDA error %s at %s:%d\n", cudaGetErrorString(e), __FILE__, __LINE__);   \
-            exit(1);                                                                         \
-        }                                                                                    \
-    } while (0)
+#include "check.cuh"
 
 static uint64_t hash(uint64_t seed, uint64_t i) {
     uint64_t z = i * 0x9E3779B97F4A7C15ull + seed;

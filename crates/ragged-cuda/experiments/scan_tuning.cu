@@ -14,17 +14,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
+#include "check.cuh"
 
 using namespace ragged;
-
-#define CHECK(x)                                                                             \
-    do {                                                                                     \
-        cudaError_t e = (x);                                                                 \
-        if (e != cudaSuccess) {                                                              \
-            printf("CUDA error %s at %s:%d\n", cudaGetErrorString(e), __FILE__, __LINE__);   \
-            exit(1);                                                                         \
-        }                                                                                    \
-    } while (0)
 
 struct NoTotal {
     template <typename A> __device__ void operator()(const A&) const {}
