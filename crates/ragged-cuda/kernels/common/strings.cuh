@@ -260,6 +260,46 @@ __device__ __forceinline__ void stage_tile(const uint8_t* chars, long long w0, l
     }
 }
 
+/// stage_row_tile for i32 offsets whose tile starts 16-byte aligned: offsets i .. i + 3
+/// of the tile (i = 4 * tid) loaded and their starts stored as one 16-byte vector each,
+/// the tile's last offset (n) by thread 0; a thread whose four reach n loads and
+/// stores them one by one.
+__device__ __forceinline__ int stage_row_tile_i32x4(const int32_t* offsets, const uint8_t* chars, uint64_t first,
+                                                    int n, RowTile& tile) {
+    const int i = 4 * static_cast<int>(threadIdx.x);
+    const bool whole = i + 3 < n;
+    int32_t v[4] = {0, 0, 0, 0};
+    if (whole) {
+        const int4 q = *reinterpret_cast<const int4*>(offsets + first + i);
+        v[0] = q.x, v[1] = q.y, v[2] = q.z, v[3] = q.w;
+    } else {
+#pragma unroll
+        for (int k = 0; k < 4; ++k)
+            if (i + k < n) v[k] = offsets[first + i + k];
+    }
+    if (threadIdx.x == 0) {
+        tile.ends[0] = n > 0 ? v[0] : offsets[first];
+        tile.ends[1] = offsets[first + n];
+    }
+    __syncthreads();
+    const long long w0 = tile.ends[0], w1 = tile.ends[1];
+    const long long misalign = static_cast<long long>(reinterpret_cast<unsigned long long>(chars) & 15u);
+    const long long base = ((w0 + misalign) & ~15ll) - misalign;
+    if (w1 - base > TILE_BYTES) return -1;  // uniform
+    const int32_t b = static_cast<int32_t>(base);  // i32 offsets: base fits
+    if (whole) {
+        *reinterpret_cast<int4*>(tile.starts + i) = make_int4(v[0] - b, v[1] - b, v[2] - b, v[3] - b);
+    } else {
+#pragma unroll
+        for (int k = 0; k < 4; ++k)
+            if (i + k < n) tile.starts[i + k] = v[k] - b;
+    }
+    if (threadIdx.x == 0) tile.starts[n] = static_cast<int32_t>(w1 - base);
+    stage_tile(chars, w0, w1, base, tile.bytes);
+    __syncthreads();
+    return static_cast<int>(w1 - base);
+}
+
 /// Stage rows [first, first + n) (n <= TILE_ROWS) of a strings column in `tile`, when
 /// their bytes fit: returns the staged span (bytes from tile.bytes[0] to the end of
 /// the last row) or -1 when they do not fit (then only tile.ends is written). Called
@@ -268,6 +308,12 @@ __device__ __forceinline__ void stage_tile(const uint8_t* chars, long long w0, l
 template <typename O>
 __device__ __forceinline__ int stage_row_tile(const O* offsets, const uint8_t* chars, uint64_t first, int n,
                                               RowTile& tile) {
+    static_assert(TILE_ROWS == 4 * 256, "a thread stages four offsets");
+    if constexpr (sizeof(O) == 4) {
+        // Uniform: the tile's i32 offsets start 16-byte aligned (not in some slices).
+        if ((reinterpret_cast<unsigned long long>(offsets + first) & 15u) == 0)
+            return stage_row_tile_i32x4(reinterpret_cast<const int32_t*>(offsets), chars, first, n, tile);
+    }
     constexpr int PER_THREAD = (TILE_ROWS + 256) / 256;
     const int tid = threadIdx.x;
     long long off[PER_THREAD];

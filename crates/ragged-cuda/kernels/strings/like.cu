@@ -63,22 +63,38 @@ __device__ __forceinline__ bool match_segment(const uint8_t* chars, long long& a
     return true;
 }
 
-/// Whether chars[begin, end) matches the m tokens: the segments between `%` tokens
-/// (like_tokens collapses their runs) are matched anchored at the start (the first),
-/// anchored at the end (the last) and leftmost in between, each after the one before —
-/// leftmost is the earliest end, so no other placement can match where it does not.
-/// ASCII: every byte of the row is below 0x80, so characters are bytes.
+/// The places of the first and last ANY_MANY among the m tokens (first_any = m when
+/// there is none), the same for every row: found once per block.
+struct LikeShape {
+    long long first_any;
+    long long last_any;
+};
+
+__device__ __forceinline__ LikeShape like_shape(const uint32_t* tokens, long long m) {
+    LikeShape shape{m, m};
+    for (long long t = m - 1; t >= 0; --t)
+        if (tokens[t] == ANY_MANY) {
+            shape.first_any = t;
+            if (shape.last_any == m) shape.last_any = t;
+        }
+    return shape;
+}
+
+/// Whether chars[begin, end) matches the m tokens (`shape` their like_shape): the
+/// segments between `%` tokens (like_tokens collapses their runs) are matched anchored
+/// at the start (the first), anchored at the end (the last) and leftmost in between,
+/// each after the one before — leftmost is the earliest end, so no other placement can
+/// match where it does not. ASCII: every byte of the row is below 0x80, so characters
+/// are bytes.
 template <bool ASCII>
 __device__ __forceinline__ bool like_match(const uint8_t* chars, long long begin, long long end,
-                                           const uint32_t* tokens, long long m) {
-    long long first_any = 0;
-    while (first_any < m && tokens[first_any] != ANY_MANY) ++first_any;
+                                           const uint32_t* tokens, long long m, LikeShape shape) {
+    const long long first_any = shape.first_any;
     long long pos = begin;
     if (first_any == m) return match_segment<ASCII>(chars, pos, end, tokens, 0, m) && pos == end;
     if (!match_segment<ASCII>(chars, pos, end, tokens, 0, first_any)) return false;
     // The last segment: as many characters before the end as it has tokens.
-    long long last_any = m - 1;
-    while (tokens[last_any] != ANY_MANY) --last_any;
+    const long long last_any = shape.last_any;
     long long hi = end;
     for (long long p = last_any + 1; p < m; ++p) {
         if (hi <= pos) return false;
@@ -112,14 +128,25 @@ __device__ __forceinline__ bool like_match(const uint8_t* chars, long long begin
     return true;
 }
 
+/// Tokens a block copies to shared memory (a longer pattern is read from global memory).
+constexpr int LIKE_SHARED_TOKENS = 256;
+
 /// Tiles of `tile_rows` rows (a multiple of 32, at most TILE_ROWS), grid-stride: a
 /// tile whose bytes fit is staged in shared memory (stage_row_tile) and matched there,
-/// else matched in global memory.
+/// else matched in global memory. The tokens are read from shared memory when they fit
+/// LIKE_SHARED_TOKENS, and their shape (like_shape) is found once per block.
 template <typename O>
-__device__ void like(const O* offsets, const uint8_t* chars, uint64_t rows, const uint32_t* tokens, uint64_t m,
-                     uint32_t tile_rows, uint32_t* out, unsigned long long* falses) {
+__device__ void like(const O* offsets, const uint8_t* chars, uint64_t rows, const uint32_t* global_tokens,
+                     uint64_t m, uint32_t tile_rows, uint32_t* out, unsigned long long* falses) {
     __shared__ RowTile tiled;
+    __shared__ uint32_t shared_tokens[LIKE_SHARED_TOKENS];
     const int tid = threadIdx.x;
+    const bool in_shared = m <= LIKE_SHARED_TOKENS;  // uniform
+    if (in_shared)
+        for (int t = tid; t < static_cast<int>(m); t += blockDim.x) shared_tokens[t] = global_tokens[t];
+    __syncthreads();
+    const uint32_t* tokens = in_shared ? shared_tokens : global_tokens;
+    const LikeShape shape = like_shape(tokens, static_cast<long long>(m));
     const uint64_t tiles = (rows + tile_rows - 1) / tile_rows;
     unsigned long long false_count = 0;
     for (uint64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
@@ -139,12 +166,12 @@ __device__ void like(const O* offsets, const uint8_t* chars, uint64_t rows, cons
             if (r < n) {
                 const long long mm = static_cast<long long>(m);
                 if (ascii) {
-                    hit = like_match<true>(tiled.bytes, tiled.starts[r], tiled.starts[r + 1], tokens, mm);
+                    hit = like_match<true>(tiled.bytes, tiled.starts[r], tiled.starts[r + 1], tokens, mm, shape);
                 } else if (span >= 0) {
-                    hit = like_match<false>(tiled.bytes, tiled.starts[r], tiled.starts[r + 1], tokens, mm);
+                    hit = like_match<false>(tiled.bytes, tiled.starts[r], tiled.starts[r + 1], tokens, mm, shape);
                 } else {
                     hit = like_match<false>(chars, static_cast<long long>(offsets[row]),
-                                            static_cast<long long>(offsets[row + 1]), tokens, mm);
+                                            static_cast<long long>(offsets[row + 1]), tokens, mm, shape);
                 }
             }
             ballot_word(row, rows, hit, out, false_count);

@@ -208,6 +208,54 @@ __device__ __forceinline__ bool edge_matches(const uint8_t* bytes, int begin, in
     return head_matches_at(bytes, OP == STARTS_WITH ? begin : end - pw.m, pw);
 }
 
+/// The most places for the pattern in a row (length - m + 1) for which contains
+/// compares them one by one (contains_direct) rather than computing match bits.
+constexpr int SHORT_POSITIONS = 4;
+
+/// contains of a pattern of at most 8 bytes (`pw`, m > 0) in the row at tile positions
+/// [begin, end): each place compared as words (head_matches_at).
+__device__ __forceinline__ bool contains_direct(const uint8_t* bytes, int begin, int end, const PatternWords& pw) {
+    bool found = false;
+    for (int p = begin; p + pw.m <= end; ++p) found |= head_matches_at(bytes, p, pw);
+    return found;
+}
+
+/// The answers of the rows [first, first + n) of a staged tile (span >= 0) or of one
+/// that did not fit (span < 0: searched in global memory): from the match bits
+/// (tile_answer), or, when `edge` (starts_with / ends_with), from each row's first or
+/// last bytes (edge_matches), or, when CONTAINS_DIRECT, by contains_direct. Predicates
+/// are packed by warp ballots with their unset bits added to false_count; the others
+/// stored as O.
+template <typename O, int OP, bool CONTAINS_DIRECT>
+__device__ __forceinline__ void tile_rows_answers(const O* offsets, const uint8_t* chars, uint64_t rows,
+                                                  uint64_t first, int n, int span, const RowTile& tiled,
+                                                  const uint32_t* match, const uint32_t* lead, const uint8_t* needle,
+                                                  const PatternWords& pw, bool edge, void* out,
+                                                  unsigned long long& false_count, uint64_t* error_word) {
+    constexpr bool PREDICATE = OP == CONTAINS || OP == STARTS_WITH || OP == ENDS_WITH;
+    constexpr bool EDGE = OP == STARTS_WITH || OP == ENDS_WITH;
+    const int32_t* starts = tiled.starts;
+    const unsigned tid = threadIdx.x;
+    const int m = pw.m;
+    for (int r = tid; r - static_cast<int>(tid & 31u) < n; r += SEARCH_BLOCK) {
+        const uint64_t row = first + r;
+        long long answer = 0;
+        if (r < n) {
+            if (span >= 0) {
+                if (CONTAINS_DIRECT) answer = contains_direct(tiled.bytes, starts[r], starts[r + 1], pw);
+                else if (EDGE && edge) answer = edge_matches<OP>(tiled.bytes, starts[r], starts[r + 1], pw);
+                else answer = tile_answer<OP>(match, lead, starts[r], starts[r + 1], m);
+            } else {
+                const long long begin = static_cast<long long>(offsets[row]);
+                const long long end = static_cast<long long>(offsets[row + 1]);
+                answer = search_row<OP>(chars, begin, end, needle, m);
+            }
+            if (!PREDICATE) store_answer<O>(out, row, answer, error_word);
+        }
+        if (PREDICATE) ballot_word(row, rows, answer != 0, static_cast<uint32_t*>(out), false_count);
+    }
+}
+
 /// The scalar-pattern searches over tiles of `tile_rows` rows (a multiple of 32, at
 /// most TILE_ROWS), grid-stride. A tile whose bytes fit TILE_BYTES is staged in shared
 /// memory; every thread then computes the match bits of 32 positions
@@ -216,8 +264,9 @@ __device__ __forceinline__ bool edge_matches(const uint8_t* bytes, int begin, in
 /// positions (tile_answer), with no per-byte loop and no divergence between rows of
 /// different lengths. starts_with and ends_with of patterns of at most 8 bytes need
 /// no match bits: each row's first or last bytes are compared as words
-/// (edge_matches). A tile that does not fit (a very long row) is searched row per
-/// thread in global memory, as search() does.
+/// (edge_matches); neither does contains of such a pattern in a tile whose rows have
+/// at most SHORT_POSITIONS places for it (contains_direct). A tile that does not fit
+/// (a very long row) is searched row per thread in global memory, as search() does.
 template <typename O, int OP>
 __device__ void search_tiles(const O* offsets, const uint8_t* chars, uint64_t rows, const int32_t* pattern_offsets,
                              const uint8_t* pattern_chars, uint32_t tile_rows, void* out, unsigned long long* falses,
@@ -235,13 +284,24 @@ __device__ void search_tiles(const O* offsets, const uint8_t* chars, uint64_t ro
     const PatternWords pw = pattern_words(needle, m);
     // Uniform: starts_with / ends_with compare each row's edge directly.
     constexpr bool EDGE = OP == STARTS_WITH || OP == ENDS_WITH;
-    const bool direct = EDGE && m <= 8;
+    const bool edge = EDGE && m <= 8;
     const uint64_t tiles = (rows + tile_rows - 1) / tile_rows;
     unsigned long long false_count = 0;
     for (uint64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
         const uint64_t first = tile * tile_rows;
         const int n = static_cast<int>(rows - first < tile_rows ? rows - first : tile_rows);
         const int span = stage_row_tile(offsets, chars, first, n, tiled);
+        // contains of a pattern of 1 to 8 bytes in a tile of rows with at most
+        // SHORT_POSITIONS places for it each (a column like "public" / "private"):
+        // each row's places compared as words (contains_direct), with no match bits.
+        bool direct = edge;
+        // Uniform; a tile whose bytes average more than m + 3 per row has a longer
+        // one without looking.
+        if (OP == CONTAINS && m > 0 && m <= 8 && span >= 0 && span <= n * (m - 1 + SHORT_POSITIONS) + 16) {
+            bool long_row = false;
+            for (int r = tid; r < n; r += SEARCH_BLOCK) long_row |= starts[r + 1] - starts[r] > m - 1 + SHORT_POSITIONS;
+            direct = !__syncthreads_or(long_row);
+        }
         if (span >= 0 && !direct) {
             for (int c = tid; 32 * c < span; c += SEARCH_BLOCK) {
                 uint32_t w[8];
@@ -257,21 +317,17 @@ __device__ void search_tiles(const O* offsets, const uint8_t* chars, uint64_t ro
             }
             __syncthreads();
         }
-        for (int r = tid; r - static_cast<int>(tid & 31u) < n; r += SEARCH_BLOCK) {
-            const uint64_t row = first + r;
-            long long answer = 0;
-            if (r < n) {
-                if (span >= 0) {
-                    answer = direct ? edge_matches<OP>(bytes, starts[r], starts[r + 1], pw)
-                                    : tile_answer<OP>(match, lead, starts[r], starts[r + 1], m);
-                } else {
-                    const long long begin = static_cast<long long>(offsets[row]);
-                    const long long end = static_cast<long long>(offsets[row + 1]);
-                    answer = search_row<OP>(chars, begin, end, needle, m);
-                }
-                if (!PREDICATE) store_answer<O>(out, row, answer, error_word);
-            }
-            if (PREDICATE) ballot_word(row, rows, answer != 0, static_cast<uint32_t*>(out), false_count);
+        // Uniform; the row loop compiled once per way of answering (tile_rows_answers).
+        if constexpr (OP == CONTAINS) {
+            if (direct)
+                tile_rows_answers<O, OP, true>(offsets, chars, rows, first, n, span, tiled, match, lead, needle, pw,
+                                               false, out, false_count, error_word);
+            else
+                tile_rows_answers<O, OP, false>(offsets, chars, rows, first, n, span, tiled, match, lead, needle, pw,
+                                                false, out, false_count, error_word);
+        } else {
+            tile_rows_answers<O, OP, false>(offsets, chars, rows, first, n, span, tiled, match, lead, needle, pw,
+                                            direct, out, false_count, error_word);
         }
         // The next tile overwrites the shared arrays.
         __syncthreads();

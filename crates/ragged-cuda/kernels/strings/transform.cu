@@ -387,20 +387,47 @@ struct Pad {
     uint32_t side;
     uint32_t unused;
 
-    __device__ bool operator()(uint64_t row, Writer& w) const {
+    /// A valid row: its bytes and the fill characters before and after them.
+    struct Plan {
+        string_view s;
+        unsigned long long left, right;
+    };
+
+    __device__ bool plan(uint64_t row, Plan& p, long long& size) const {
+        size = 0;
         if (!col.valid(row)) return false;
-        const string_view s = col.get(row);
-        const unsigned long long n = static_cast<unsigned long long>(s.chars());
+        p.s = col.get(row);
+        const unsigned long long n = static_cast<unsigned long long>(p.s.chars());
         const unsigned long long missing = n < width ? width - n : 0;
-        const unsigned long long left = side == 0 ? missing : (side == 1 ? 0 : missing / 2);
+        p.left = side == 0 ? missing : (side == 1 ? 0 : missing / 2);
+        p.right = missing - p.left;
+        size = static_cast<long long>(missing * static_cast<unsigned long long>(fill.get(0).size)) + p.s.size;
+        return true;
+    }
+
+    /// `count` fill characters (one byte each in the usual case).
+    __device__ __forceinline__ void fill_chars(unsigned long long count, Writer& w) const {
         const string_view f = fill.get(0);
-        if (w.out == nullptr) {
-            w.pos += static_cast<long long>(missing * f.size) + s.size;
-            return true;
+        if (f.size == 1) {
+            const uint8_t c = f.data[0];
+            for (unsigned long long k = 0; k < count; ++k) w.byte(c);
+        } else {
+            for (unsigned long long k = 0; k < count; ++k) w.str(f);
         }
-        for (unsigned long long k = 0; k < left; ++k) w.str(f);
-        w.str(s);
-        for (unsigned long long k = left; k < missing; ++k) w.str(f);
+    }
+
+    __device__ void write(const Plan& p, Writer& w) const {
+        fill_chars(p.left, w);
+        w.str(p.s);
+        fill_chars(p.right, w);
+    }
+
+    __device__ bool operator()(uint64_t row, Writer& w) const {
+        Plan p;
+        long long size;
+        if (!plan(row, p, size)) return false;
+        if (w.out == nullptr) w.pos += size;
+        else write(p, w);
         return true;
     }
 };

@@ -327,7 +327,8 @@ pub fn search_overlaps<B: Backend>(backend: &B) {
 /// a pattern's first bytes and differ at a later one (each byte of the pattern is the
 /// first to differ somewhere), and rows start and end at every alignment. Every
 /// search is checked against the oracle, in a column of 300 rows (one tile) and of
-/// 3 000 (several).
+/// 3 000 (several), and in columns as long of rows with at most four places for the
+/// pattern (up to m + 3 bytes).
 ///
 /// # Panics
 /// When any answer differs from the oracle.
@@ -346,20 +347,36 @@ pub fn search_pattern_lengths<B: Backend>(backend: &B) {
         let spec = StringSpec::all_valid(rows);
         let case = StringCase::<i32>::from_spec(format!("ascii/ab/{count}"), &spec);
         for m in 1..=12usize {
+            // Rows with at most 4 places for the pattern (m - 1 + 4 bytes or fewer),
+            // which the GPU's contains compares without match bits when m <= 8.
+            let short_rows: Vec<String> = (0..count)
+                .map(|_| {
+                    let len = rng.index(m + 4);
+                    (0..len)
+                        .map(|_| if rng.chance(70) { 'a' } else { 'b' })
+                        .collect()
+                })
+                .collect();
+            let short = StringCase::<i32>::from_spec(
+                format!("ascii/ab/short{m}/{count}"),
+                &StringSpec::all_valid(short_rows),
+            );
             // Mostly 'a' with one 'b' at a random place, and all 'a'.
             let mut pattern: Vec<char> = vec!['a'; m];
             pattern[rng.index(m)] = 'b';
             let all_a: String = "a".repeat(m);
             for pattern in [pattern.into_iter().collect::<String>(), all_a] {
-                for op in SEARCHES {
-                    failures.record(check_search(
-                        backend,
-                        &case,
-                        op,
-                        &pattern,
-                        Pattern::Scalar(&pattern),
-                        &OraclePattern::Scalar(&pattern),
-                    ));
+                for case in [&case, &short] {
+                    for op in SEARCHES {
+                        failures.record(check_search(
+                            backend,
+                            case,
+                            op,
+                            &pattern,
+                            Pattern::Scalar(&pattern),
+                            &OraclePattern::Scalar(&pattern),
+                        ));
+                    }
                 }
             }
         }

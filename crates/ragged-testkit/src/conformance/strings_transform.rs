@@ -687,6 +687,35 @@ fn random_visibility(n: usize, rng: &mut Rng) -> Vec<Option<String>> {
         .collect()
 }
 
+/// Names and visibilities for `redact` at the edges: rows of 0–9 characters from " ",
+/// "!", "a", "é" and "𝄞" (runs of spaces, a space ending one row where the next
+/// starts with "!", the byte one above a space's, so that a word-wise search that
+/// reads across rows would be caught), one name of 30 000 bytes at row 700 among
+/// short ones (one GPU tile too long for shared memory), and visibilities around
+/// "public" ("publi", "xpublic", "!public", "publicc", "pu blic").
+fn edge_rows(n: usize, rng: &mut Rng) -> (Vec<Option<String>>, Vec<Option<String>>) {
+    const PIECES: [&str; 5] = [" ", "!", "a", "é", "𝄞"];
+    const VISIBILITIES: [&str; 8] = [
+        "public", "publi", "xpublic", "!public", "publicc", "pu blic", "", "private",
+    ];
+    let names = (0..n)
+        .map(|i| {
+            if i == 700 {
+                return Some(format!("{} {}", "long".repeat(5000), "é".repeat(5000)));
+            }
+            if rng.chance(3) {
+                return None;
+            }
+            let len = rng.index(10);
+            Some((0..len).map(|_| PIECES[rng.index(PIECES.len())]).collect())
+        })
+        .collect();
+    let visibility = (0..n)
+        .map(|_| (!rng.chance(3)).then(|| VISIBILITIES[rng.index(VISIBILITIES.len())].to_string()))
+        .collect();
+    (names, visibility)
+}
+
 /// The oracle of `redact` for one row, written from the description with
 /// Rust's `str` methods.
 pub fn redact_oracle(name: Option<&str>, visibility: Option<&str>) -> Option<String> {
@@ -740,19 +769,33 @@ fn redact_composed<B: Backend, O: OffsetSize>(
     )
 }
 
-/// Suite test: `redact` over generated names (0, 1, 31–33, 257 and 5 000 rows, sliced
-/// too) equals the oracle and the composition of the API's ops on the same backend, at
-/// automatic and forced-i64 widths; a visibility scalar works too.
+/// Suite test: `redact` over generated names (0, 1, 31–33, 257 and 5 000 rows, and
+/// 1 200 rows of edge_rows; sliced too) equals the oracle and the composition of the
+/// API's ops on the same backend, at automatic and forced-i64 widths; a visibility
+/// scalar works too.
 ///
 /// # Panics
 /// When any output differs.
 pub fn redact<B: Backend, O: OffsetSize + TestNative>(backend: &B) {
     let mut failures = Failures::new();
-    for rows in [0usize, 1, 31, 32, 33, 257, 5000] {
+    for (edges, rows) in [
+        (false, 0usize),
+        (false, 1),
+        (false, 31),
+        (false, 32),
+        (false, 33),
+        (false, 257),
+        (false, 5000),
+        (true, 1200),
+    ] {
         for sliced in [false, true] {
             let mut rng = Rng::from_label(&format!("redact/{rows}"));
-            let mut names = random_names(rows + 3, &mut rng);
-            let mut visibility = random_visibility(rows + 3, &mut rng);
+            let (mut names, mut visibility) = if edges {
+                edge_rows(rows + 3, &mut rng)
+            } else {
+                let names = random_names(rows + 3, &mut rng);
+                (names, random_visibility(rows + 3, &mut rng))
+            };
             let mut names_col = StringColumn::<O>::from_options(names.iter().map(|r| r.as_deref()));
             let mut vis_col =
                 StringColumn::<O>::from_options(visibility.iter().map(|r| r.as_deref()));
@@ -768,7 +811,7 @@ pub fn redact<B: Backend, O: OffsetSize + TestNative>(backend: &B) {
                 vis_col = vis_col.slice(0, rows).expect("in range");
             }
             let label = format!(
-                "{}/redact/rows={rows}/sliced={sliced}",
+                "{}/redact/rows={rows}/edges={edges}/sliced={sliced}",
                 StringCase::<O>::type_name()
             );
             let want: Vec<Option<String>> = names
