@@ -21,8 +21,8 @@ constexpr uint32_t ANY_MANY = 0xFFFFFFFFu;
 
 /// The code point starting at chars[at] (valid UTF-8 ending before `end`) and its width;
 /// with ASCII (every byte of the row is below 0x80), the byte itself.
-template <bool ASCII>
-__device__ __forceinline__ uint32_t decode(const uint8_t* chars, long long at, long long end, int& width) {
+template <bool ASCII, typename I>
+__device__ __forceinline__ uint32_t decode(const uint8_t* chars, I at, I end, int& width) {
     const uint32_t b0 = chars[at];
     if constexpr (ASCII) {
         width = 1;
@@ -47,14 +47,13 @@ __device__ __forceinline__ uint32_t decode(const uint8_t* chars, long long at, l
 
 /// Whether tokens [t0, t1) (none of them ANY_MANY) match the characters from chars[at]
 /// on, none at or after `end`; on a match `at` moves past them.
-template <bool ASCII>
-__device__ __forceinline__ bool match_segment(const uint8_t* chars, long long& at, long long end,
-                                              const uint32_t* tokens, long long t0, long long t1) {
-    long long s = at;
-    for (long long p = t0; p < t1; ++p) {
+template <bool ASCII, typename I>
+__device__ __forceinline__ bool match_segment(const uint8_t* chars, I& at, I end, const uint32_t* tokens, I t0, I t1) {
+    I s = at;
+    for (I p = t0; p < t1; ++p) {
         if (s >= end) return false;
         int width;
-        const uint32_t c = decode<ASCII>(chars, s, end, width);
+        const uint32_t c = decode<ASCII, I>(chars, s, end, width);
         const uint32_t t = tokens[p];
         if (t != ANY_ONE && t != c) return false;
         s += width;
@@ -65,14 +64,14 @@ __device__ __forceinline__ bool match_segment(const uint8_t* chars, long long& a
 
 /// The places of the first and last ANY_MANY among the m tokens (first_any = m when
 /// there is none), the same for every row: found once per block.
-struct LikeShape {
-    long long first_any;
-    long long last_any;
+template <typename I> struct LikeShape {
+    I first_any;
+    I last_any;
 };
 
-__device__ __forceinline__ LikeShape like_shape(const uint32_t* tokens, long long m) {
-    LikeShape shape{m, m};
-    for (long long t = m - 1; t >= 0; --t)
+template <typename I> __device__ __forceinline__ LikeShape<I> like_shape(const uint32_t* tokens, I m) {
+    LikeShape<I> shape{m, m};
+    for (I t = m - 1; t >= 0; --t)
         if (tokens[t] == ANY_MANY) {
             shape.first_any = t;
             if (shape.last_any == m) shape.last_any = t;
@@ -85,41 +84,43 @@ __device__ __forceinline__ LikeShape like_shape(const uint32_t* tokens, long lon
 /// at the start (the first), anchored at the end (the last) and leftmost in between,
 /// each after the one before — leftmost is the earliest end, so no other placement can
 /// match where it does not. ASCII: every byte of the row is below 0x80, so characters
-/// are bytes.
-template <bool ASCII>
-__device__ __forceinline__ bool like_match(const uint8_t* chars, long long begin, long long end,
-                                           const uint32_t* tokens, long long m, LikeShape shape) {
-    const long long first_any = shape.first_any;
-    long long pos = begin;
-    if (first_any == m) return match_segment<ASCII>(chars, pos, end, tokens, 0, m) && pos == end;
-    if (!match_segment<ASCII>(chars, pos, end, tokens, 0, first_any)) return false;
+/// are bytes. I: the index type of the row's bytes and of the tokens (int for a staged
+/// tile and a pattern that fits shared memory: half the instructions of 64-bit index
+/// arithmetic).
+template <bool ASCII, typename I>
+__device__ __forceinline__ bool like_match(const uint8_t* chars, I begin, I end, const uint32_t* tokens, I m,
+                                           LikeShape<I> shape) {
+    const I first_any = shape.first_any;
+    I pos = begin;
+    if (first_any == m) return match_segment<ASCII, I>(chars, pos, end, tokens, 0, m) && pos == end;
+    if (!match_segment<ASCII, I>(chars, pos, end, tokens, 0, first_any)) return false;
     // The last segment: as many characters before the end as it has tokens.
-    const long long last_any = shape.last_any;
-    long long hi = end;
-    for (long long p = last_any + 1; p < m; ++p) {
+    const I last_any = shape.last_any;
+    I hi = end;
+    for (I p = last_any + 1; p < m; ++p) {
         if (hi <= pos) return false;
         --hi;
         if constexpr (!ASCII)
             while (hi > pos && (chars[hi] & 0xC0u) == 0x80u) --hi;
     }
-    long long tail = hi;
-    if (!match_segment<ASCII>(chars, tail, end, tokens, last_any + 1, m)) return false;
+    I tail = hi;
+    if (!match_segment<ASCII, I>(chars, tail, end, tokens, last_any + 1, m)) return false;
     // The middle segments, each at its leftmost match ending by `hi`.
-    for (long long t = first_any + 1; t < last_any;) {
-        long long e = t;
+    for (I t = first_any + 1; t < last_any;) {
+        I e = t;
         while (tokens[e] != ANY_MANY) ++e;
         bool found = false;
         const uint32_t lead = tokens[t];
-        for (long long p = pos; p < hi;) {
-            long long s = p;
+        for (I p = pos; p < hi;) {
+            I s = p;
             // ASCII: a byte that is not the segment's first token starts no match.
-            if ((!ASCII || lead == ANY_ONE || chars[p] == lead) && match_segment<ASCII>(chars, s, hi, tokens, t, e)) {
+            if ((!ASCII || lead == ANY_ONE || chars[p] == lead) && match_segment<ASCII, I>(chars, s, hi, tokens, t, e)) {
                 pos = s;
                 found = true;
                 break;
             }
             int width;
-            decode<ASCII>(chars, p, hi, width);
+            decode<ASCII, I>(chars, p, hi, width);
             p += width;
         }
         if (!found) return false;
@@ -146,7 +147,9 @@ __device__ void like(const O* offsets, const uint8_t* chars, uint64_t rows, cons
         for (int t = tid; t < static_cast<int>(m); t += blockDim.x) shared_tokens[t] = global_tokens[t];
     __syncthreads();
     const uint32_t* tokens = in_shared ? shared_tokens : global_tokens;
-    const LikeShape shape = like_shape(tokens, static_cast<long long>(m));
+    // int indices for staged rows and a pattern in shared memory, else 64-bit ones.
+    const LikeShape<int> shape32 = like_shape(tokens, in_shared ? static_cast<int>(m) : 0);
+    const LikeShape<long long> shape = like_shape(tokens, static_cast<long long>(m));
     const uint64_t tiles = (rows + tile_rows - 1) / tile_rows;
     unsigned long long false_count = 0;
     for (uint64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
@@ -165,12 +168,18 @@ __device__ void like(const O* offsets, const uint8_t* chars, uint64_t rows, cons
             bool hit = false;
             if (r < n) {
                 const long long mm = static_cast<long long>(m);
-                if (ascii) {
-                    hit = like_match<true>(tiled.bytes, tiled.starts[r], tiled.starts[r + 1], tokens, mm, shape);
+                const int m32 = static_cast<int>(m);
+                const int b = span >= 0 ? tiled.starts[r] : 0, e = span >= 0 ? tiled.starts[r + 1] : 0;
+                if (ascii && in_shared) {
+                    hit = like_match<true, int>(tiled.bytes, b, e, tokens, m32, shape32);
+                } else if (ascii) {
+                    hit = like_match<true, long long>(tiled.bytes, b, e, tokens, mm, shape);
+                } else if (span >= 0 && in_shared) {
+                    hit = like_match<false, int>(tiled.bytes, b, e, tokens, m32, shape32);
                 } else if (span >= 0) {
-                    hit = like_match<false>(tiled.bytes, tiled.starts[r], tiled.starts[r + 1], tokens, mm, shape);
+                    hit = like_match<false, long long>(tiled.bytes, b, e, tokens, mm, shape);
                 } else {
-                    hit = like_match<false>(chars, static_cast<long long>(offsets[row]),
+                    hit = like_match<false, long long>(chars, static_cast<long long>(offsets[row]),
                                             static_cast<long long>(offsets[row + 1]), tokens, mm, shape);
                 }
             }

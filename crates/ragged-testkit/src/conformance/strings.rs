@@ -756,7 +756,7 @@ fn check_like<B: Backend, O: OffsetSize + TestNative>(
 
 /// Suite test: `like` over every strings case of offset width `O` with patterns from
 /// the data and fixed ones (with `\` as the escape), plus rows holding `%`, `_` and `\`
-/// matched with and without escapes.
+/// matched with and without escapes, and patterns of 300 and 400 tokens.
 ///
 /// # Panics
 /// When any answer differs from the oracle.
@@ -774,6 +774,7 @@ pub fn like<B: Backend, O: OffsetSize + TestNative>(backend: &B) {
         ]
         .iter()
         .map(|s| ((*s).to_string(), true))
+        .chain([("x".repeat(400), true), ("é".repeat(400), true)])
         .collect(),
         slice: None,
         explicit_validity: false,
@@ -793,6 +794,14 @@ pub fn like<B: Backend, O: OffsetSize + TestNative>(backend: &B) {
         ("%%%", None),
     ] {
         failures.record(check_like(backend, &special, pattern, escape));
+    }
+    // Patterns of more tokens than the GPU keeps in shared memory (256).
+    for pattern in [
+        format!("%{}%", "x".repeat(299)),
+        "_".repeat(400),
+        format!("{}%", "é".repeat(300)),
+    ] {
+        failures.record(check_like(backend, &special, &pattern, None));
     }
     failures.finish(&format!("like<{}>", O::OFFSET_NAME));
 }
