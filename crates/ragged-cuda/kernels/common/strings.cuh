@@ -260,6 +260,13 @@ __device__ __forceinline__ void stage_tile(const uint8_t* chars, long long w0, l
     }
 }
 
+/// The byte index, relative to chars, of the 16-byte aligned address at or below
+/// chars + at (where a staged tile starts, so that its chunks load as vectors).
+__device__ __forceinline__ long long aligned_base(const uint8_t* chars, long long at) {
+    const long long misalign = static_cast<long long>(reinterpret_cast<unsigned long long>(chars) & 15u);
+    return ((at + misalign) & ~15ll) - misalign;
+}
+
 /// stage_row_tile for i32 offsets whose tile starts 16-byte aligned: offsets i .. i + 3
 /// of the tile (i = 4 * tid) loaded and their starts stored as one 16-byte vector each,
 /// the tile's last offset (n) by thread 0; a thread whose four reach n loads and
@@ -283,8 +290,7 @@ __device__ __forceinline__ int stage_row_tile_i32x4(const int32_t* offsets, cons
     }
     __syncthreads();
     const long long w0 = tile.ends[0], w1 = tile.ends[1];
-    const long long misalign = static_cast<long long>(reinterpret_cast<unsigned long long>(chars) & 15u);
-    const long long base = ((w0 + misalign) & ~15ll) - misalign;
+    const long long base = aligned_base(chars, w0);
     if (w1 - base > TILE_BYTES) return -1;  // uniform
     const int32_t b = static_cast<int32_t>(base);  // i32 offsets: base fits
     if (whole) {
@@ -326,8 +332,7 @@ __device__ __forceinline__ int stage_row_tile(const O* offsets, const uint8_t* c
     }
     __syncthreads();
     const long long w0 = tile.ends[0], w1 = tile.ends[1];
-    const long long misalign = static_cast<long long>(reinterpret_cast<unsigned long long>(chars) & 15u);
-    const long long base = ((w0 + misalign) & ~15ll) - misalign;
+    const long long base = aligned_base(chars, w0);
     if (w1 - base > TILE_BYTES) return -1;  // uniform
 #pragma unroll
     for (int k = 0; k < PER_THREAD; ++k) {

@@ -69,9 +69,9 @@ template <typename I> struct LikeShape {
     I last_any;
 };
 
-template <typename I> __device__ __forceinline__ LikeShape<I> like_shape(const uint32_t* tokens, I m) {
-    LikeShape<I> shape{m, m};
-    for (I t = m - 1; t >= 0; --t)
+__device__ __forceinline__ LikeShape<long long> like_shape(const uint32_t* tokens, long long m) {
+    LikeShape<long long> shape{m, m};
+    for (long long t = m - 1; t >= 0; --t)
         if (tokens[t] == ANY_MANY) {
             shape.first_any = t;
             if (shape.last_any == m) shape.last_any = t;
@@ -147,9 +147,10 @@ __device__ void like(const O* offsets, const uint8_t* chars, uint64_t rows, cons
         for (int t = tid; t < static_cast<int>(m); t += blockDim.x) shared_tokens[t] = global_tokens[t];
     __syncthreads();
     const uint32_t* tokens = in_shared ? shared_tokens : global_tokens;
-    // int indices for staged rows and a pattern in shared memory, else 64-bit ones.
-    const LikeShape<int> shape32 = like_shape(tokens, in_shared ? static_cast<int>(m) : 0);
     const LikeShape<long long> shape = like_shape(tokens, static_cast<long long>(m));
+    // The same places as ints, used for staged rows with the tokens in shared memory
+    // (m <= LIKE_SHARED_TOKENS); 64-bit indices otherwise.
+    const LikeShape<int> shape32{static_cast<int>(shape.first_any), static_cast<int>(shape.last_any)};
     const uint64_t tiles = (rows + tile_rows - 1) / tile_rows;
     unsigned long long false_count = 0;
     for (uint64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
