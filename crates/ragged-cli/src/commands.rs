@@ -36,7 +36,8 @@ pub struct BenchArgs {
     /// Small sizes and few runs (a smoke test, not a measurement).
     #[arg(long)]
     quick: bool,
-    /// Run only the cases whose name contains this text (e.g. `scan_sum`).
+    /// Run only the cases whose name contains this text (e.g. `scan_sum`), or one of
+    /// its comma-separated parts (`redact/60000000,like/`).
     #[arg(long)]
     filter: Option<String>,
 }

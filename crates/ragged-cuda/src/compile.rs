@@ -273,14 +273,49 @@ const HEADERS: &[(&str, &str)] = &[
 pub fn expand_includes(module: &ModuleSource) -> Result<String> {
     let mut out = module.defines.to_string();
     let mut seen = Vec::new();
-    expand_into(
-        &format!("{}.cu", module.file),
-        module.source,
-        &mut out,
-        &mut seen,
-        module,
-    )?;
+    let file = format!("{}.cu", module.file);
+    let source = source_text(&file, module.source, module)?;
+    expand_into(&file, &source, &mut out, &mut seen, module)?;
     Ok(out)
+}
+
+/// The text of `kernels/<file>`: the embedded copy, or — for kernel development, when
+/// `$RAGGED_KERNEL_SOURCES` names a copy of the `kernels/` directory — the file of that
+/// name there where it exists, so that kernel variants can be compared with one build
+/// of the binaries (the cache key hashes the expanded text: variants never share
+/// entries).
+///
+/// # Errors
+/// [`Error::KernelCompile`] when the override file exists but cannot be read.
+fn source_text<'a>(
+    file: &str,
+    embedded: &'a str,
+    module: &ModuleSource,
+) -> Result<std::borrow::Cow<'a, str>> {
+    let dir = std::env::var_os("RAGGED_KERNEL_SOURCES").filter(|v| !v.is_empty());
+    source_text_in(dir.as_deref().map(Path::new), file, embedded, module)
+}
+
+/// [`source_text`] with the override directory given.
+fn source_text_in<'a>(
+    dir: Option<&Path>,
+    file: &str,
+    embedded: &'a str,
+    module: &ModuleSource,
+) -> Result<std::borrow::Cow<'a, str>> {
+    let Some(dir) = dir else {
+        return Ok(std::borrow::Cow::Borrowed(embedded));
+    };
+    let path = dir.join(file);
+    if !path.exists() {
+        return Ok(std::borrow::Cow::Borrowed(embedded));
+    }
+    std::fs::read_to_string(&path)
+        .map(std::borrow::Cow::Owned)
+        .map_err(|e| Error::KernelCompile {
+            module: module.name.into(),
+            log: format!("{}: {e}", path.display()),
+        })
 }
 
 fn expand_into(
@@ -312,7 +347,8 @@ fn expand_into(
                 };
                 if !seen.contains(header_name) {
                     seen.push(header_name);
-                    expand_into(header_name, header, out, seen, module)?;
+                    let text = source_text(header_name, header, module)?;
+                    expand_into(header_name, &text, out, seen, module)?;
                 }
                 out.push_str(&format!("#line {} \"kernels/{file}\"\n", number + 2));
             }
@@ -572,4 +608,29 @@ pub fn cache_write(path: &Path, cubin: &[u8]) {
         return;
     }
     let _ = std::fs::remove_file(&tmp);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kernel_sources_override_files_that_exist_and_keep_the_others() {
+        let dir =
+            std::env::temp_dir().join(format!("ragged-kernel-sources-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("strings")).unwrap();
+        std::fs::write(dir.join("strings/like.cu"), "// variant\n").unwrap();
+        let module = &STRINGS_LIKE;
+        let over = source_text_in(Some(&dir), "strings/like.cu", module.source, module).unwrap();
+        assert_eq!(over, "// variant\n");
+        let kept = source_text_in(Some(&dir), "common/ragged.cuh", "embedded", module).unwrap();
+        assert_eq!(kept, "embedded");
+        let none = source_text_in(None, "strings/like.cu", module.source, module).unwrap();
+        assert_eq!(none, module.source);
+        // An override that exists but is no file is an error naming it.
+        std::fs::create_dir_all(dir.join("strings/search.cu")).unwrap();
+        let err = source_text_in(Some(&dir), "strings/search.cu", "", module).unwrap_err();
+        assert!(err.to_string().contains("search.cu"), "{err}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

@@ -52,8 +52,15 @@ pub struct BenchOptions {
     pub suite: Option<String>,
     /// Smaller sizes and fewer runs (for smoke tests on small machines).
     pub quick: bool,
-    /// Run only the cases whose name contains this text.
+    /// Run only the cases whose name contains this text, or one of its comma-separated
+    /// parts (`redact/60000000,like/`).
     pub filter: Option<String>,
+}
+
+/// Whether `case` is selected by `filter`: no filter, or a name that contains one of
+/// the filter's comma-separated parts.
+fn selected(filter: Option<&str>, case: &str) -> bool {
+    filter.is_none_or(|f| f.split(',').any(|part| case.contains(part)))
 }
 
 /// The suites known to the harness.
@@ -162,7 +169,7 @@ impl<B: BenchBackend> Harness<'_, B> {
         bytes: impl FnOnce() -> Result<u64>,
         run: impl FnMut() -> Result<()>,
     ) -> Result<()> {
-        if self.filter.as_deref().is_some_and(|f| !case.contains(f)) {
+        if !selected(self.filter.as_deref(), case) {
             return Ok(());
         }
         let bytes = bytes()?;
@@ -176,7 +183,7 @@ impl<B: BenchBackend> Harness<'_, B> {
         bytes: u64,
         mut run: impl FnMut() -> Result<()>,
     ) -> Result<()> {
-        if self.filter.as_deref().is_some_and(|f| !case.contains(f)) {
+        if !selected(self.filter.as_deref(), case) {
             return Ok(());
         }
         for _ in 0..2 {
@@ -295,7 +302,7 @@ fn lines_suite<B: BenchBackend>(h: &mut Harness<'_, B>, quick: bool) -> Result<(
             let ending = if crlf { "crlf" } else { "nl" };
             let wanted = |kind: &str| {
                 let case = format!("lines/{kind}/{ending}/avg{average}/{label}");
-                filter.as_deref().is_none_or(|f| case.contains(f))
+                selected(filter.as_deref(), &case)
             };
             if ![
                 "line_ends",
@@ -637,5 +644,29 @@ fn format_seconds(s: f64) -> String {
         format!("{:.3} ms", s * 1e3)
     } else {
         format!("{s:.3} s")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::selected;
+
+    #[test]
+    fn a_filter_selects_cases_containing_any_of_its_parts() {
+        assert!(selected(None, "strings/redact/600000"));
+        assert!(selected(Some("redact/"), "strings/redact/600000"));
+        assert!(!selected(Some("like/"), "strings/redact/600000"));
+        assert!(selected(
+            Some("like/,redact/600000"),
+            "strings/redact/600000"
+        ));
+        assert!(!selected(
+            Some("like/,redact/6000000"),
+            "strings/redact/600000"
+        ));
+        assert!(selected(
+            Some("like/,redact/6000000"),
+            "strings/like/60000000"
+        ));
     }
 }
