@@ -37,7 +37,8 @@ pub struct BenchArgs {
     #[arg(long)]
     quick: bool,
     /// Run only the cases whose name contains this text (e.g. `scan_sum`), or one of
-    /// its comma-separated parts (`redact/60000000,like/`).
+    /// its comma-separated parts (`redact/60000000,like/`); a part ending in `$` must
+    /// end the name (`redact/600000$`).
     #[arg(long)]
     filter: Option<String>,
 }

@@ -53,14 +53,20 @@ pub struct BenchOptions {
     /// Smaller sizes and fewer runs (for smoke tests on small machines).
     pub quick: bool,
     /// Run only the cases whose name contains this text, or one of its comma-separated
-    /// parts (`redact/60000000,like/`).
+    /// parts (`redact/60000000,like/`); a part ending in `$` must end the name
+    /// (`redact/600000$` leaves out `redact/6000000`).
     pub filter: Option<String>,
 }
 
 /// Whether `case` is selected by `filter`: no filter, or a name that contains one of
-/// the filter's comma-separated parts.
+/// the filter's comma-separated parts (a part ending in `$` must end the name).
 fn selected(filter: Option<&str>, case: &str) -> bool {
-    filter.is_none_or(|f| f.split(',').any(|part| case.contains(part)))
+    filter.is_none_or(|f| {
+        f.split(',').any(|part| match part.strip_suffix('$') {
+            Some(end) => case.ends_with(end),
+            None => case.contains(part),
+        })
+    })
 }
 
 /// The suites known to the harness.
