@@ -11,6 +11,15 @@
 #   gpu-run.sh startup    warm-start wall times: `ragged info` plus one small op, then
 #                         the same with RAGGED_TRACE=1 (phase timings)
 #   gpu-run.sh all        test, sanitize and bench
+#   gpu-run.sh variants DIR...
+#                         kernel variants against the embedded kernels, with one build:
+#                         each DIR is a copy of crates/ragged-cuda/kernels/ (or of the
+#                         files changed), passed as RAGGED_KERNEL_SOURCES. $TESTS (a
+#                         test binary and its filter, e.g. "strings_conformance redact")
+#                         runs with each variant first; then $ROUNDS (default 3) rounds
+#                         of `ragged bench $BENCH_ARGS`, the embedded kernels and each
+#                         variant in turn, so all see the GPU in the same state
+#                         (e.g. BENCH_ARGS="--device cuda --suite strings --filter redact/")
 #
 # Logs go to $LOGS (default: ./logs). Exit status is non-zero when any step fails.
 set -uo pipefail
@@ -51,6 +60,36 @@ run_bench() {
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 }
 
+run_variants() {
+  [ $# -gt 0 ] || { echo "variants: name one or more kernel directories" >&2; exit 2; }
+  local dirs=() dir
+  for dir in "$@"; do
+    [ -d "$dir" ] || { echo "variants: $dir is not a directory" >&2; exit 2; }
+    dirs+=("$(cd "$dir" && pwd)")
+  done
+  if [ -n "${TESTS:-}" ]; then
+    local binary filter
+    read -r binary filter <<< "$TESTS"
+    for dir in "${dirs[@]}"; do
+      echo "== $binary $filter with $dir"
+      # shellcheck disable=SC2086 # the filter is the test binary's own arguments
+      RAGGED_KERNEL_SOURCES=$dir "$here/tests/$binary" --test-threads=1 $filter 2>&1 \
+        | tee "$logs/variant-$(basename "$dir")-$binary.log" | grep -E "test result|panicked|FAILED" || true
+      [ "${PIPESTATUS[0]}" -eq 0 ] || { echo "FAILED: $binary with $dir"; status=1; }
+    done
+  fi
+  local round source
+  for round in $(seq "${ROUNDS:-3}"); do
+    for source in "" "${dirs[@]}"; do
+      echo "-- round $round: ${source:-embedded kernels}"
+      # shellcheck disable=SC2086 # BENCH_ARGS are several arguments
+      RAGGED_KERNEL_SOURCES=$source "$here/ragged" bench ${BENCH_ARGS:-} 2>>"$logs/variants.stderr" \
+        | grep -vE "^(case|bench on)" | tee -a "$logs/variants.txt"
+      [ "${PIPESTATUS[0]}" -eq 0 ] || { echo "FAILED: bench with ${source:-embedded kernels}"; status=1; }
+    done
+  done
+}
+
 ms_since() { echo $(( ($(date +%s%N) - $1) / 1000000 )); }
 
 run_startup() {
@@ -75,6 +114,7 @@ case "${1:-all}" in
   bench) run_bench ;;
   startup) run_startup ;;
   all) run_tests; run_sanitize; run_bench ;;
-  *) echo "usage: $0 test|sanitize|bench|all" >&2; exit 2 ;;
+  variants) shift; run_variants "$@" ;;
+  *) echo "usage: $0 test|sanitize|bench|startup|all|variants DIR..." >&2; exit 2 ;;
 esac
 exit $status
