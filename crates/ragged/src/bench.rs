@@ -59,14 +59,18 @@ pub struct BenchOptions {
 }
 
 /// Whether `case` is selected by `filter`: no filter, or a name that contains one of
-/// the filter's comma-separated parts (a part ending in `$` must end the name).
+/// the filter's comma-separated parts (a part ending in `$` must end the name; empty
+/// parts are left out, and a filter of none selects every case).
 fn selected(filter: Option<&str>, case: &str) -> bool {
-    filter.is_none_or(|f| {
-        f.split(',').any(|part| match part.strip_suffix('$') {
+    let Some(filter) = filter else {
+        return true;
+    };
+    let mut parts = filter.split(',').filter(|part| !part.is_empty()).peekable();
+    parts.peek().is_none()
+        || parts.any(|part| match part.strip_suffix('$') {
             Some(end) => case.ends_with(end),
             None => case.contains(part),
         })
-    })
 }
 
 /// The suites known to the harness.
@@ -674,5 +678,15 @@ mod tests {
             Some("like/,redact/6000000"),
             "strings/like/60000000"
         ));
+        // A part ending in `$` must end the name.
+        assert!(!selected(Some("redact/600000$"), "strings/redact/6000000"));
+        assert!(selected(
+            Some("like/,redact/600000$"),
+            "strings/redact/600000"
+        ));
+        // Empty parts select nothing by themselves; a filter of none selects all.
+        assert!(!selected(Some("like/,"), "strings/redact/600000"));
+        assert!(selected(Some(""), "strings/redact/600000"));
+        assert!(selected(Some(","), "strings/redact/600000"));
     }
 }
