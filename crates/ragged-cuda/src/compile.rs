@@ -11,6 +11,7 @@
 //! version and the architecture. Entries carry a length and checksum header and are
 //! written to a temporary file and renamed; a corrupt entry is recompiled, never fatal.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::ffi::{CStr, CString};
 use std::hash::{Hash, Hasher};
@@ -273,45 +274,40 @@ const HEADERS: &[(&str, &str)] = &[
 pub fn expand_includes(module: &ModuleSource) -> Result<String> {
     let mut out = module.defines.to_string();
     let mut seen = Vec::new();
+    // Kernel development: a copy of `kernels/` whose files replace the embedded ones.
+    let sources = std::env::var_os("RAGGED_KERNEL_SOURCES")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from);
+    let sources = sources.as_deref();
     let file = format!("{}.cu", module.file);
-    let source = source_text(&file, module.source, module)?;
-    expand_into(&file, &source, &mut out, &mut seen, module)?;
+    let source = source_text(sources, &file, module.source, module)?;
+    expand_into(sources, &file, &source, &mut out, &mut seen, module)?;
     Ok(out)
 }
 
 /// The text of `kernels/<file>`: the embedded copy, or — for kernel development, when
-/// `$RAGGED_KERNEL_SOURCES` names a copy of the `kernels/` directory — the file of that
-/// name there where it exists, so that kernel variants can be compared with one build
-/// of the binaries (the cache key hashes the expanded text: variants never share
-/// entries).
+/// `sources` (`$RAGGED_KERNEL_SOURCES`) names a copy of the `kernels/` directory — the
+/// file of that name there where it exists, so that kernel variants can be compared
+/// with one build of the binaries (the cache key hashes the expanded text: variants
+/// never share entries).
 ///
 /// # Errors
 /// [`Error::KernelCompile`] when the override file exists but cannot be read.
 fn source_text<'a>(
+    sources: Option<&Path>,
     file: &str,
     embedded: &'a str,
     module: &ModuleSource,
-) -> Result<std::borrow::Cow<'a, str>> {
-    let dir = std::env::var_os("RAGGED_KERNEL_SOURCES").filter(|v| !v.is_empty());
-    source_text_in(dir.as_deref().map(Path::new), file, embedded, module)
-}
-
-/// [`source_text`] with the override directory given.
-fn source_text_in<'a>(
-    dir: Option<&Path>,
-    file: &str,
-    embedded: &'a str,
-    module: &ModuleSource,
-) -> Result<std::borrow::Cow<'a, str>> {
-    let Some(dir) = dir else {
-        return Ok(std::borrow::Cow::Borrowed(embedded));
+) -> Result<Cow<'a, str>> {
+    let Some(dir) = sources else {
+        return Ok(Cow::Borrowed(embedded));
     };
     let path = dir.join(file);
     if !path.exists() {
-        return Ok(std::borrow::Cow::Borrowed(embedded));
+        return Ok(Cow::Borrowed(embedded));
     }
     std::fs::read_to_string(&path)
-        .map(std::borrow::Cow::Owned)
+        .map(Cow::Owned)
         .map_err(|e| Error::KernelCompile {
             module: module.name.into(),
             log: format!("{}: {e}", path.display()),
@@ -319,6 +315,7 @@ fn source_text_in<'a>(
 }
 
 fn expand_into(
+    sources: Option<&Path>,
     file: &str,
     source: &str,
     out: &mut String,
@@ -347,8 +344,8 @@ fn expand_into(
                 };
                 if !seen.contains(header_name) {
                     seen.push(header_name);
-                    let text = source_text(header_name, header, module)?;
-                    expand_into(header_name, &text, out, seen, module)?;
+                    let text = source_text(sources, header_name, header, module)?;
+                    expand_into(sources, header_name, &text, out, seen, module)?;
                 }
                 out.push_str(&format!("#line {} \"kernels/{file}\"\n", number + 2));
             }
@@ -621,15 +618,15 @@ mod tests {
         std::fs::create_dir_all(dir.join("strings")).unwrap();
         std::fs::write(dir.join("strings/like.cu"), "// variant\n").unwrap();
         let module = &STRINGS_LIKE;
-        let over = source_text_in(Some(&dir), "strings/like.cu", module.source, module).unwrap();
+        let over = source_text(Some(&dir), "strings/like.cu", module.source, module).unwrap();
         assert_eq!(over, "// variant\n");
-        let kept = source_text_in(Some(&dir), "common/ragged.cuh", "embedded", module).unwrap();
+        let kept = source_text(Some(&dir), "common/ragged.cuh", "embedded", module).unwrap();
         assert_eq!(kept, "embedded");
-        let none = source_text_in(None, "strings/like.cu", module.source, module).unwrap();
+        let none = source_text(None, "strings/like.cu", module.source, module).unwrap();
         assert_eq!(none, module.source);
         // An override that exists but is no file is an error naming it.
         std::fs::create_dir_all(dir.join("strings/search.cu")).unwrap();
-        let err = source_text_in(Some(&dir), "strings/search.cu", "", module).unwrap_err();
+        let err = source_text(Some(&dir), "strings/search.cu", "", module).unwrap_err();
         assert!(err.to_string().contains("search.cu"), "{err}");
         std::fs::remove_dir_all(&dir).unwrap();
     }

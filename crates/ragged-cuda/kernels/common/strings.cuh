@@ -197,9 +197,10 @@ struct Writer {
     }
     /// bytes(), eight at a time, each eight loaded before any is stored: one load
     /// latency per eight bytes, where the byte loop waits for each load (`out` might
-    /// alias p). Faster for short copies in a kernel whose rows wait on their loads
-    /// (redact); slower in others (concatenate, pad and replace measured 10-25 % lower
-    /// with it, PERFORMANCE.md v0.12).
+    /// alias p). Faster for short copies in a kernel whose rows wait on their loads;
+    /// slower in others (concatenate, pad and replace measured 10-25 % lower with it,
+    /// PERFORMANCE.md v0.12). Redact copies the same way with 32-bit indices of its own
+    /// (2 % faster, PERFORMANCE.md v0.29); no built-in op calls this one now.
     __device__ __forceinline__ void bytes_grouped(const uint8_t* p, long long n) {
         if (out != nullptr) {
             for (long long i = 0; i < n; i += 8) {
