@@ -3,8 +3,9 @@
 // position (the delimiter ending a range's last record), and the left-to-right
 // resolution of candidates for self-overlapping delimiters.
 //
-// Mapping: single pass over tiles, one block per tile of THREADS * ITEMS bytes, tile
-// index = block index, like select.cu. The tiles are aligned to 16 bytes of the
+// Mapping: single pass over tiles, one block per tile of RUNS sub-tiles of THREADS *
+// ITEMS bytes, tile index = block index, like select.cu; a thread takes one run of
+// each sub-tile, in turn. The tiles are aligned to 16 bytes of the
 // address space (`origin` is the first candidate position rounded down), so each thread
 // loads its run of ITEMS consecutive bytes with 16-byte vector loads (byte loads only
 // for the chunks that straddle the buffer's ends, so nothing outside the buffer is
@@ -18,8 +19,9 @@
 // tile staged in shared memory with a halo of 64 bytes past the tile (the bytes a
 // delimiter starting in the tile can reach). Either way a delimiter crossing a run or
 // tile boundary is found exactly once, by the run it starts in. Per-thread matches are a
-// bit mask; an exclusive cub::BlockScan of their counts gives positions inside the
-// tile, decoupled look-back (cub::TilePrefixCallbackOp over
+// bit mask; an exclusive cub::BlockScan of their counts (a thread's RUNS counts packed
+// as 16-bit fields of one int, so one scan serves every sub-tile) gives positions
+// inside the tile, decoupled look-back (cub::TilePrefixCallbackOp over
 // cub::ScanTileState<long long>) the tile's first output slot; each thread writes its
 // own matches to its slots (a warp's slots are consecutive, so its stores land in a
 // few neighbouring sectors; with 32 bytes per thread and the matches staged in shared
@@ -190,18 +192,26 @@ __device__ __forceinline__ RunMask run_matches(const uint8_t* hay, uint64_t len,
     return candidates;
 }
 
-/// The write pass over one tile; see the file comment.
-template <int THREADS, int ITEMS>
+/// Field r of a packed per-run count (RUNS 16-bit fields; one field when RUNS == 1).
+template <int RUNS> __device__ __forceinline__ int run_field(int packed, int r) {
+    return RUNS == 1 ? packed : (packed >> (16 * r)) & 0xffff;
+}
+
+/// The write pass over one tile of RUNS sub-tiles; see the file comment.
+template <int THREADS, int ITEMS, int RUNS>
 __device__ __forceinline__ void line_ends_tile(const uint8_t* hay, uint64_t len, long long lo, long long hi,
                                                long long origin, const Delimiter& d, uint32_t m, long long add,
                                                long long* out, unsigned long long capacity, void* state_mem,
                                                uint64_t state_bytes, unsigned long long* total_out) {
-    constexpr int TILE = THREADS * ITEMS;
+    constexpr int SUB = THREADS * ITEMS;
+    constexpr int TILE = SUB * RUNS;
+    // A sub-tile's count fits 16 bits: the runs' counts are scanned packed in one int.
+    static_assert(RUNS == 1 || (RUNS == 2 && SUB < 65536), "one run, or two of under 65536 bytes");
     typedef cub::ScanTileState<long long> TileState;
     typedef cub::TilePrefixCallbackOp<long long, SumOp, TileState> Prefix;
     typedef cub::BlockScan<int, THREADS, cub::BLOCK_SCAN_WARP_SCANS> Scanner;
     __shared__ union {
-        TileBytes<TILE> bytes;
+        TileBytes<SUB> bytes;
         struct {
             typename Scanner::TempStorage scan;
             typename Prefix::TempStorage prefix;
@@ -213,10 +223,19 @@ __device__ __forceinline__ void line_ends_tile(const uint8_t* hay, uint64_t len,
     TileState state = scan_state<long long>(state_mem, state_bytes, tiles);
     const int tile = blockIdx.x;
     const long long tile_base = origin + static_cast<long long>(tile) * TILE;
-    const RunMask mask = run_matches<THREADS, ITEMS>(hay, len, lo, hi, tile_base, d, m, temp.bytes);
-    int slot;
-    int aggregate;
-    Scanner(temp.scan.scan).ExclusiveSum(static_cast<int>(__popcll(mask)), slot, aggregate);
+    RunMask mask[RUNS];
+    int packed = 0;
+#pragma unroll
+    for (int r = 0; r < RUNS; ++r) {
+        mask[r] = run_matches<THREADS, ITEMS>(hay, len, lo, hi, tile_base + r * SUB, d, m, temp.bytes);
+        packed += static_cast<int>(__popcll(mask[r])) << (16 * r);
+    }
+    int slots;
+    int sums;
+    Scanner(temp.scan.scan).ExclusiveSum(packed, slots, sums);
+    int aggregate = 0;
+#pragma unroll
+    for (int r = 0; r < RUNS; ++r) aggregate += run_field<RUNS>(sums, r);
     if (tile == 0) {
         if (threadIdx.x == 0) {
             if (tiles > 1) state.SetInclusive(0, static_cast<long long>(aggregate));
@@ -232,53 +251,63 @@ __device__ __forceinline__ void line_ends_tile(const uint8_t* hay, uint64_t len,
     __syncthreads();
     if (tile == tiles - 1 && threadIdx.x == 0) total_out[0] = static_cast<unsigned long long>(tile_start + tile_count);
     // Each thread writes its own matches: the slots of a warp's matches are
-    // consecutive, so its stores fall in a few neighbouring sectors.
-    const long long run = tile_base + static_cast<long long>(threadIdx.x) * ITEMS + add;
-    unsigned long long at = static_cast<unsigned long long>(tile_start + slot);
-    RunMask rest = mask;
-    while (rest) {
-        const int k = __ffsll(rest) - 1;
-        rest &= rest - 1;
-        if (at < capacity) out[at] = run + k;
-        ++at;
+    // consecutive, so its stores fall in a few neighbouring sectors. Sub-tile r's
+    // slots follow those of the sub-tiles before it.
+    long long before = tile_start;
+#pragma unroll
+    for (int r = 0; r < RUNS; ++r) {
+        const long long run = tile_base + r * SUB + static_cast<long long>(threadIdx.x) * ITEMS + add;
+        unsigned long long at = static_cast<unsigned long long>(before + run_field<RUNS>(slots, r));
+        RunMask rest = mask[r];
+        while (rest) {
+            const int k = __ffsll(rest) - 1;
+            rest &= rest - 1;
+            if (at < capacity) out[at] = run + k;
+            ++at;
+        }
+        before += run_field<RUNS>(sums, r);
     }
 }
 
-/// The count pass over one tile: the matches of the tile added to `total`.
-template <int THREADS, int ITEMS>
+/// The count pass over one tile of RUNS sub-tiles: the matches of the tile added to
+/// `total`.
+template <int THREADS, int ITEMS, int RUNS>
 __device__ __forceinline__ void count_tile(const uint8_t* hay, uint64_t len, long long lo, long long hi,
                                            long long origin, const Delimiter& d, uint32_t m,
                                            unsigned long long* total) {
-    constexpr int TILE = THREADS * ITEMS;
+    constexpr int SUB = THREADS * ITEMS;
     typedef cub::BlockReduce<int, THREADS> Reducer;
     __shared__ union {
-        TileBytes<TILE> bytes;
+        TileBytes<SUB> bytes;
         typename Reducer::TempStorage reduce;
     } temp;
-    const long long tile_base = origin + static_cast<long long>(blockIdx.x) * TILE;
-    const RunMask mask = run_matches<THREADS, ITEMS>(hay, len, lo, hi, tile_base, d, m, temp.bytes);
-    const int sum = Reducer(temp.reduce).Sum(static_cast<int>(__popcll(mask)));
+    const long long tile_base = origin + static_cast<long long>(blockIdx.x) * SUB * RUNS;
+    int count = 0;
+#pragma unroll
+    for (int r = 0; r < RUNS; ++r)
+        count += static_cast<int>(__popcll(run_matches<THREADS, ITEMS>(hay, len, lo, hi, tile_base + r * SUB, d, m, temp.bytes)));
+    const int sum = Reducer(temp.reduce).Sum(count);
     if (threadIdx.x == 0 && sum > 0) atomicAdd(total, static_cast<unsigned long long>(sum));
 }
 
-// Two shapes: 256 threads x 64 bytes (16 KiB tiles, the default), and 32 threads x 1
-// byte (32-byte tiles) for a small tile hint, so that tests put tile and run
-// boundaries at every position of small inputs. src/text/line_ends.rs knows both.
-#define RAGGED_LINE_ENDS(THREADS, ITEMS, NAME)                                              \
+// Two shapes: 256 threads x 64 bytes x 2 runs (32 KiB tiles, the default), and 32
+// threads x 1 byte (32-byte tiles) for a small tile hint, so that tests put tile and
+// run boundaries at every position of small inputs. src/text/line_ends.rs knows both.
+#define RAGGED_LINE_ENDS(THREADS, ITEMS, RUNS, NAME)                                        \
     extern "C" __global__ void __launch_bounds__(THREADS) line_ends_write_##NAME(           \
         const uint8_t* hay, uint64_t len, long long lo, long long hi, long long origin,     \
         Delimiter d, uint32_t m, long long add, long long* out, unsigned long long capacity, \
         void* state, uint64_t state_bytes, unsigned long long* total) {                     \
-        line_ends_tile<THREADS, ITEMS>(hay, len, lo, hi, origin, d, m, add, out, capacity,  \
+        line_ends_tile<THREADS, ITEMS, RUNS>(hay, len, lo, hi, origin, d, m, add, out, capacity,  \
                                        state, state_bytes, total);                          \
     }                                                                                       \
     extern "C" __global__ void __launch_bounds__(THREADS) line_ends_count_##NAME(           \
         const uint8_t* hay, uint64_t len, long long lo, long long hi, long long origin,     \
         Delimiter d, uint32_t m, unsigned long long* total) {                               \
-        count_tile<THREADS, ITEMS>(hay, len, lo, hi, origin, d, m, total);                  \
+        count_tile<THREADS, ITEMS, RUNS>(hay, len, lo, hi, origin, d, m, total);                  \
     }
-RAGGED_LINE_ENDS(256, 64, wide)
-RAGGED_LINE_ENDS(32, 1, narrow)
+RAGGED_LINE_ENDS(256, 64, 2, wide)
+RAGGED_LINE_ENDS(32, 1, 1, narrow)
 
 /// The first match q in [from, to) (q + m <= len) reported through `word` as index q
 /// (atomicMin: the lowest wins). Grid-stride, one position per thread per step; each

@@ -301,7 +301,8 @@ pub fn tile_sizes<B: TextOps>(backend: &B) {
 }
 
 /// A multi-byte delimiter (`\r\n`, `||`, `abab`, 64 bytes) split by a tile boundary
-/// after each of its bytes, and records much longer than a tile.
+/// after each of its bytes (small tiles, and the default tiles at power-of-two
+/// boundaries), and records much longer than a tile.
 ///
 /// # Panics
 /// When any case differs from the oracle.
@@ -338,6 +339,25 @@ pub fn delimiters_across_tiles<B: TextOps>(backend: &B) {
                     ));
                 }
             }
+        }
+        // The default tiles: the delimiter across each power-of-two boundary from 4 KiB
+        // to 64 KiB (the GPU's tiles and the sub-tiles within them) after each of its
+        // bytes, in 70 000 bytes of filler.
+        for k in 0..=d.len() {
+            let mut bytes: Vec<u8> = (0..70_000)
+                .map(|i| if i % 97 == 96 { b';' } else { b'x' })
+                .collect();
+            for boundary in [4096usize, 8192, 16384, 32768, 65536] {
+                bytes[boundary - k..boundary - k + d.len()].copy_from_slice(&d);
+            }
+            let label = format!(
+                "default_tiles/{}/split after {k}",
+                delimiter_label(delimiter)
+            );
+            failures.record(check_lines(
+                backend,
+                &TextCase::new(label, bytes, options(delimiter, false)),
+            ));
         }
         // A record of 1000 bytes among short ones, with tiles of 1, 3 and 64 bytes.
         let mut bytes = b"short".to_vec();
