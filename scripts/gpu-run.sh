@@ -6,6 +6,13 @@
 #   gpu-run.sh sanitize   the same under compute-sanitizer memcheck and racecheck,
 #                         with the memory pool disabled ($SANITIZE_ARGS: extra test
 #                         arguments, e.g. "--skip huge_" to leave out the largest cases)
+#   gpu-run.sh sanitize-each [BINARY...]
+#                         each test of the named test binaries (default:
+#                         strings_conformance) in its own compute-sanitizer process,
+#                         $JOBS (default 4) at a time, each bounded to $LIMIT seconds
+#                         (default 500), for each tool of $TOOLS (default "memcheck
+#                         racecheck"), memory pool off; one line per test and tool in
+#                         $LOGS/sanitize-each.txt: clean, errors, timed out or failed
 #   gpu-run.sh bench      `ragged bench` with JSON output ($BENCH_ARGS: extra
 #                         arguments, e.g. "--suite lists")
 #   gpu-run.sh startup    warm-start wall times: `ragged info` plus one small op, then
@@ -90,6 +97,44 @@ run_variants() {
   done
 }
 
+# One test under one sanitizer tool: "tool test result seconds" on standard output.
+sanitize_one() {
+  local tool=$1 binary=$2 name=$3 sanitizer=$4
+  local log="$logs/each-$tool-$(basename "$binary")-${name//[^A-Za-z0-9_]/_}.log" t0 rc result
+  t0=$(date +%s)
+  RAGGED_POOL=off timeout "${LIMIT:-500}" "$sanitizer" --tool "$tool" --error-exitcode 99 \
+    "$binary" --exact "$name" --test-threads=1 > "$log" 2>&1
+  rc=$?
+  case $rc in
+    0) result=clean ;;
+    99) result=errors ;;
+    124) result=timed-out ;;
+    *) result="failed($rc)" ;;
+  esac
+  echo "$tool $(basename "$binary") $name $result $(( $(date +%s) - t0 ))s"
+}
+
+run_sanitize_each() {
+  local sanitizer binaries=("$@") binary name tool
+  sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+  [ ${#binaries[@]} -gt 0 ] || binaries=(strings_conformance)
+  : > "$logs/sanitize-each.txt"
+  for tool in ${TOOLS:-memcheck racecheck}; do
+    for binary in "${binaries[@]}"; do
+      binary="$here/tests/$binary"
+      [ -x "$binary" ] || { echo "sanitize-each: no test binary $binary" >&2; status=1; continue; }
+      while read -r name; do
+        # At most $JOBS sanitizer processes at once.
+        while [ "$(jobs -rp | wc -l)" -ge "${JOBS:-4}" ]; do wait -n; done
+        sanitize_one "$tool" "$binary" "$name" "$sanitizer" | tee -a "$logs/sanitize-each.txt" &
+      done < <("$binary" --list 2>/dev/null | sed -n 's/: test$//p')
+    done
+  done
+  wait
+  if grep -qv " clean " "$logs/sanitize-each.txt"; then status=1; fi
+  echo "sanitize-each: $(grep -c " clean " "$logs/sanitize-each.txt") clean of $(wc -l < "$logs/sanitize-each.txt")"
+}
+
 ms_since() { echo $(( ($(date +%s%N) - $1) / 1000000 )); }
 
 run_startup() {
@@ -111,10 +156,11 @@ run_startup() {
 case "${1:-all}" in
   test) run_tests ;;
   sanitize) run_sanitize ;;
+  sanitize-each) shift; run_sanitize_each "$@" ;;
   bench) run_bench ;;
   startup) run_startup ;;
   all) run_tests; run_sanitize; run_bench ;;
   variants) shift; run_variants "$@" ;;
-  *) echo "usage: $0 test|sanitize|bench|startup|all|variants DIR..." >&2; exit 2 ;;
+  *) echo "usage: $0 test|sanitize|sanitize-each [BINARY...]|bench|startup|all|variants DIR..." >&2; exit 2 ;;
 esac
 exit $status
