@@ -45,9 +45,14 @@ run_tests() {
   done
 }
 
+# compute-sanitizer: on PATH, else the toolkit's.
+sanitizer_path() {
+  command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer
+}
+
 run_sanitize() {
   local sanitizer
-  sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+  sanitizer=$(sanitizer_path)
   for tool in memcheck racecheck; do
     for t in "$here"/tests/conformance "$here"/tests/text_conformance "$here"/tests/lists_conformance "$here"/tests/strings_conformance "$here"/tests/sequences_conformance "$here"/tests/runtime; do
       [ -x "$t" ] || continue
@@ -116,7 +121,7 @@ sanitize_one() {
 
 run_sanitize_each() {
   local sanitizer binaries=("$@") binary name tool
-  sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+  sanitizer=$(sanitizer_path)
   [ ${#binaries[@]} -gt 0 ] || binaries=(strings_conformance)
   : > "$logs/sanitize-each.txt"
   for tool in ${TOOLS:-memcheck racecheck}; do

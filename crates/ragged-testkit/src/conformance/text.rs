@@ -343,10 +343,11 @@ pub fn delimiters_across_tiles<B: TextOps>(backend: &B) {
         // The default tiles: the delimiter across each power-of-two boundary from 4 KiB
         // to 64 KiB (the GPU's tiles and the sub-tiles within them) after each of its
         // bytes, in 70 000 bytes of filler.
+        let filler: Vec<u8> = (0..70_000)
+            .map(|i| if i % 97 == 96 { b';' } else { b'x' })
+            .collect();
         for k in 0..=d.len() {
-            let mut bytes: Vec<u8> = (0..70_000)
-                .map(|i| if i % 97 == 96 { b';' } else { b'x' })
-                .collect();
+            let mut bytes = filler.clone();
             for boundary in [4096usize, 8192, 16384, 32768, 65536] {
                 bytes[boundary - k..boundary - k + d.len()].copy_from_slice(&d);
             }
