@@ -183,19 +183,64 @@ impl ListOps for CpuBackend {
 
 /// Tasks `(first list, end list)` covering lists `0..offsets.len() - 1`, each holding
 /// about [`CHUNK`] elements and at most [`CHUNK`] lists (a larger list is one task).
+///
+/// Each task's end is searched near where the average list length puts it
+/// ([`partition_near`]) and only among the [`CHUNK`] lists it may hold: a search over
+/// all the remaining offsets took a dozen cache misses per task, on one thread, before
+/// any list was reduced (6 % of the time of the sums of 2^28 elements in lists of 64).
 pub(crate) fn list_tasks<O: OffsetSize>(offsets: &[O]) -> Vec<(usize, usize)> {
     let n = offsets.len().saturating_sub(1);
     let mut tasks = Vec::with_capacity(n / CHUNK + 1);
+    if n == 0 {
+        return tasks;
+    }
+    let elements = (offsets[n].as_i64() - offsets[0].as_i64()).max(1) as u128;
+    // The lists a task of CHUNK elements holds on average.
+    let guess = (CHUNK as u128 * n as u128 / elements).min(CHUNK as u128) as usize;
     let mut start = 0;
     while start < n {
         let limit = offsets[start].as_i64().saturating_add(CHUNK as i64);
-        // The first list end at or beyond the limit closes the task.
-        let reach = start + 1 + offsets[start + 1..].partition_point(|o| o.as_i64() < limit);
+        // The first list end at or beyond the limit closes the task; a task ends by
+        // start + CHUNK whatever the lengths.
+        let window = &offsets[start + 1..=n.min(start + CHUNK)];
+        let reach =
+            start + 1 + partition_near(window, guess.saturating_sub(1), |o| o.as_i64() < limit);
         let end = reach.min(n).min(start + CHUNK).max(start + 1);
         tasks.push((start, end));
         start = end;
     }
     tasks
+}
+
+/// `items.partition_point(pred)` (`items` partitioned: `pred` true, then false) found
+/// by galloping from `guess` in either direction, then a binary search within the
+/// last step: O(log d) probes near `guess` for an answer `d` places away.
+pub(crate) fn partition_near<T>(items: &[T], guess: usize, pred: impl Fn(&T) -> bool) -> usize {
+    let len = items.len();
+    let guess = guess.min(len);
+    if guess < len && pred(&items[guess]) {
+        // The answer lies in guess + 1 ..= len.
+        let (mut lo, mut step) = (guess + 1, 1);
+        loop {
+            let hi = lo.saturating_add(step).min(len);
+            if hi == len || !pred(&items[hi]) {
+                return lo + items[lo..hi].partition_point(&pred);
+            }
+            lo = hi + 1;
+            step *= 2;
+        }
+    } else {
+        // The answer lies in 0 ..= guess.
+        let (mut hi, mut step) = (guess, 1);
+        loop {
+            let lo = hi.saturating_sub(step);
+            if lo == 0 || pred(&items[lo - 1]) {
+                return lo + items[lo..hi].partition_point(&pred);
+            }
+            hi = lo - 1;
+            step *= 2;
+        }
+    }
 }
 
 /// The number of lists of each task: how per-list outputs split by [`list_tasks`].
@@ -282,4 +327,72 @@ pub(crate) fn offset_overflow(op: &'static str, index: usize, total: i64) -> Err
 /// A validity bitmap that is `None` when it has no null.
 pub(crate) fn drop_all_valid(validity: Option<NullBuffer>) -> Option<NullBuffer> {
     validity.filter(|v| v.null_count() > 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `partition_near` agrees with `partition_point` at every guess, on partitioned
+    /// slices of every length up to 40 and every split point.
+    #[test]
+    fn partition_near_matches_partition_point() {
+        for len in 0..40usize {
+            for split in 0..=len {
+                let items: Vec<usize> = (0..len).collect();
+                let want = items.partition_point(|&x| x < split);
+                for guess in 0..=len + 2 {
+                    assert_eq!(
+                        partition_near(&items, guess, |&x| x < split),
+                        want,
+                        "len {len} split {split} guess {guess}"
+                    );
+                }
+            }
+        }
+    }
+
+    /// Tasks cover every list once, in order; each closes at the first list end at or
+    /// beyond CHUNK elements past its start, or after CHUNK lists.
+    #[test]
+    fn list_tasks_cover_the_lists() {
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for (lists, spread) in [
+            (0usize, 1u64),
+            (1, 1),
+            (5_000, 1),
+            (300_000, 3),
+            (200_000, 200),
+            (3_000, 100_000),
+        ] {
+            let mut offsets = vec![0i64];
+            for j in 0..lists {
+                let len = if j % 997 == 5 {
+                    next() % (4 * CHUNK as u64)
+                } else {
+                    next() % spread
+                };
+                offsets.push(offsets[j] + len as i64);
+            }
+            let tasks = list_tasks(&offsets);
+            let mut start = 0;
+            for &(s, e) in &tasks {
+                assert_eq!(s, start);
+                assert!(e > s && e - s <= CHUNK);
+                let limit = offsets[s] + CHUNK as i64;
+                let reach = (s + 1..=lists)
+                    .find(|&j| offsets[j] >= limit)
+                    .unwrap_or(lists);
+                assert_eq!(e, reach.min(s + CHUNK), "task at {s}");
+                start = e;
+            }
+            assert_eq!(start, lists);
+        }
+    }
 }

@@ -26,7 +26,7 @@ use arrow_buffer::bit_chunk_iterator::UnalignedBitChunk;
 use arrow_buffer::{BooleanBuffer, NullBuffer};
 use rayon::prelude::*;
 
-use ragged_core::host::{elements_in, prefetch, prefetched_pieces, PREFETCH_DISTANCE};
+use ragged_core::host::prefetched_pieces;
 use ragged_core::{
     BooleanColumn, Error, Host, ListColumn, Native, OffsetSize, PrimitiveColumn, Result,
     ScalarBuffer,
@@ -54,15 +54,6 @@ trait ListReduce<R>: Sync {
     /// The result of the list whose elements are `a..b` of the child.
     fn reduce(&self, a: usize, b: usize) -> Option<R>;
 
-    /// Request the elements [`PREFETCH_DISTANCE`] bytes past `a..b`, which the lists
-    /// after this one read, before `reduce(a, b)` (nothing by default). Short lists
-    /// read in order are a stream that the hardware prefetchers alone leave a core
-    /// short of requests for (see [`prefetch`]).
-    #[inline(always)]
-    fn prefetch(&self, a: usize, b: usize) {
-        let _ = (a, b);
-    }
-
     /// [`ListReduce::reduce`] in the AVX2 variant of the per-list loop, where a
     /// reduction may use AVX2 instructions ([`super::simd`]); `reduce` by default.
     ///
@@ -72,22 +63,6 @@ trait ListReduce<R>: Sync {
     #[inline(always)]
     unsafe fn reduce_avx2(&self, a: usize, b: usize) -> Option<R> {
         self.reduce(a, b)
-    }
-}
-
-/// [`ListReduce::prefetch`] of the lists of `values` longer than [`WINDOW`] and shorter
-/// than [`LONG_LIST`]. Longer ones read [`prefetched_pieces`]; lists of a few elements
-/// are bound by the work per list, which requests for every list would add to (the
-/// minima of lists of 4 took 15 % longer with them).
-#[inline(always)]
-fn prefetch_short<T>(values: &[T], a: usize, b: usize) {
-    if b - a > WINDOW && b - a < LONG_LIST {
-        prefetch(
-            values
-                .as_ptr()
-                .wrapping_add(a + elements_in::<T>(PREFETCH_DISTANCE)),
-            b - a,
-        );
     }
 }
 
@@ -225,7 +200,6 @@ unsafe fn reduce_task_body<O: OffsetSize, R: Copy, const AVX2: bool>(
         let i = first + k;
         let result = if is_valid(validity, i) {
             let (a, b) = (offsets[i].as_usize(), offsets[i + 1].as_usize());
-            f.prefetch(a, b);
             #[cfg(target_arch = "x86_64")]
             let r = if AVX2 {
                 // SAFETY: with AVX2 the CPU supports it (this function's contract).
@@ -353,11 +327,6 @@ impl<T: Native> ListReduce<T::Sum> for NarrowSum<'_, T> {
             list.iter()
                 .fold(T::sum_zero(), |acc, &v| T::sum_step(acc, v)),
         )
-    }
-
-    #[inline(always)]
-    fn prefetch(&self, a: usize, b: usize) {
-        prefetch_short(self.0, a, b);
     }
 
     #[cfg(target_arch = "x86_64")]
@@ -635,8 +604,8 @@ fn lanes_extreme<T: Native, const MAX: bool>(values: &[T]) -> T {
             }
         }
     };
-    // Long lists: in prefetched pieces (see `ListReduce::prefetch`), whose lengths are
-    // multiples of eight (but for the last).
+    // Long lists: in prefetched pieces, whose lengths are multiples of eight (but for
+    // the last).
     if n >= LONG_LIST {
         prefetched_pieces(values).for_each(fold);
     } else {
@@ -697,11 +666,6 @@ impl<T: Native, const MAX: bool> ListReduce<T> for ValueExtreme<'_, T, MAX> {
             return Some(at.map_or(best, |j| list[j]));
         }
         Some(best)
-    }
-
-    #[inline(always)]
-    fn prefetch(&self, a: usize, b: usize) {
-        prefetch_short(self.0, a, b);
     }
 
     #[cfg(target_arch = "x86_64")]
