@@ -87,40 +87,46 @@ fn per_list<O: OffsetSize, R: Copy + Default + Send + Sync>(
     let tasks = list_tasks(offsets);
     let lengths = lists_per_task(&tasks);
     let n = col.len();
-    let mut flags = if want_valid {
-        vec![false; n]
-    } else {
-        Vec::new()
-    };
-    let flag_parts = if want_valid {
-        split_by_lengths(&mut flags, &lengths)
-    } else {
-        lengths.iter().map(|_| Default::default()).collect()
-    };
     let mut first_none = None;
-    // SAFETY: the tasks' parts cover the n slots (`lengths` sums to n) and
-    // `reduce_task` writes every slot of its part.
+    // The results and, when asked for, the flags: every slot written by the tasks, so
+    // neither is zeroed first (a zeroed vector of flags came from fresh pages on every
+    // call: a thousand page faults per call for 4 M lists).
+    let mut fill = |slots: &mut [MaybeUninit<R>], flag_slots: &mut [MaybeUninit<bool>]| {
+        let flag_parts = if want_valid {
+            split_by_lengths(flag_slots, &lengths)
+        } else {
+            lengths.iter().map(|_| Default::default()).collect()
+        };
+        first_none = split_by_lengths(slots, &lengths)
+            .into_par_iter()
+            .zip(flag_parts.into_par_iter())
+            .zip(tasks.par_iter())
+            .map(|((dst, flags), &(first, _))| {
+                let task = Task {
+                    dst,
+                    flags,
+                    first,
+                    offsets,
+                    validity,
+                    null,
+                };
+                reduce_task(task, &f)
+            })
+            .collect::<Vec<_>>()
+            .into_iter()
+            .flatten()
+            .next();
+    };
+    let mut flags = Vec::new();
+    // SAFETY: the tasks' parts cover the n slots of each vector (`lengths` sums to n)
+    // and `reduce_task` writes every slot of its parts.
     let values = unsafe {
         filled_output_vec(n, |slots| {
-            first_none = split_by_lengths(slots, &lengths)
-                .into_par_iter()
-                .zip(flag_parts.into_par_iter())
-                .zip(tasks.par_iter())
-                .map(|((dst, flags), &(first, _))| {
-                    let task = Task {
-                        dst,
-                        flags,
-                        first,
-                        offsets,
-                        validity,
-                        null,
-                    };
-                    reduce_task(task, &f)
-                })
-                .collect::<Vec<_>>()
-                .into_iter()
-                .flatten()
-                .next();
+            if want_valid {
+                flags = filled_output_vec(n, |flag_slots| fill(slots, flag_slots));
+            } else {
+                fill(slots, &mut []);
+            }
         })
     };
     PerList {
@@ -134,7 +140,7 @@ fn per_list<O: OffsetSize, R: Copy + Default + Send + Sync>(
 /// lists `first ..`, over the column's offsets and validity.
 struct Task<'a, O, R> {
     dst: &'a mut [MaybeUninit<R>],
-    flags: &'a mut [bool],
+    flags: &'a mut [MaybeUninit<bool>],
     first: usize,
     offsets: &'a [O],
     validity: Option<&'a NullBuffer>,
@@ -218,7 +224,7 @@ unsafe fn reduce_task_body<O: OffsetSize, R: Copy, const AVX2: bool>(
         };
         slot.write(result.unwrap_or(null));
         if let Some(flag) = flags.get_mut(k) {
-            *flag = result.is_some();
+            flag.write(result.is_some());
         }
     }
     none
