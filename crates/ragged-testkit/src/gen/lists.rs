@@ -5,7 +5,7 @@ use std::fmt;
 use arrow_buffer::ScalarBuffer;
 use ragged_core::{Host, ListColumn, OffsetSize, PrimitiveColumn};
 
-use super::{cached, validity_from, Case, CACHE_ABOVE_ROWS, ROW_COUNTS, SMALL_ROW_COUNTS};
+use super::{cached, row_counts, validity_from, Case, CACHE_ABOVE_ROWS, SMALL_ROW_COUNTS};
 use crate::native::TestNative;
 use crate::rng::Rng;
 
@@ -57,7 +57,7 @@ impl ListKind {
     /// the small ones for the others.
     pub fn row_counts(self) -> &'static [usize] {
         match self {
-            ListKind::Mixed | ListKind::Sliced => &ROW_COUNTS,
+            ListKind::Mixed | ListKind::Sliced => row_counts(),
             _ => &SMALL_ROW_COUNTS,
         }
     }

@@ -10,7 +10,7 @@
 //! The enumerations cover the checklist of DESIGN.md §4: nulls, empty rows, all-null,
 //! all-empty, 1- to 4-byte UTF-8 characters, one very long row among short ones, sliced
 //! inputs (`offsets[0] != 0`, validity bitmaps at a bit offset, null rows with non-empty
-//! bytes), both offset widths and the row counts of [`ROW_COUNTS`].
+//! bytes), both offset widths and the row counts of [`row_counts`].
 
 use std::any::Any;
 use std::collections::HashMap;
@@ -61,6 +61,39 @@ pub const ROW_COUNTS: [usize; 13] = [
     3 * 1024 + 5,
     LARGE_ROWS,
 ];
+
+/// The environment variable that replaces [`LARGE_ROWS`] in [`row_counts`]: a smaller
+/// large case for runs under compute-sanitizer, where every kernel is instrumented and
+/// a strings test over a million rows takes longer than a device session allows
+/// (`scripts/gpu-run.sh sanitize-each` sets it). Values of at most 4 096 rows are
+/// refused: the large case must stay beyond every small one.
+pub const LARGE_ROWS_ENV: &str = "RAGGED_TEST_LARGE_ROWS";
+
+/// The row count of the large case: [`LARGE_ROWS`], or [`LARGE_ROWS_ENV`] when set.
+///
+/// # Panics
+/// When [`LARGE_ROWS_ENV`] is set to anything but a number above 4 096.
+pub fn large_rows() -> usize {
+    static ROWS: OnceLock<usize> = OnceLock::new();
+    *ROWS.get_or_init(|| match std::env::var(LARGE_ROWS_ENV) {
+        Err(_) => LARGE_ROWS,
+        Ok(text) => match text.trim().parse::<usize>() {
+            Ok(rows) if rows > 4096 => rows,
+            _ => panic!("{LARGE_ROWS_ENV}={text:?}: expected a number of rows above 4096"),
+        },
+    })
+}
+
+/// [`ROW_COUNTS`] with its large count from [`large_rows`]: the counts the
+/// enumerations of strings, lists and primitive cases with nulls cover.
+pub fn row_counts() -> &'static [usize] {
+    static COUNTS: OnceLock<[usize; 13]> = OnceLock::new();
+    COUNTS.get_or_init(|| {
+        let mut counts = ROW_COUNTS;
+        counts[ROW_COUNTS.len() - 1] = large_rows();
+        counts
+    })
+}
 
 /// [`ROW_COUNTS`] without the large one, for the many special-shape cases.
 pub const SMALL_ROW_COUNTS: [usize; 12] = [

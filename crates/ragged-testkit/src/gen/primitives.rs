@@ -5,7 +5,7 @@ use std::fmt;
 use arrow_buffer::ScalarBuffer;
 use ragged_core::{Host, PrimitiveColumn};
 
-use super::{validity_from, Case, LARGE_ROWS, ROW_COUNTS, SMALL_ROW_COUNTS};
+use super::{row_counts, validity_from, Case, LARGE_ROWS, SMALL_ROW_COUNTS};
 use crate::native::TestNative;
 use crate::rng::Rng;
 
@@ -50,7 +50,7 @@ impl PrimitiveKind {
     /// ones for the others.
     pub fn row_counts(self) -> &'static [usize] {
         match self {
-            PrimitiveKind::Nulls => &ROW_COUNTS,
+            PrimitiveKind::Nulls => row_counts(),
             _ => &SMALL_ROW_COUNTS,
         }
     }

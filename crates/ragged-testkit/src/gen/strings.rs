@@ -5,7 +5,7 @@ use std::fmt;
 use arrow_buffer::ScalarBuffer;
 use ragged_core::{Host, OffsetSize, StringColumn};
 
-use super::{cached, validity_from, Case, CACHE_ABOVE_ROWS, ROW_COUNTS, SMALL_ROW_COUNTS};
+use super::{cached, row_counts, validity_from, Case, CACHE_ABOVE_ROWS, SMALL_ROW_COUNTS};
 use crate::rng::Rng;
 
 /// Which characters a generated row is made of.
@@ -148,7 +148,7 @@ impl StringKind {
     /// the small ones for the others.
     pub fn row_counts(self) -> &'static [usize] {
         match self {
-            StringKind::Mixed | StringKind::Sliced => &ROW_COUNTS,
+            StringKind::Mixed | StringKind::Sliced => row_counts(),
             _ => &SMALL_ROW_COUNTS,
         }
     }

@@ -28,7 +28,7 @@ fn string_cases_hold_their_rows_and_cover_every_count() {
             c.label
         })
         .collect();
-    for n in ROW_COUNTS {
+    for n in row_counts() {
         assert!(labels.contains(&format!("large_utf8/mixed/rows={n}")));
         assert!(labels.contains(&format!("large_utf8/sliced/rows={n}")));
     }
