@@ -202,10 +202,11 @@ pub(crate) fn list_tasks<O: OffsetSize>(offsets: &[O]) -> Vec<(usize, usize)> {
         let limit = offsets[start].as_i64().saturating_add(CHUNK as i64);
         // The first list end at or beyond the limit closes the task; a task ends by
         // start + CHUNK whatever the lengths.
-        let window = &offsets[start + 1..=n.min(start + CHUNK)];
-        let reach =
-            start + 1 + partition_near(window, guess.saturating_sub(1), |o| o.as_i64() < limit);
-        let end = reach.min(n).min(start + CHUNK).max(start + 1);
+        let last = n.min(start + CHUNK);
+        let below = partition_near(&offsets[start + 1..=last], guess.saturating_sub(1), |o| {
+            o.as_i64() < limit
+        });
+        let end = (start + 1 + below).min(last);
         tasks.push((start, end));
         start = end;
     }

@@ -65,7 +65,7 @@ pub const ROW_COUNTS: [usize; 13] = [
 /// The environment variable that replaces [`LARGE_ROWS`] in [`row_counts`]: a smaller
 /// large case for runs under compute-sanitizer, where every kernel is instrumented and
 /// a strings test over a million rows takes longer than a device session allows
-/// (`scripts/gpu-run.sh sanitize-each` sets it). Values of at most 4 096 rows are
+/// (both sanitize modes of `scripts/gpu-run.sh` set it). Values of at most 4 096 rows are
 /// refused: the large case must stay beyond every small one.
 pub const LARGE_ROWS_ENV: &str = "RAGGED_TEST_LARGE_ROWS";
 
