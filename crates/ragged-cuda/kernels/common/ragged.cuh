@@ -98,6 +98,35 @@ __device__ __forceinline__ void flush_count(unsigned long long* counter, unsigne
     if ((threadIdx.x & 31u) == 0 && zeros > 0) atomicAdd(counter, zeros);
 }
 
+// ---- copies to shared memory that bypass registers (cp.async, sm_80+) ------------
+
+/// Starts copying 16 bytes from global memory to shared memory without passing through
+/// registers or caching them in L1 (cp.async.cg); both addresses 16-byte aligned. The
+/// bytes are in place for the block after copy_async_wait_all() and a barrier.
+__device__ __forceinline__ void copy_async_16(void* shared_dst, const void* global_src) {
+    const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(shared_dst));
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(global_src) : "memory");
+}
+
+/// copy_async_16 of which only the first `valid` (1 to 16) bytes are read, the rest of
+/// the 16 zero-filled. All 16 source bytes must still lie in the allocation
+/// (compute-sanitizer's memcheck checks the whole piece).
+__device__ __forceinline__ void copy_async_16_fill(void* shared_dst, const void* global_src, int valid) {
+    const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(shared_dst));
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(global_src), "r"(valid)
+                 : "memory");
+}
+
+/// Waits for this thread's copy_async_16 copies.
+__device__ __forceinline__ void copy_async_wait_all() { asm volatile("cp.async.wait_all;\n" ::: "memory"); }
+
+/// Closes this thread's group of the copies started since the last one.
+__device__ __forceinline__ void copy_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+
+/// Waits until at most one of this thread's groups of copies (the most recent) is still
+/// in flight.
+__device__ __forceinline__ void copy_async_wait_prior() { asm volatile("cp.async.wait_group 1;\n" ::: "memory"); }
+
 // ---- byte matching, four bytes at a time ------------------------------------------
 
 /// 0x80 in each byte of `word` equal to the byte repeated in `pattern`, 0 elsewhere,

@@ -130,17 +130,6 @@ __device__ __forceinline__ void tile_segment_range(const O* offsets, unsigned lo
     }
 }
 
-/// Starts copying 16 bytes from global memory to shared memory without passing through
-/// registers or caching them in L1 (cp.async.cg); both addresses 16-byte aligned. The
-/// bytes are in place for the block after copy_async_wait_all() and a barrier.
-__device__ __forceinline__ void copy_async_16(void* shared_dst, const void* global_src) {
-    const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(shared_dst));
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(global_src) : "memory");
-}
-
-/// Waits for this thread's copy_async_16 copies.
-__device__ __forceinline__ void copy_async_wait_all() { asm volatile("cp.async.wait_all;\n" ::: "memory"); }
-
 /// The shared-memory slot of a tile's vector k: k with its low three bits XORed by the
 /// next three, so that both the coalesced stores (a quarter warp's eight consecutive
 /// vectors) and the per-thread reads (vectors 4i .. 4i + 3 of eight consecutive threads)

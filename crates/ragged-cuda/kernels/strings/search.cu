@@ -19,7 +19,9 @@
 // Scalar patterns (search_tiles_<op>_<O>) go by tiles of rows instead: the tile's
 // bytes staged in shared memory, the pattern's matches found for every position at
 // once as bits (32 positions per thread), each row's answer read off its positions'
-// bits (see search_tiles).
+// bits (see search_tiles). With i32 offsets that start 16-byte aligned (an unsliced
+// column) each block stages its next tile by cp.async while it answers the current
+// one (search_tiles_async).
 // Per-row patterns (search_<op>_<O>_<P>): one thread per row, grid-stride over rows
 // rounded up to whole warps (every lane takes part in the ballots). A warp first
 // stages the bytes of its 32 rows in shared memory (16-byte vector loads, coalesced;
@@ -228,13 +230,12 @@ __device__ __forceinline__ bool contains_direct(const uint8_t* bytes, int begin,
 /// stored as O.
 template <typename O, int OP, bool CONTAINS_DIRECT>
 __device__ __forceinline__ void tile_rows_answers(const O* offsets, const uint8_t* chars, uint64_t rows,
-                                                  uint64_t first, int n, int span, const RowTile& tiled,
-                                                  const uint32_t* match, const uint32_t* lead, const uint8_t* needle,
-                                                  const PatternWords& pw, bool edge, void* out,
+                                                  uint64_t first, int n, int span, const int32_t* starts,
+                                                  const uint8_t* bytes, const uint32_t* match, const uint32_t* lead,
+                                                  const uint8_t* needle, const PatternWords& pw, bool edge, void* out,
                                                   unsigned long long& false_count, uint64_t* error_word) {
     constexpr bool PREDICATE = OP == CONTAINS || OP == STARTS_WITH || OP == ENDS_WITH;
     constexpr bool EDGE = OP == STARTS_WITH || OP == ENDS_WITH;
-    const int32_t* starts = tiled.starts;
     const unsigned tid = threadIdx.x;
     const int m = pw.m;
     for (int r = tid; r - static_cast<int>(tid & 31u) < n; r += SEARCH_BLOCK) {
@@ -242,8 +243,8 @@ __device__ __forceinline__ void tile_rows_answers(const O* offsets, const uint8_
         long long answer = 0;
         if (r < n) {
             if (span >= 0) {
-                if (CONTAINS_DIRECT) answer = contains_direct(tiled.bytes, starts[r], starts[r + 1], pw);
-                else if (EDGE && edge) answer = edge_matches<OP>(tiled.bytes, starts[r], starts[r + 1], pw);
+                if (CONTAINS_DIRECT) answer = contains_direct(bytes, starts[r], starts[r + 1], pw);
+                else if (EDGE && edge) answer = edge_matches<OP>(bytes, starts[r], starts[r + 1], pw);
                 else answer = tile_answer<OP>(match, lead, starts[r], starts[r + 1], m);
             } else {
                 const long long begin = static_cast<long long>(offsets[row]);
@@ -256,82 +257,255 @@ __device__ __forceinline__ void tile_rows_answers(const O* offsets, const uint8_
     }
 }
 
-/// The scalar-pattern searches over tiles of `tile_rows` rows (a multiple of 32, at
-/// most TILE_ROWS), grid-stride. A tile whose bytes fit TILE_BYTES is staged in shared
-/// memory; every thread then computes the match bits of 32 positions
-/// (tile_match_word) and, for find / rfind / count_matches, the lead bits (a
-/// character starts there); each row's answer is then a few bit operations over its
-/// positions (tile_answer), with no per-byte loop and no divergence between rows of
-/// different lengths. starts_with and ends_with of patterns of at most 8 bytes need
-/// no match bits: each row's first or last bytes are compared as words
-/// (edge_matches); neither does contains of such a pattern in a tile whose rows have
-/// at most SHORT_POSITIONS places for it (contains_direct). A tile that does not fit
-/// (a very long row) is searched row per thread in global memory, as search() does.
-template <typename O, int OP>
-__device__ void search_tiles(const O* offsets, const uint8_t* chars, uint64_t rows, const int32_t* pattern_offsets,
-                             const uint8_t* pattern_chars, uint32_t tile_rows, void* out, unsigned long long* falses,
-                             uint64_t* error_word) {
-    constexpr bool PREDICATE = OP == CONTAINS || OP == STARTS_WITH || OP == ENDS_WITH;
-    constexpr bool LEAD = OP == FIND || OP == RFIND || OP == COUNT_MATCHES;
-    __shared__ RowTile tiled;
-    __shared__ uint32_t match[TILE_BYTES / 32 + 1];
-    __shared__ uint32_t lead[LEAD ? TILE_BYTES / 32 + 1 : 1];
-    const uint8_t* bytes = tiled.bytes;
-    const int32_t* starts = tiled.starts;
-    const unsigned tid = threadIdx.x;
-    const int m = pattern_offsets[1] - pattern_offsets[0];
-    const uint8_t* needle = pattern_chars + pattern_offsets[0];
-    const PatternWords pw = pattern_words(needle, m);
-    // Uniform: starts_with / ends_with compare each row's edge directly.
+/// Shared memory of the scalar-pattern searches beside the staged tiles: the match bits
+/// and, for find / rfind / count_matches (LEAD), the lead bits of a tile's positions.
+template <bool LEAD> struct TileBits {
+    uint32_t match[TILE_BYTES / 32 + 1];
+    uint32_t lead[LEAD ? TILE_BYTES / 32 + 1 : 1];
+};
+
+/// The answers of the rows [first, first + n) of one tile of a scalar-pattern search:
+/// staged at `starts` / `bytes` when span >= 0, else searched in global memory. Every
+/// thread of the block calls it with the same arguments; it synchronizes inside, and
+/// the caller synchronizes before `bits` or the tile are written again.
+template <typename O, int OP, bool LEAD>
+__device__ __forceinline__ void search_tile(const O* offsets, const uint8_t* chars, uint64_t rows, uint64_t first,
+                                            int n, int span, const int32_t* starts, const uint8_t* bytes,
+                                            TileBits<LEAD>& bits, const uint8_t* needle, const PatternWords& pw,
+                                            void* out, unsigned long long& false_count, uint64_t* error_word) {
     constexpr bool EDGE = OP == STARTS_WITH || OP == ENDS_WITH;
+    const unsigned tid = threadIdx.x;
+    const int m = pw.m;
+    // Uniform: starts_with / ends_with compare each row's edge directly.
     const bool edge = EDGE && m <= 8;
+    // contains of a pattern of 1 to 8 bytes in a tile of rows with at most
+    // SHORT_POSITIONS places for it each (a column like "public" / "private"):
+    // each row's places compared as words (contains_direct), with no match bits.
+    bool direct = edge;
+    // Uniform; a tile whose bytes average more than m + 3 per row has a longer
+    // one without looking.
+    if (OP == CONTAINS && m > 0 && m <= 8 && span >= 0 && span <= n * (m - 1 + SHORT_POSITIONS) + 16) {
+        bool long_row = false;
+        for (int r = tid; r < n; r += SEARCH_BLOCK) long_row |= starts[r + 1] - starts[r] > m - 1 + SHORT_POSITIONS;
+        direct = !__syncthreads_or(long_row);
+    }
+    if (span >= 0 && !direct) {
+        for (int c = tid; 32 * c < span; c += SEARCH_BLOCK) {
+            uint32_t w[8];
+            tile_words(bytes, c, w);
+            if (m > 0) bits.match[c] = tile_match_word(bytes, c, w, span, needle, pw);
+            if (LEAD) {
+                uint32_t continuation = 0;
+#pragma unroll
+                for (int i = 0; i < 8; ++i) continuation |= equal_bytes(w[i] & 0xC0C0C0C0u, 0x80808080u) << (4 * i);
+                bits.lead[c] = ~continuation;
+            }
+        }
+        __syncthreads();
+    }
+    // Uniform; the row loop compiled once per way of answering (tile_rows_answers).
+    if constexpr (OP == CONTAINS) {
+        if (direct)
+            tile_rows_answers<O, OP, true>(offsets, chars, rows, first, n, span, starts, bytes, bits.match, bits.lead,
+                                           needle, pw, false, out, false_count, error_word);
+        else
+            tile_rows_answers<O, OP, false>(offsets, chars, rows, first, n, span, starts, bytes, bits.match, bits.lead,
+                                            needle, pw, false, out, false_count, error_word);
+    } else {
+        tile_rows_answers<O, OP, false>(offsets, chars, rows, first, n, span, starts, bytes, bits.match, bits.lead,
+                                        needle, pw, direct, out, false_count, error_word);
+    }
+}
+
+/// The scalar-pattern searches over tiles of `tile_rows` rows (a multiple of 32, at
+/// most TILE_ROWS), grid-stride, each tile staged and then answered (search_tile). A
+/// tile whose bytes fit TILE_BYTES is staged in shared memory; every thread then
+/// computes the match bits of 32 positions (tile_match_word) and, for find / rfind /
+/// count_matches, the lead bits (a character starts there); each row's answer is then
+/// a few bit operations over its positions (tile_answer), with no per-byte loop and no
+/// divergence between rows of different lengths. starts_with and ends_with of
+/// patterns of at most 8 bytes need no match bits: each row's first or last bytes are
+/// compared as words (edge_matches); neither does contains of such a pattern in a tile
+/// whose rows have at most SHORT_POSITIONS places for it (contains_direct). A tile
+/// that does not fit (a very long row) is searched row per thread in global memory, as
+/// search() does. This loop stages each tile and then answers it; search_tiles_async
+/// (i32 offsets, 16-byte aligned) stages the next tile while answering this one.
+template <typename O, int OP, bool LEAD>
+__device__ void search_tiles(const O* offsets, const uint8_t* chars, uint64_t rows, const PatternWords& pw,
+                             const uint8_t* needle, uint32_t tile_rows, RowTile& tiled, TileBits<LEAD>& bits,
+                             void* out, unsigned long long& false_count, uint64_t* error_word) {
     const uint64_t tiles = (rows + tile_rows - 1) / tile_rows;
-    unsigned long long false_count = 0;
     for (uint64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
         const uint64_t first = tile * tile_rows;
         const int n = static_cast<int>(rows - first < tile_rows ? rows - first : tile_rows);
         const int span = stage_row_tile(offsets, chars, first, n, tiled);
-        // contains of a pattern of 1 to 8 bytes in a tile of rows with at most
-        // SHORT_POSITIONS places for it each (a column like "public" / "private"):
-        // each row's places compared as words (contains_direct), with no match bits.
-        bool direct = edge;
-        // Uniform; a tile whose bytes average more than m + 3 per row has a longer
-        // one without looking.
-        if (OP == CONTAINS && m > 0 && m <= 8 && span >= 0 && span <= n * (m - 1 + SHORT_POSITIONS) + 16) {
-            bool long_row = false;
-            for (int r = tid; r < n; r += SEARCH_BLOCK) long_row |= starts[r + 1] - starts[r] > m - 1 + SHORT_POSITIONS;
-            direct = !__syncthreads_or(long_row);
-        }
-        if (span >= 0 && !direct) {
-            for (int c = tid; 32 * c < span; c += SEARCH_BLOCK) {
-                uint32_t w[8];
-                tile_words(bytes, c, w);
-                if (m > 0) match[c] = tile_match_word(bytes, c, w, span, needle, pw);
-                if (LEAD) {
-                    uint32_t continuation = 0;
-#pragma unroll
-                    for (int i = 0; i < 8; ++i)
-                        continuation |= equal_bytes(w[i] & 0xC0C0C0C0u, 0x80808080u) << (4 * i);
-                    lead[c] = ~continuation;
-                }
-            }
-            __syncthreads();
-        }
-        // Uniform; the row loop compiled once per way of answering (tile_rows_answers).
-        if constexpr (OP == CONTAINS) {
-            if (direct)
-                tile_rows_answers<O, OP, true>(offsets, chars, rows, first, n, span, tiled, match, lead, needle, pw,
-                                               false, out, false_count, error_word);
-            else
-                tile_rows_answers<O, OP, false>(offsets, chars, rows, first, n, span, tiled, match, lead, needle, pw,
-                                                false, out, false_count, error_word);
-        } else {
-            tile_rows_answers<O, OP, false>(offsets, chars, rows, first, n, span, tiled, match, lead, needle, pw,
-                                            direct, out, false_count, error_word);
-        }
+        search_tile<O, OP, LEAD>(offsets, chars, rows, first, n, span, tiled.starts, tiled.bytes, bits, needle, pw,
+                                 out, false_count, error_word);
         // The next tile overwrites the shared arrays.
         __syncthreads();
     }
+}
+
+// ---- tiles staged ahead by cp.async --------------------------------------------------
+
+/// A tile of rows staged by cp.async: its bytes from a 16-byte aligned address (the
+/// first 16-byte piece whole, zeros after the last row up to the next 32-byte
+/// boundary plus 16), and the rows' offsets, first as read from the column and then,
+/// once they have arrived, relative to bytes[0] (starts[n] = the end of the last row;
+/// room for whole 16-byte pieces).
+struct AsyncTile {
+    __align__(16) uint8_t bytes[TILE_BYTES + 48];
+    __align__(16) int32_t starts[TILE_ROWS + 4];
+};
+
+/// Start staging rows [first, first + n) of a column of `rows` rows with 16-byte
+/// aligned i32 offsets in `tile`, w0 = offsets[first] and w1 = offsets[first + n]
+/// being known: the n + 1 offsets, and the bytes when w1 - base fits TILE_BYTES (base:
+/// w0 rounded down to a 16-byte aligned address), by cp.async of whole 16-byte pieces;
+/// returns w1 - base, or -1 when the bytes do not fit (then only the offsets are
+/// copied). Every thread of the block calls it with the same arguments; each thread's
+/// copies are in place after its copy_async_wait_prior (once a later group is
+/// committed), for the block after a barrier. A piece is copied by cp.async only where
+/// all of it lies in the column (offsets[0 ..= rows], chars[0 .. chars_end), chars_end
+/// = offsets[rows]); one that does not (in the column's last tile, or a first piece
+/// before chars when the chars pointer is not aligned) is copied through registers.
+/// The bytes before w0 in the first piece are the column's, or zero.
+__device__ __forceinline__ int stage_async(const int32_t* offsets, const uint8_t* chars, uint64_t rows,
+                                           long long chars_end, uint64_t first, int n, long long w0, long long w1,
+                                           AsyncTile& tile) {
+    const int tid = static_cast<int>(threadIdx.x);
+    for (int c = tid; 4 * c <= n; c += SEARCH_BLOCK) {
+        const uint64_t at = first + 4 * c;
+        if (at + 4 <= rows + 1) {
+            copy_async_16_fill(tile.starts + 4 * c, offsets + at, 16);
+        } else {
+            for (int k = 0; at + k <= rows; ++k) tile.starts[4 * c + k] = offsets[at + k];
+        }
+    }
+    const long long base = aligned_base(chars, w0);
+    if (w1 - base > TILE_BYTES) return -1;  // uniform
+    const int span = static_cast<int>(w1 - base);
+    const int chunks = (span + 15) / 16;
+    const int padded = (span + 31) / 32 * 2 + 1;  // pieces the match pass reads
+    for (int c = tid; c < padded; c += SEARCH_BLOCK) {
+        const long long lo = base + 16ll * c;
+        uint8_t* dst = tile.bytes + 16 * c;
+        if (c >= chunks) {
+            *reinterpret_cast<uint4*>(dst) = make_uint4(0, 0, 0, 0);
+        } else if (lo >= 0 && lo + 16 <= chars_end) {
+            copy_async_16_fill(dst, chars + lo, w1 - lo < 16 ? static_cast<int>(w1 - lo) : 16);
+        } else {
+            uint4 v = make_uint4(0, 0, 0, 0);
+            uint8_t* b = reinterpret_cast<uint8_t*>(&v);
+            for (int j = 0; j < 16; ++j)
+                if (lo + j >= w0 && lo + j < w1) b[j] = chars[lo + j];
+            *reinterpret_cast<uint4*>(dst) = v;
+        }
+    }
+    return span;
+}
+
+/// After this thread's copies of `tile` have arrived: its pieces of offsets made
+/// relative to the tile's base (the same pieces stage_async gave it).
+__device__ __forceinline__ void rebase_async(const uint8_t* chars, int n, long long w0, AsyncTile& tile) {
+    const int32_t b = static_cast<int32_t>(aligned_base(chars, w0));  // i32 offsets: fits
+    for (int c = static_cast<int>(threadIdx.x); 4 * c <= n; c += SEARCH_BLOCK) {
+        int4 v = *reinterpret_cast<const int4*>(tile.starts + 4 * c);
+        v.x -= b, v.y -= b, v.z -= b, v.w -= b;
+        *reinterpret_cast<int4*>(tile.starts + 4 * c) = v;
+    }
+}
+
+/// search_tiles for i32 offsets whose first offset is 16-byte aligned, each block's
+/// next tile staged (stage_async) while it answers the current one from the other
+/// buffer: the loads of one tile are in flight while the previous one is searched,
+/// where search_tiles waits for them. Thread 0 reads each tile's first and last
+/// offsets (where its bytes lie) one tile further ahead still, into registers.
+template <int OP, bool LEAD>
+__device__ void search_tiles_async(const int32_t* offsets, const uint8_t* chars, uint64_t rows,
+                                   const PatternWords& pw, const uint8_t* needle, uint32_t tile_rows,
+                                   AsyncTile (&tiled)[2], TileBits<LEAD>& bits, void* out,
+                                   unsigned long long& false_count, uint64_t* error_word) {
+    __shared__ long long ends[2][2];
+    const uint64_t tiles = (rows + tile_rows - 1) / tile_rows;
+    const uint64_t step = gridDim.x;
+    // The rows of tile t: [t * tile_rows, + rows_of(t)).
+    const auto rows_of = [&](uint64_t t) {
+        const uint64_t first = t * tile_rows;
+        return static_cast<int>(rows - first < tile_rows ? rows - first : tile_rows);
+    };
+    uint64_t tile = blockIdx.x;
+    if (tile >= tiles) return;  // uniform
+    const long long chars_end = offsets[rows];
+    long long ahead0 = 0, ahead1 = 0;  // thread 0: the ends of the tile after the next
+    if (threadIdx.x == 0) {
+        ends[0][0] = offsets[tile * tile_rows];
+        ends[0][1] = offsets[tile * tile_rows + rows_of(tile)];
+        const uint64_t next = tile + step;
+        if (next < tiles) {
+            ahead0 = offsets[next * tile_rows];
+            ahead1 = offsets[next * tile_rows + rows_of(next)];
+        }
+    }
+    __syncthreads();
+    int span = stage_async(offsets, chars, rows, chars_end, tile * tile_rows, rows_of(tile), ends[0][0], ends[0][1],
+                           tiled[0]);
+    copy_async_commit();
+    for (int cur = 0; tile < tiles; tile += step, cur ^= 1) {
+        const uint64_t next = tile + step;
+        if (threadIdx.x == 0 && next < tiles) {
+            ends[cur ^ 1][0] = ahead0;
+            ends[cur ^ 1][1] = ahead1;
+            const uint64_t after = next + step;
+            if (after < tiles) {
+                ahead0 = offsets[after * tile_rows];
+                ahead1 = offsets[after * tile_rows + rows_of(after)];
+            }
+        }
+        // The ends are published, and every thread is done with the other buffer and
+        // the bits (the previous tile).
+        __syncthreads();
+        int next_span = -1;
+        if (next < tiles)  // uniform
+            next_span = stage_async(offsets, chars, rows, chars_end, next * tile_rows, rows_of(next), ends[cur ^ 1][0],
+                                    ends[cur ^ 1][1], tiled[cur ^ 1]);
+        copy_async_commit();
+        copy_async_wait_prior();
+        const uint64_t first = tile * tile_rows;
+        const int n = rows_of(tile);
+        if (span >= 0) rebase_async(chars, n, ends[cur][0], tiled[cur]);
+        __syncthreads();
+        search_tile<int32_t, OP, LEAD>(offsets, chars, rows, first, n, span, tiled[cur].starts, tiled[cur].bytes,
+                                       bits, needle, pw, out, false_count, error_word);
+        span = next_span;
+    }
+}
+
+/// The scalar-pattern searches' entry: the pattern read once, then the tiles staged
+/// ahead (search_tiles_async) for i32 offsets that start 16-byte aligned, else staged
+/// and answered in turn (search_tiles), in the same shared memory.
+template <typename O, int OP>
+__device__ void search_tiles_entry(const O* offsets, const uint8_t* chars, uint64_t rows,
+                                   const int32_t* pattern_offsets, const uint8_t* pattern_chars, uint32_t tile_rows,
+                                   void* out, unsigned long long* falses, uint64_t* error_word) {
+    constexpr bool PREDICATE = OP == CONTAINS || OP == STARTS_WITH || OP == ENDS_WITH;
+    constexpr bool LEAD = OP == FIND || OP == RFIND || OP == COUNT_MATCHES;
+    constexpr bool ASYNC = sizeof(O) == 4;  // the async path is for i32 offsets
+    static_assert(sizeof(RowTile) <= 2 * sizeof(AsyncTile), "either loop's tiles fit the storage");
+    __shared__ __align__(16) uint8_t storage[ASYNC ? 2 * sizeof(AsyncTile) : sizeof(RowTile)];
+    __shared__ TileBits<LEAD> bits;
+    const int m = pattern_offsets[1] - pattern_offsets[0];
+    const uint8_t* needle = pattern_chars + pattern_offsets[0];
+    const PatternWords pw = pattern_words(needle, m);
+    unsigned long long false_count = 0;
+    // Uniform.
+    if (ASYNC && (reinterpret_cast<unsigned long long>(offsets) & 15u) == 0)
+        search_tiles_async<OP, LEAD>(reinterpret_cast<const int32_t*>(offsets), chars, rows, pw, needle, tile_rows,
+                                     *reinterpret_cast<AsyncTile(*)[2]>(storage), bits, out, false_count,
+                                     error_word);
+    else
+        search_tiles<O, OP, LEAD>(offsets, chars, rows, pw, needle, tile_rows, *reinterpret_cast<RowTile*>(storage),
+                                  bits, out, false_count, error_word);
     if (PREDICATE) flush_count(falses, false_count);
 }
 
@@ -354,8 +528,8 @@ __device__ void search_tiles(const O* offsets, const uint8_t* chars, uint64_t ro
         const O* offsets, const uint8_t* chars, uint64_t rows, const int32_t* pattern_offsets, \
         const uint8_t* pattern_chars, uint32_t tile_rows, void* out, unsigned long long* falses, \
         uint64_t* error_word) {                                                             \
-        search_tiles<O, OP>(offsets, chars, rows, pattern_offsets, pattern_chars, tile_rows, out, falses, \
-                            error_word);                                                    \
+        search_tiles_entry<O, OP>(offsets, chars, rows, pattern_offsets, pattern_chars, tile_rows, out, \
+                                  falses, error_word);                                      \
     }
 #define RAGGED_SEARCH_OP(O, ONAME, P, PNAME, NAME, OP)                                      \
     extern "C" __global__ void __launch_bounds__(SEARCH_BLOCK) search_##NAME##_##ONAME##_##PNAME( \
