@@ -15,7 +15,11 @@
 #                         $LOGS/sanitize-each.txt: clean, errors, timed out or failed.
 #                         Both sanitize modes shrink the suites' large case to
 #                         $RAGGED_TEST_LARGE_ROWS rows (default 65539): at the suites'
-#                         own 1048579, strings tests ran past 420 s under memcheck
+#                         own 1048579, strings tests ran past 420 s under memcheck.
+#                         With $SHARDS = n (default 1) each test runs as n processes,
+#                         RAGGED_TEST_SHARD=k/n each, which split the strings cases
+#                         between them (at 65539 rows, several strings tests still
+#                         ran past 380 s under memcheck as one process)
 #   gpu-run.sh bench      `ragged bench` with JSON output ($BENCH_ARGS: extra
 #                         arguments, e.g. "--suite lists")
 #   gpu-run.sh startup    warm-start wall times: `ragged info` plus one small op, then
@@ -107,13 +111,14 @@ run_variants() {
   done
 }
 
-# One test under one sanitizer tool: "tool test result seconds" on standard output.
+# One test (its shard k/n of the strings cases) under one sanitizer tool: "tool test
+# shard result seconds" on standard output.
 sanitize_one() {
-  local tool=$1 binary=$2 name=$3 sanitizer=$4
-  local log="$logs/each-$tool-$(basename "$binary")-${name//[^A-Za-z0-9_]/_}.log" t0 rc result
+  local tool=$1 binary=$2 name=$3 sanitizer=$4 shard=$5
+  local log="$logs/each-$tool-$(basename "$binary")-${name//[^A-Za-z0-9_]/_}-${shard/\//of}.log" t0 rc result
   t0=$(date +%s)
-  RAGGED_POOL=off RAGGED_TEST_LARGE_ROWS=$sanitize_large_rows timeout "${LIMIT:-500}" "$sanitizer" --tool "$tool" --error-exitcode 99 \
-    "$binary" --exact "$name" --test-threads=1 > "$log" 2>&1
+  RAGGED_POOL=off RAGGED_TEST_LARGE_ROWS=$sanitize_large_rows RAGGED_TEST_SHARD=$shard timeout "${LIMIT:-500}" \
+    "$sanitizer" --tool "$tool" --error-exitcode 99 "$binary" --exact "$name" --test-threads=1 > "$log" 2>&1
   rc=$?
   case $rc in
     0) result=clean ;;
@@ -121,7 +126,7 @@ sanitize_one() {
     124) result=timed-out ;;
     *) result="failed($rc)" ;;
   esac
-  echo "$tool $(basename "$binary") $name $result $(( $(date +%s) - t0 ))s"
+  echo "$tool $(basename "$binary") $name $shard $result $(( $(date +%s) - t0 ))s"
 }
 
 run_sanitize_each() {
@@ -134,9 +139,11 @@ run_sanitize_each() {
       binary="$here/tests/$binary"
       [ -x "$binary" ] || { echo "sanitize-each: no test binary $binary" >&2; status=1; continue; }
       while read -r name; do
-        # At most $JOBS sanitizer processes at once.
-        while [ "$(jobs -rp | wc -l)" -ge "${JOBS:-4}" ]; do wait -n; done
-        sanitize_one "$tool" "$binary" "$name" "$sanitizer" | tee -a "$logs/sanitize-each.txt" &
+        for k in $(seq 0 $(( ${SHARDS:-1} - 1 ))); do
+          # At most $JOBS sanitizer processes at once.
+          while [ "$(jobs -rp | wc -l)" -ge "${JOBS:-4}" ]; do wait -n; done
+          sanitize_one "$tool" "$binary" "$name" "$sanitizer" "$k/${SHARDS:-1}" | tee -a "$logs/sanitize-each.txt" &
+        done
       done < <("$binary" --list 2>/dev/null | sed -n 's/: test$//p')
     done
   done

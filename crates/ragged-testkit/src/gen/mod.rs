@@ -84,6 +84,48 @@ pub fn large_rows() -> usize {
     })
 }
 
+/// The environment variable that keeps one shard of the strings cases
+/// ([`string_cases`]): `k/n` (0 <= k < n) keeps the cases at positions k, k + n,
+/// k + 2n, ... For compute-sanitizer runs, where a strings test checks so many cases
+/// (every op and argument over every case, each a few instrumented launches) that it
+/// outlasts a device session: `scripts/gpu-run.sh sanitize-each` with `SHARDS=n` runs
+/// each test as n processes, one per shard, which together check every case.
+pub const SHARD_ENV: &str = "RAGGED_TEST_SHARD";
+
+/// `k/n` parsed as (k, n) when 0 <= k < n.
+pub fn parse_shard(text: &str) -> Option<(usize, usize)> {
+    let (k, n) = text.trim().split_once('/')?;
+    let (k, n) = (
+        k.trim().parse::<usize>().ok()?,
+        n.trim().parse::<usize>().ok()?,
+    );
+    (k < n).then_some((k, n))
+}
+
+/// This process's shard of the strings cases: [`SHARD_ENV`] parsed, or (0, 1) (every
+/// case) when it is unset.
+///
+/// # Panics
+/// When [`SHARD_ENV`] is set to anything but `k/n` with 0 <= k < n.
+pub fn shard() -> (usize, usize) {
+    static SHARD: OnceLock<(usize, usize)> = OnceLock::new();
+    *SHARD.get_or_init(|| match std::env::var(SHARD_ENV) {
+        Err(_) => (0, 1),
+        Ok(text) => parse_shard(&text)
+            .unwrap_or_else(|| panic!("{SHARD_ENV}={text:?}: expected k/n with 0 <= k < n")),
+    })
+}
+
+/// The items of `cases` in this process's [`shard`].
+pub fn in_shard<T>(cases: Vec<T>) -> Vec<T> {
+    let (k, n) = shard();
+    cases
+        .into_iter()
+        .enumerate()
+        .filter_map(|(i, case)| (i % n == k).then_some(case))
+        .collect()
+}
+
 /// [`ROW_COUNTS`] with its large count from [`large_rows`]: the counts the
 /// enumerations of strings, lists and primitive cases with nulls cover.
 pub fn row_counts() -> &'static [usize] {

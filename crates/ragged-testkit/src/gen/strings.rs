@@ -392,13 +392,18 @@ pub fn string_case<O: OffsetSize>(kind: StringKind, rows: usize) -> StringCase<O
     }
 }
 
-/// Every strings case: each [`StringKind`] at each of its row counts.
+/// Every strings case: each [`StringKind`] at each of its row counts (those of this
+/// process's shard when `RAGGED_TEST_SHARD` is set, [`super::in_shard`]).
 ///
 /// # Panics
-/// As [`StringSpec::build`].
+/// As [`StringSpec::build`] and [`super::shard`].
 pub fn string_cases<O: OffsetSize>() -> Vec<StringCase<O>> {
-    StringKind::ALL
+    let kinds_and_rows = StringKind::ALL
         .iter()
-        .flat_map(|&kind| kind.row_counts().iter().map(move |&n| string_case(kind, n)))
+        .flat_map(|&kind| kind.row_counts().iter().map(move |&n| (kind, n)))
+        .collect();
+    super::in_shard(kinds_and_rows)
+        .into_iter()
+        .map(|(kind, n)| string_case(kind, n))
         .collect()
 }

@@ -35,6 +35,23 @@ fn string_cases_hold_their_rows_and_cover_every_count() {
 }
 
 #[test]
+fn shards_parse_and_split_the_cases() {
+    assert_eq!(parse_shard("0/1"), Some((0, 1)));
+    assert_eq!(parse_shard(" 3 / 8 "), Some((3, 8)));
+    for bad in ["", "1", "2/2", "5/3", "0/0", "-1/4", "a/4", "1/4/2"] {
+        assert_eq!(parse_shard(bad), None, "{bad:?}");
+    }
+    // Unset in the suite's own runs: every case is in the one shard.
+    if std::env::var(SHARD_ENV).is_err() {
+        assert_eq!(shard(), (0, 1));
+        assert_eq!(
+            in_shard((0..10).collect::<Vec<i32>>()),
+            (0..10).collect::<Vec<_>>()
+        );
+    }
+}
+
+#[test]
 fn string_kinds_have_their_shape() {
     let width = |kind| {
         string_case::<i32>(kind, 257)
