@@ -246,11 +246,7 @@ pub(crate) fn compact_offsets<O: OffsetSize>(
             }
             // After an overflow every later offset is meaningless: the call fails.
             inclusive[t].store(total.unwrap_or(i64::MAX), Ordering::Release);
-            let mut acc = carry;
-            for ((slot, x), y) in part.iter_mut().zip(a).zip(b) {
-                acc = acc.wrapping_add(y.as_i64().wrapping_sub(x.as_i64()));
-                slot.write(acc);
-            }
+            write_prefix(part, carry, a, b);
         };
         rayon::scope(|s| {
             for _ in 0..rayon::current_num_threads() {
@@ -296,6 +292,36 @@ pub(crate) fn compact_offsets<O: OffsetSize>(
         Offsets::I64(ScalarBuffer::from(offsets))
     };
     Ok((offsets, total))
+}
+
+/// Writes `slots[i] = carry + sum of stops[k] - starts[k] for k <= i` (wrapping). On
+/// x86-64 the stores are non-temporal (`movnti`, then a fence): the offsets are read
+/// back only after the call, and such stores do not first read each line of the
+/// output into the cache, which a plain store does — a third of this pass's traffic.
+fn write_prefix<O: OffsetSize>(
+    slots: &mut [MaybeUninit<i64>],
+    carry: i64,
+    starts: &[O],
+    stops: &[O],
+) {
+    let mut acc = carry;
+    for ((slot, x), y) in slots.iter_mut().zip(starts).zip(stops) {
+        acc = acc.wrapping_add(y.as_i64().wrapping_sub(x.as_i64()));
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: `slot` is a valid, aligned `i64` slot of the output (movnti is in
+        // x86-64's baseline, SSE2).
+        unsafe {
+            std::arch::x86_64::_mm_stream_si64(slot.as_mut_ptr(), acc)
+        };
+        #[cfg(not(target_arch = "x86_64"))]
+        slot.write(acc);
+    }
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a fence (SSE2): the non-temporal stores above are ordered before this
+    // thread's later stores and its hand-over of the slots.
+    unsafe {
+        std::arch::x86_64::_mm_sfence()
+    };
 }
 
 /// The value of `slot` once it is no longer [`PENDING`]: a short spin, then yielding
