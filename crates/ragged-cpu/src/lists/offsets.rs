@@ -186,9 +186,10 @@ fn tile_check_sum<O: OffsetSize>(starts: &[O], stops: &[O], len: i64, avx2: bool
 /// next tile of [`TILE`] lists in order, sums its lengths and checks its lists (in
 /// order, in bounds), waits for the previous tile's inclusive prefix, publishes its own,
 /// then writes its offsets from that carry ([`write_prefix`]: non-temporal stores on
-/// x86-64), reading its starts and stops again from the cache. A thread waits only for a tile taken before its own, whose thread needs
-/// nothing from it, so the tiles finish in order. The `i64` offsets are narrowed to
-/// `i32` afterwards when asked for and the total fits.
+/// x86-64), reading its starts and stops again from the cache. A thread waits only for
+/// a tile taken before its own, whose thread needs nothing from it, so the tiles finish
+/// in order. The `i64` offsets are narrowed to `i32` afterwards when asked for and the
+/// total fits.
 pub(crate) fn compact_offsets<O: OffsetSize>(
     starts: &ScalarBuffer<O>,
     stops: &ScalarBuffer<O>,

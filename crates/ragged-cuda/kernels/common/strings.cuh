@@ -236,6 +236,16 @@ struct RowTile {
     long long ends[2];
 };
 
+/// Into `piece` (zero on entry), the 16 bytes of chars from `lo` whose positions lie
+/// in [w0, w1), read one by one (a piece at either end of a staged range, which a
+/// vector load could read past).
+__device__ __forceinline__ void edge_piece(const uint8_t* chars, long long lo, long long w0, long long w1,
+                                           uint4& piece) {
+    uint8_t* b = reinterpret_cast<uint8_t*>(&piece);
+    for (int j = 0; j < 16; ++j)
+        if (lo + j >= w0 && lo + j < w1) b[j] = chars[lo + j];
+}
+
 /// Stage bytes [w0, w1) of chars as tile bytes [w0 - base, w1 - base) (base: w0 rounded
 /// down to a 16-byte aligned address), with zeros around them up to the next 32-byte
 /// boundary plus 16 bytes (what the match pass reads): 16-byte loads for the chunks
@@ -252,9 +262,7 @@ __device__ __forceinline__ void stage_tile(const uint8_t* chars, long long w0, l
             if (lo >= w0 && lo + 16 <= w1) {
                 v = *reinterpret_cast<const uint4*>(chars + lo);
             } else {
-                uint8_t* b = reinterpret_cast<uint8_t*>(&v);
-                for (int j = 0; j < 16; ++j)
-                    if (lo + j >= w0 && lo + j < w1) b[j] = chars[lo + j];
+                edge_piece(chars, lo, w0, w1, v);
             }
         }
         *reinterpret_cast<uint4*>(bytes + 16 * c) = v;

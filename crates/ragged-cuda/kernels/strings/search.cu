@@ -377,6 +377,9 @@ __device__ __forceinline__ int stage_async(const int32_t* offsets, const uint8_t
     for (int c = tid; 4 * c <= n; c += SEARCH_BLOCK) {
         const uint64_t at = first + 4 * c;
         if (at + 4 <= rows + 1) {
+            // The source-size form with all 16 bytes: with copy_async_16 here the
+            // compiler gave search_tiles_contains_i32 64 registers and a stack frame
+            // (60 and none as measured).
             copy_async_16_fill(tile.starts + 4 * c, offsets + at, 16);
         } else {
             for (int k = 0; at + k <= rows; ++k) tile.starts[4 * c + k] = offsets[at + k];
@@ -396,9 +399,7 @@ __device__ __forceinline__ int stage_async(const int32_t* offsets, const uint8_t
             copy_async_16_fill(dst, chars + lo, w1 - lo < 16 ? static_cast<int>(w1 - lo) : 16);
         } else {
             uint4 v = make_uint4(0, 0, 0, 0);
-            uint8_t* b = reinterpret_cast<uint8_t*>(&v);
-            for (int j = 0; j < 16; ++j)
-                if (lo + j >= w0 && lo + j < w1) b[j] = chars[lo + j];
+            edge_piece(chars, lo, w0, w1, v);
             *reinterpret_cast<uint4*>(dst) = v;
         }
     }

@@ -129,7 +129,7 @@ pub fn in_shard<T>(cases: Vec<T>) -> Vec<T> {
 /// [`ROW_COUNTS`] with its large count from [`large_rows`]: the counts the
 /// enumerations of strings, lists and primitive cases with nulls cover.
 pub fn row_counts() -> &'static [usize] {
-    static COUNTS: OnceLock<[usize; 13]> = OnceLock::new();
+    static COUNTS: OnceLock<[usize; ROW_COUNTS.len()]> = OnceLock::new();
     COUNTS.get_or_init(|| {
         let mut counts = ROW_COUNTS;
         counts[ROW_COUNTS.len() - 1] = large_rows();
