@@ -19,7 +19,11 @@
 #                         With $SHARDS = n (default 1) each test runs as n processes,
 #                         RAGGED_TEST_SHARD=k/n each, which split the strings cases
 #                         between them (at 65539 rows, several strings tests still
-#                         ran past 380 s under memcheck as one process)
+#                         ran past 380 s under memcheck as one process). The
+#                         processes take the GPUs of $DEVICES in turn (indices,
+#                         comma-separated; default: all of the machine's GPUs) as
+#                         CUDA_VISIBLE_DEVICES; $MATCH (an extended regular
+#                         expression) keeps the tests whose names match it
 #   gpu-run.sh bench      `ragged bench` with JSON output ($BENCH_ARGS: extra
 #                         arguments, e.g. "--suite lists")
 #   gpu-run.sh startup    warm-start wall times: `ragged info` plus one small op, then
@@ -111,13 +115,13 @@ run_variants() {
   done
 }
 
-# One test (its shard k/n of the strings cases) under one sanitizer tool: "tool test
-# shard result seconds" on standard output.
+# One test (its shard k/n of the strings cases) under one sanitizer tool, on GPU
+# number $6: "tool test shard result seconds" on standard output.
 sanitize_one() {
-  local tool=$1 binary=$2 name=$3 sanitizer=$4 shard=$5
+  local tool=$1 binary=$2 name=$3 sanitizer=$4 shard=$5 gpu=$6
   local log="$logs/each-$tool-$(basename "$binary")-${name//[^A-Za-z0-9_]/_}-${shard/\//of}.log" t0 rc result
   t0=$(date +%s)
-  RAGGED_POOL=off RAGGED_TEST_LARGE_ROWS=$sanitize_large_rows RAGGED_TEST_SHARD=$shard timeout "${LIMIT:-500}" \
+  CUDA_VISIBLE_DEVICES=$gpu RAGGED_POOL=off RAGGED_TEST_LARGE_ROWS=$sanitize_large_rows RAGGED_TEST_SHARD=$shard timeout "${LIMIT:-500}" \
     "$sanitizer" --tool "$tool" --error-exitcode 99 "$binary" --exact "$name" --test-threads=1 > "$log" 2>&1
   rc=$?
   case $rc in
@@ -130,8 +134,10 @@ sanitize_one() {
 }
 
 run_sanitize_each() {
-  local sanitizer binaries=("$@") binary name tool
+  local sanitizer binaries=("$@") binary name tool devices started=0 count
   sanitizer=$(sanitizer_path)
+  count=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+  IFS=, read -r -a devices <<< "${DEVICES:-$(seq -s, 0 $(( ${count:-1} > 0 ? ${count:-1} - 1 : 0 )))}"
   [ ${#binaries[@]} -gt 0 ] || binaries=(strings_conformance)
   : > "$logs/sanitize-each.txt"
   for tool in ${TOOLS:-memcheck racecheck}; do
@@ -142,9 +148,11 @@ run_sanitize_each() {
         for k in $(seq 0 $(( ${SHARDS:-1} - 1 ))); do
           # At most $JOBS sanitizer processes at once.
           while [ "$(jobs -rp | wc -l)" -ge "${JOBS:-4}" ]; do wait -n; done
-          sanitize_one "$tool" "$binary" "$name" "$sanitizer" "$k/${SHARDS:-1}" | tee -a "$logs/sanitize-each.txt" &
+          sanitize_one "$tool" "$binary" "$name" "$sanitizer" "$k/${SHARDS:-1}" "${devices[started % ${#devices[@]}]}" \
+            | tee -a "$logs/sanitize-each.txt" &
+          started=$(( started + 1 ))
         done
-      done < <("$binary" --list 2>/dev/null | sed -n 's/: test$//p')
+      done < <("$binary" --list 2>/dev/null | sed -n 's/: test$//p' | grep -E "${MATCH:-.}")
     done
   done
   wait

@@ -151,6 +151,7 @@ macro_rules! strings_conformance_suite {
             strings_search_per_row_large_utf8 => |b| $crate::conformance::strings::search_per_row::<_, i64>(b);
             strings_search_overlaps => |b| $crate::conformance::strings::search_overlaps(b);
             strings_search_pattern_lengths => |b| $crate::conformance::strings::search_pattern_lengths(b);
+            strings_search_short_rows => |b| $crate::conformance::strings::search_short_rows(b);
             strings_search_errors => |b| $crate::conformance::strings::search_errors(b);
             strings_slice_utf8 => |b| $crate::conformance::strings::slice::<_, i32>(b);
             strings_slice_large_utf8 => |b| $crate::conformance::strings::slice::<_, i64>(b);

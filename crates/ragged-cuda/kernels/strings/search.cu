@@ -21,7 +21,9 @@
 // once as bits (32 positions per thread), each row's answer read off its positions'
 // bits (see search_tiles). With i32 offsets that start 16-byte aligned (an unsliced
 // column) each block stages its next tile by cp.async while it answers the current
-// one (search_tiles_async).
+// one (search_tiles_async). contains of a pattern of 1 to 8 bytes in short rows (few
+// places per row, as "public" / "private") goes a warp per 128 rows instead
+// (search_rows_contains_i32): each row's places compared as words, no block barrier.
 // Per-row patterns (search_<op>_<O>_<P>): one thread per row, grid-stride over rows
 // rounded up to whole warps (every lane takes part in the ballots). A warp first
 // stages the bytes of its 32 rows in shared memory (16-byte vector loads, coalesced;
@@ -508,6 +510,125 @@ __device__ void search_tiles_entry(const O* offsets, const uint8_t* chars, uint6
         search_tiles<O, OP, LEAD>(offsets, chars, rows, pw, needle, tile_rows, *reinterpret_cast<RowTile*>(storage),
                                   bits, out, false_count, error_word);
     if (PREDICATE) flush_count(falses, false_count);
+}
+
+// ---- contains in short rows: a warp per 128 rows, no block barriers ---------------------
+
+/// Rows a warp answers per step of search_rows_contains_i32 (four per lane).
+constexpr int WARP_ROWS = 128;
+/// Bytes of a warp's stage: a step's rows are staged when their bytes (from a 16-byte
+/// aligned address) fit, else searched in global memory.
+constexpr int WARP_STAGE = 2048;
+
+/// offsets[i], or chars_end past the column's last offset (rows past the end are empty).
+__device__ __forceinline__ int32_t offset_or_end(const int32_t* offsets, uint64_t rows, uint64_t i, int32_t chars_end) {
+    return i <= rows ? offsets[i] : chars_end;
+}
+
+/// offsets[i .. i + 4] of a step's lane (i a multiple of 4, offsets 16-byte aligned):
+/// one vector load where all four lie in the column, else one at a time.
+__device__ __forceinline__ int4 lane_offsets(const int32_t* offsets, uint64_t rows, uint64_t i, int32_t chars_end) {
+    if (i + 4 <= rows) return *reinterpret_cast<const int4*>(offsets + i);
+    return make_int4(offset_or_end(offsets, rows, i, chars_end), offset_or_end(offsets, rows, i + 1, chars_end),
+                     offset_or_end(offsets, rows, i + 2, chars_end), offset_or_end(offsets, rows, i + 3, chars_end));
+}
+
+/// contains of a scalar pattern of 1 to 8 bytes in a column of short rows (the host
+/// picks it when the rows average few places for the pattern, as "public" / "private")
+/// with i32 offsets that start 16-byte aligned. Each warp takes steps of WARP_ROWS rows,
+/// grid-stride, with no block barrier: lane l's rows are 4l .. 4l + 3 of the step, its
+/// five offsets one vector load and a shuffle (the next step's loaded before this one is
+/// answered); the step's bytes staged in the warp's shared memory by 16-byte loads;
+/// each row's places compared as words (contains_direct); the four answers of 8 lanes
+/// OR-ed by shuffles into one output word, written by the first of them. A step whose
+/// bytes exceed WARP_STAGE is searched in global memory (search_row). Against the tile
+/// kernel it has no block barrier and no match bits, and a third of the instructions
+/// per row. Measured slower (PERFORMANCE v0.33): rows interleaved across lanes (lane l
+/// taking rows 32k + l, answers by ballots), and 8 blocks per SM (32 registers) rather
+/// than the 6 that 39 registers allow.
+extern "C" __global__ void __launch_bounds__(SEARCH_BLOCK)
+    search_rows_contains_i32(const int32_t* offsets, const uint8_t* chars, uint64_t rows,
+                             const int32_t* pattern_offsets, const uint8_t* pattern_chars, void* out,
+                             unsigned long long* falses) {
+    constexpr unsigned FULL = 0xffffffffu;
+    __shared__ __align__(16) uint8_t stages[SEARCH_BLOCK / 32][WARP_STAGE + 16];
+    const unsigned lane = threadIdx.x & 31u;
+    uint8_t* stage = stages[threadIdx.x >> 5];
+    const int m = pattern_offsets[1] - pattern_offsets[0];
+    const uint8_t* needle = pattern_chars + pattern_offsets[0];
+    const PatternWords pw = pattern_words(needle, m);
+    const int32_t chars_end = offsets[rows];
+    const uint64_t steps = (rows + WARP_ROWS - 1) / WARP_ROWS;
+    const uint64_t warps = grid_threads() / 32;
+    uint32_t* words = static_cast<uint32_t*>(out);
+    unsigned long long false_count = 0;
+    uint64_t step = global_thread() / 32;
+    // The lane's offsets of the step: its rows' starts and the end of its last row.
+    int4 o = make_int4(0, 0, 0, 0);
+    int32_t after = 0;
+    if (step < steps) {
+        o = lane_offsets(offsets, rows, step * WARP_ROWS + 4 * lane, chars_end);
+        if (lane == 31) after = offset_or_end(offsets, rows, step * WARP_ROWS + WARP_ROWS, chars_end);
+    }
+    for (; step < steps; step += warps) {
+        const uint64_t first = step * WARP_ROWS;
+        const uint64_t mine = first + 4 * lane;
+        const int32_t next_start = __shfl_down_sync(FULL, o.x, 1);
+        if (lane != 31) after = next_start;
+        const int32_t starts[5] = {o.x, o.y, o.z, o.w, after};
+        const long long w0 = __shfl_sync(FULL, o.x, 0);
+        const long long w1 = __shfl_sync(FULL, after, 31);
+        // The next step's offsets, in flight while this one is answered.
+        const uint64_t next = step + warps;
+        if (next < steps) {
+            o = lane_offsets(offsets, rows, next * WARP_ROWS + 4 * lane, chars_end);
+            if (lane == 31) after = offset_or_end(offsets, rows, next * WARP_ROWS + WARP_ROWS, chars_end);
+        }
+        const long long base = aligned_base(chars, w0);
+        const bool staged = w1 - base <= WARP_STAGE;  // uniform
+        if (staged) {
+            const int chunks = static_cast<int>((w1 - base + 15) / 16);
+            // The pieces of [w0, w1) and one of zeros after them (head_matches_at reads
+            // up to 12 bytes past a place).
+            for (int c = static_cast<int>(lane); c <= chunks; c += 32) {
+                const long long lo = base + 16ll * c;
+                uint4 v = make_uint4(0, 0, 0, 0);
+                if (c < chunks) {
+                    if (lo >= 0 && lo + 16 <= chars_end) v = *reinterpret_cast<const uint4*>(chars + lo);
+                    else edge_piece(chars, lo, w0, w1, v);
+                }
+                *reinterpret_cast<uint4*>(stage + 16 * c) = v;
+            }
+        }
+        __syncwarp();
+        unsigned found = 0;
+#pragma unroll
+        for (int k = 0; k < 4; ++k) {
+            if (mine + k < rows) {
+                const bool hit = staged ? contains_direct(stage, static_cast<int>(starts[k] - base),
+                                                          static_cast<int>(starts[k + 1] - base), pw)
+                                        : search_row<CONTAINS>(chars, starts[k], starts[k + 1], needle, m) != 0;
+                found |= static_cast<unsigned>(hit) << k;
+            }
+        }
+        // Every lane is done with the stage before the next step overwrites it.
+        __syncwarp();
+        // Word j of the step (rows first + 32j ..) from lanes 8j .. 8j + 7.
+        unsigned word = found << (4 * (lane & 7u));
+        word |= __shfl_xor_sync(FULL, word, 1);
+        word |= __shfl_xor_sync(FULL, word, 2);
+        word |= __shfl_xor_sync(FULL, word, 4);
+        const uint64_t word_row = first + 32 * (lane >> 3);
+        if ((lane & 7u) == 0 && word_row < rows) {
+            words[word_row / 32] = word;
+            const uint64_t present = rows - word_row < 32 ? rows - word_row : 32;
+            false_count += present - __popc(word);
+        }
+    }
+    // Lanes 0, 8, 16 and 24 hold counts: summed into lane 0, one atomic per warp.
+    false_count += __shfl_xor_sync(FULL, false_count, 8);
+    false_count += __shfl_xor_sync(FULL, false_count, 16);
+    flush_count(falses, false_count);
 }
 
 #define RAGGED_SEARCH(O, ONAME, P, PNAME)                                                   \

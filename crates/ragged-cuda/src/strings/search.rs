@@ -1,7 +1,8 @@
 //! The literal searches on the GPU (`contains`, `starts_with`, `ends_with`, `find`,
 //! `rfind`, `count_matches`): host dispatch for `kernels/strings/search.cu` — a
-//! scalar pattern by tiles of rows matched byte-parallel (`search_tiles_<op>_<O>`), a
-//! per-row pattern one thread per row (`search_<op>_<O>_<P>`).
+//! scalar pattern by tiles of rows matched byte-parallel (`search_tiles_<op>_<O>`), or
+//! for `contains` in short rows a warp per 128 rows (`search_rows_contains_i32`, see
+//! [`short_rows`]), a per-row pattern one thread per row (`search_<op>_<O>_<P>`).
 //!
 //! A scalar pattern is uploaded as a one-row `Utf8` column. The output validity is the
 //! column's or the pattern's when only one has a bitmap; when both have one the kernel
@@ -13,7 +14,7 @@ use ragged_core::{BooleanColumn, Error, OffsetSize, PrimitiveColumn, Result, Str
 use crate::common::bits::{ballot_grid, bitmap, validity_or_none};
 use crate::compile::STRINGS_SEARCH;
 use crate::error_word::ErrorWord;
-use crate::launch::{launch, params, BLOCK};
+use crate::launch::{launch, params, resident_grid, BLOCK};
 use crate::memory::{Device, DeviceBitmap, DeviceBuffer};
 use crate::primitives::validity_args;
 use crate::CudaBackend;
@@ -26,6 +27,8 @@ struct DevicePattern<'a> {
     offsets: u64,
     chars: u64,
     scalar: bool,
+    /// A scalar pattern's length in bytes (0 for a pattern column).
+    scalar_len: usize,
     validity: Option<&'a DeviceBitmap>,
     offset_name: &'static str,
     /// The uploaded buffers of a scalar pattern, kept alive until the kernel is done.
@@ -39,6 +42,7 @@ impl<'a> DevicePattern<'a> {
                 offsets: c.offsets().device_ptr(),
                 chars: c.values().device_ptr(),
                 scalar: false,
+                scalar_len: 0,
                 validity: c.validity(),
                 offset_name: P::OFFSET_NAME,
                 _owned: None,
@@ -55,6 +59,7 @@ impl<'a> DevicePattern<'a> {
                     offsets: offsets.device_ptr(),
                     chars: chars.device_ptr(),
                     scalar: true,
+                    scalar_len: s.len(),
                     validity: None,
                     offset_name: "i32",
                     _owned: Some((offsets, chars)),
@@ -209,6 +214,9 @@ fn run_tiles<O: OffsetSize>(
     word: &Option<ErrorWord>,
 ) -> Result<()> {
     let rows = col.len() as u64;
+    if short_rows(op, col, pattern.scalar_len) {
+        return run_rows_contains(backend, col, pattern, out_ptr, falses_ptr);
+    }
     let function = backend.function(
         &STRINGS_SEARCH,
         &format!("search_tiles_{}_{}", op.name(), O::OFFSET_NAME),
@@ -235,6 +243,55 @@ fn run_tiles<O: OffsetSize>(
     // 32) answer words for a predicate, into `out` (allocated by the caller), adds to
     // the zeroed counter, reports through the word when not null; tile_rows is a
     // multiple of 32 of at most TILE_ROWS (tile_rows).
+    unsafe { launch(function, grid, BLOCK, 0, backend.stream(), &mut args) }
+}
+
+/// The most places a row of `search_rows_contains_i32`'s columns averages for the
+/// pattern (its bytes over its rows, less the pattern's length): below it, comparing
+/// each row's places as words costs fewer instructions than a tile's match bits.
+const SHORT_ROW_PLACES: usize = 8;
+
+/// Whether `contains` of a scalar pattern of `m` bytes runs as
+/// `search_rows_contains_i32`: a pattern of 1 to 8 bytes, i32 offsets that start
+/// 16-byte aligned (an unsliced column), rows averaging fewer than
+/// [`SHORT_ROW_PLACES`] places for the pattern.
+fn short_rows<O: OffsetSize>(op: Search, col: &StringColumn<O, Device>, m: usize) -> bool {
+    let average = col.values().len() / col.len().max(1);
+    op == Search::Contains
+        && O::OFFSET_NAME == "i32"
+        && (1..=8).contains(&m)
+        && col.offsets().device_ptr() % 16 == 0
+        && average < m + SHORT_ROW_PLACES
+}
+
+/// Launch `search_rows_contains_i32` (see [`short_rows`]): a warp per 128 rows.
+fn run_rows_contains<O: OffsetSize>(
+    backend: &CudaBackend,
+    col: &StringColumn<O, Device>,
+    pattern: &DevicePattern<'_>,
+    out_ptr: u64,
+    falses_ptr: u64,
+) -> Result<()> {
+    let rows = col.len() as u64;
+    let function = backend.function(&STRINGS_SEARCH, "search_rows_contains_i32")?;
+    // A warp (32 threads) per 128 rows.
+    let grid = resident_grid(function, rows.div_ceil(4), backend.info().multiprocessors);
+    let (offsets, chars) = (col.offsets().device_ptr(), col.values().device_ptr());
+    let (pattern_offsets, pattern_chars) = (pattern.offsets, pattern.chars);
+    let mut args = params![
+        offsets,
+        chars,
+        rows,
+        pattern_offsets,
+        pattern_chars,
+        out_ptr,
+        falses_ptr
+    ];
+    // SAFETY: `search_rows_contains_i32(const int32_t*, const uint8_t*, uint64_t, const
+    // int32_t*, const uint8_t*, void*, unsigned long long*)`: reads rows + 1 i32 offsets
+    // (16-byte aligned, checked by short_rows) and the bytes between them, the scalar
+    // pattern's two offsets and its 1 to 8 bytes; writes ceil(rows / 32) answer words
+    // into `out` (allocated by the caller) and adds to the zeroed counter.
     unsafe { launch(function, grid, BLOCK, 0, backend.stream(), &mut args) }
 }
 

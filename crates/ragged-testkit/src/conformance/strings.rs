@@ -384,6 +384,91 @@ pub fn search_pattern_lengths<B: Backend>(backend: &B) {
     failures.finish("search_pattern_lengths");
 }
 
+/// Suite test: `contains` in columns of short rows (like "public" / "private"), which
+/// the GPU answers a warp per 128 rows when the rows average few places for the
+/// pattern: nulls, empty rows, 2- and 4-byte characters, row counts around the warp's
+/// 128, a row longer than a warp's stage among short ones at the start, middle or
+/// end, a run of longer rows whose steps do not fit the stage, slices at offsets 4 and
+/// 5, both offset widths; patterns of 1 to 8 bytes.
+///
+/// # Panics
+/// When any answer differs from the oracle.
+pub fn search_short_rows<B: Backend>(backend: &B) {
+    let mut rng = Rng::from_label("search_short_rows");
+    let mut failures = Failures::new();
+    let words = [
+        "public",
+        "private",
+        "",
+        "pub",
+        "épublic",
+        "publ𝄞c",
+        "xpublicx",
+        "lic",
+        "p",
+    ];
+    let patterns = ["public", "p", "ic", "é", "𝄞", "private", "xpublicx", "c"];
+    for count in [1usize, 31, 127, 128, 129, 1000, 5000] {
+        // None: short rows only; Some(i): row i is 3 000 bytes (past a warp's stage);
+        // usize::MAX: the first 256 rows are 24 bytes each (steps of 3 072 bytes).
+        for long in [
+            None,
+            Some(0),
+            Some(count / 2),
+            Some(count - 1),
+            Some(usize::MAX),
+        ] {
+            let rows: Vec<(String, bool)> = (0..count)
+                .map(|i| {
+                    let text = match long {
+                        Some(at) if at == i => {
+                            let tail = if rng.chance(50) { "public" } else { "pub" };
+                            format!("{}{tail}", "ab".repeat(1500))
+                        }
+                        Some(usize::MAX) if i < 256 => "public private public pu".to_string(),
+                        _ => words[rng.index(words.len())].to_string(),
+                    };
+                    (text, !rng.chance(10))
+                })
+                .collect();
+            let mut slices = vec![None];
+            if count > 5 {
+                slices.extend([Some((4, count - 4)), Some((5, count - 5))]);
+            }
+            for slice in slices {
+                let spec = StringSpec {
+                    rows: rows.clone(),
+                    slice,
+                    explicit_validity: false,
+                };
+                let label = format!("short/{count}/{long:?}/{slice:?}");
+                let small = StringCase::<i32>::from_spec(format!("utf8/{label}"), &spec);
+                let large = StringCase::<i64>::from_spec(format!("large_utf8/{label}"), &spec);
+                for pattern in patterns {
+                    let scalar = (Pattern::Scalar(pattern), OraclePattern::Scalar(pattern));
+                    failures.record(check_search(
+                        backend,
+                        &small,
+                        Search::Contains,
+                        pattern,
+                        scalar.0,
+                        &scalar.1,
+                    ));
+                    failures.record(check_search(
+                        backend,
+                        &large,
+                        Search::Contains,
+                        pattern,
+                        Pattern::Scalar(pattern),
+                        &OraclePattern::Scalar(pattern),
+                    ));
+                }
+            }
+        }
+    }
+    failures.finish("search_short_rows");
+}
+
 /// Suite test: a pattern column whose length differs from the column's is
 /// `LengthMismatch` for every search, on both backends alike.
 ///
