@@ -15,7 +15,11 @@
 #                         $LOGS/sanitize-each.txt: clean, errors, timed out or failed.
 #                         Both sanitize modes shrink the suites' large case to
 #                         $RAGGED_TEST_LARGE_ROWS rows (default 65539): at the suites'
-#                         own 1048579, strings tests ran past 420 s under memcheck.
+#                         own 1048579, strings tests ran past 420 s under memcheck;
+#                         and the strings cases' long row to
+#                         $RAGGED_TEST_LONG_ROW_CHARS characters (default 20000
+#                         against 100000: a shard holding it took 300-490 s under
+#                         memcheck; 20000 still exceeds every staged tile).
 #                         With $SHARDS = n (default 1) each test runs as n processes,
 #                         RAGGED_TEST_SHARD=k/n each, which split the strings cases
 #                         between them (at 65539 rows, several strings tests still
@@ -48,6 +52,8 @@ export RAGGED_REQUIRE_CUDA=1 RAGGED_REQUIRE_NVRTC=1
 export RAGGED_KERNEL_CACHE=${RAGGED_KERNEL_CACHE:-$here/kernel-cache}
 # The large case of the conformance suites under compute-sanitizer (see sanitize-each).
 sanitize_large_rows=${RAGGED_TEST_LARGE_ROWS:-65539}
+# The strings cases' long row under compute-sanitizer (see sanitize-each).
+sanitize_long_row=${RAGGED_TEST_LONG_ROW_CHARS:-20000}
 status=0
 
 run_tests() {
@@ -70,7 +76,7 @@ run_sanitize() {
     for t in "$here"/tests/conformance "$here"/tests/text_conformance "$here"/tests/lists_conformance "$here"/tests/strings_conformance "$here"/tests/sequences_conformance "$here"/tests/runtime; do
       [ -x "$t" ] || continue
       echo "== $tool $(basename "$t")"
-      RAGGED_POOL=off RAGGED_TEST_LARGE_ROWS=$sanitize_large_rows "$sanitizer" --tool "$tool" --error-exitcode 99 --target-processes all \
+      RAGGED_POOL=off RAGGED_TEST_LARGE_ROWS=$sanitize_large_rows RAGGED_TEST_LONG_ROW_CHARS=$sanitize_long_row "$sanitizer" --tool "$tool" --error-exitcode 99 --target-processes all \
         "$t" --test-threads=1 ${SANITIZE_ARGS:-} > "$logs/$tool-$(basename "$t").log" 2>&1
       rc=$?
       tail -n 3 "$logs/$tool-$(basename "$t").log"
@@ -121,7 +127,8 @@ sanitize_one() {
   local tool=$1 binary=$2 name=$3 sanitizer=$4 shard=$5 gpu=$6
   local log="$logs/each-$tool-$(basename "$binary")-${name//[^A-Za-z0-9_]/_}-${shard/\//of}.log" t0 rc result
   t0=$(date +%s)
-  CUDA_VISIBLE_DEVICES=$gpu RAGGED_POOL=off RAGGED_TEST_LARGE_ROWS=$sanitize_large_rows RAGGED_TEST_SHARD=$shard timeout "${LIMIT:-500}" \
+  CUDA_VISIBLE_DEVICES=$gpu RAGGED_POOL=off RAGGED_TEST_LARGE_ROWS=$sanitize_large_rows \
+    RAGGED_TEST_LONG_ROW_CHARS=$sanitize_long_row RAGGED_TEST_SHARD=$shard timeout "${LIMIT:-500}" \
     "$sanitizer" --tool "$tool" --error-exitcode 99 "$binary" --exact "$name" --test-threads=1 > "$log" 2>&1
   rc=$?
   case $rc in

@@ -84,6 +84,41 @@ pub fn large_rows() -> usize {
     })
 }
 
+/// Characters of the long row of the strings cases' `long-row` kind (one row of mixed
+/// 1- to 4-byte characters among short rows).
+pub const LONG_ROW_CHARS: usize = 100_000;
+
+/// The environment variable that replaces [`LONG_ROW_CHARS`]: a shorter long row for
+/// runs under compute-sanitizer, where a kernel walking that row checks every access
+/// and one shard of a strings test holding a `long-row` case took 300–490 s under
+/// memcheck (PERFORMANCE v0.33); both sanitize modes of `scripts/gpu-run.sh` set it.
+/// Values of at most [`LONG_ROW_MIN_CHARS`] are refused: the row must stay longer than
+/// every tile and stage a kernel holds in shared memory (16 KiB at most), so that the
+/// paths for rows that do not fit keep running.
+pub const LONG_ROW_CHARS_ENV: &str = "RAGGED_TEST_LONG_ROW_CHARS";
+
+/// The fewest characters [`LONG_ROW_CHARS_ENV`] may ask for, exclusive.
+pub const LONG_ROW_MIN_CHARS: usize = 16_384;
+
+/// The characters of the `long-row` kind's long row: [`LONG_ROW_CHARS`], or
+/// [`LONG_ROW_CHARS_ENV`] when set.
+///
+/// # Panics
+/// When [`LONG_ROW_CHARS_ENV`] is set to anything but a number above
+/// [`LONG_ROW_MIN_CHARS`].
+pub fn long_row_chars() -> usize {
+    static CHARS: OnceLock<usize> = OnceLock::new();
+    *CHARS.get_or_init(|| match std::env::var(LONG_ROW_CHARS_ENV) {
+        Err(_) => LONG_ROW_CHARS,
+        Ok(text) => match text.trim().parse::<usize>() {
+            Ok(chars) if chars > LONG_ROW_MIN_CHARS => chars,
+            _ => panic!(
+                "{LONG_ROW_CHARS_ENV}={text:?}: expected a number of characters above {LONG_ROW_MIN_CHARS}"
+            ),
+        },
+    })
+}
+
 /// The environment variable that keeps one shard of the strings cases
 /// ([`string_cases`]): `k/n` (0 <= k < n) keeps the cases at positions k, k + n,
 /// k + 2n, ... For compute-sanitizer runs, where a strings test checks so many cases

@@ -5,7 +5,9 @@ use std::fmt;
 use arrow_buffer::ScalarBuffer;
 use ragged_core::{Host, OffsetSize, StringColumn};
 
-use super::{cached, row_counts, validity_from, Case, CACHE_ABOVE_ROWS, SMALL_ROW_COUNTS};
+use super::{
+    cached, long_row_chars, row_counts, validity_from, Case, CACHE_ABOVE_ROWS, SMALL_ROW_COUNTS,
+};
 use crate::rng::Rng;
 
 /// Which characters a generated row is made of.
@@ -98,7 +100,8 @@ pub enum StringKind {
     FourByte,
     /// The first and last character of each UTF-8 width.
     BoundaryChars,
-    /// One row of 100 000 mixed characters among short rows.
+    /// One row of mixed characters among short rows ([`super::long_row_chars`]:
+    /// 100 000 unless a sanitizer run asks for fewer).
     LongRow,
     /// Null rows whose bytes are non-empty (they must be ignored).
     NullBytes,
@@ -240,7 +243,7 @@ impl StringSpec {
                     .collect();
                 if rows > 0 {
                     let at = rng.index(rows);
-                    let long: String = (0..100_000)
+                    let long: String = (0..long_row_chars())
                         .map(|_| {
                             let width = 1 + rng.index(4);
                             random_char(rng, width)
