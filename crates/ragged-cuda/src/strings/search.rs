@@ -246,15 +246,16 @@ fn run_tiles<O: OffsetSize>(
     unsafe { launch(function, grid, BLOCK, 0, backend.stream(), &mut args) }
 }
 
-/// The most places a row of `search_rows_contains_i32`'s columns averages for the
-/// pattern (its bytes over its rows, less the pattern's length): below it, comparing
-/// each row's places as words costs fewer instructions than a tile's match bits.
+/// How many bytes beyond an m-byte pattern's own a row of `search_rows_contains_i32`'s
+/// columns averages at most (its chars buffer over its rows is below m + this): about
+/// as many places for the pattern per row, few enough that comparing each place as
+/// words costs fewer instructions than a tile's match bits.
 const SHORT_ROW_PLACES: usize = 8;
 
 /// Whether `contains` of a scalar pattern of `m` bytes runs as
 /// `search_rows_contains_i32`: a pattern of 1 to 8 bytes, i32 offsets that start
 /// 16-byte aligned (an unsliced column), rows averaging fewer than
-/// [`SHORT_ROW_PLACES`] places for the pattern.
+/// m + [`SHORT_ROW_PLACES`] bytes.
 fn short_rows<O: OffsetSize>(op: Search, col: &StringColumn<O, Device>, m: usize) -> bool {
     let average = col.values().len() / col.len().max(1);
     op == Search::Contains
