@@ -445,14 +445,13 @@ pub fn search_short_rows<B: Backend>(backend: &B) {
                 let small = StringCase::<i32>::from_spec(format!("utf8/{label}"), &spec);
                 let large = StringCase::<i64>::from_spec(format!("large_utf8/{label}"), &spec);
                 for pattern in patterns {
-                    let scalar = (Pattern::Scalar(pattern), OraclePattern::Scalar(pattern));
                     failures.record(check_search(
                         backend,
                         &small,
                         Search::Contains,
                         pattern,
-                        scalar.0,
-                        &scalar.1,
+                        Pattern::Scalar(pattern),
+                        &OraclePattern::Scalar(pattern),
                     ));
                     failures.record(check_search(
                         backend,
