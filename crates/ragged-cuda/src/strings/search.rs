@@ -26,9 +26,9 @@ use super::tile_launch;
 struct DevicePattern<'a> {
     offsets: u64,
     chars: u64,
-    scalar: bool,
-    /// A scalar pattern's length in bytes (0 for a pattern column).
-    scalar_len: usize,
+    /// A scalar pattern (one row for every row): its length in bytes; None for a
+    /// pattern column.
+    scalar: Option<usize>,
     validity: Option<&'a DeviceBitmap>,
     offset_name: &'static str,
     /// The uploaded buffers of a scalar pattern, kept alive until the kernel is done.
@@ -41,8 +41,7 @@ impl<'a> DevicePattern<'a> {
             DevicePattern {
                 offsets: c.offsets().device_ptr(),
                 chars: c.values().device_ptr(),
-                scalar: false,
-                scalar_len: 0,
+                scalar: None,
                 validity: c.validity(),
                 offset_name: P::OFFSET_NAME,
                 _owned: None,
@@ -58,8 +57,7 @@ impl<'a> DevicePattern<'a> {
                 DevicePattern {
                     offsets: offsets.device_ptr(),
                     chars: chars.device_ptr(),
-                    scalar: true,
-                    scalar_len: s.len(),
+                    scalar: Some(s.len()),
                     validity: None,
                     offset_name: "i32",
                     _owned: Some((offsets, chars)),
@@ -112,7 +110,7 @@ fn run<O: OffsetSize, B>(
     };
     let counters = backend.alloc::<u64>(2)?;
     backend.zero(&counters)?;
-    if pattern.scalar {
+    if pattern.scalar.is_some() {
         run_tiles::<O>(
             backend,
             op,
@@ -136,8 +134,11 @@ fn run<O: OffsetSize, B>(
     let (offsets, chars) = (col.offsets().device_ptr(), col.values().device_ptr());
     let (bits, bit_offset) = validity_args(col.validity());
     let (pattern_bits, pattern_bit_offset) = validity_args(pattern.validity);
-    let (pattern_offsets, pattern_chars, scalar) =
-        (pattern.offsets, pattern.chars, u32::from(pattern.scalar));
+    let (pattern_offsets, pattern_chars, scalar) = (
+        pattern.offsets,
+        pattern.chars,
+        u32::from(pattern.scalar.is_some()),
+    );
     let and_ptr = and_words.as_ref().map_or(0, DeviceBuffer::device_ptr);
     let (falses_ptr, nulls_ptr) = (counters.device_ptr(), counters.device_ptr() + 8);
     let word_ptr = word.as_ref().map_or(0, ErrorWord::device_ptr);
@@ -213,10 +214,10 @@ fn run_tiles<O: OffsetSize>(
     falses_ptr: u64,
     word: &Option<ErrorWord>,
 ) -> Result<()> {
-    let rows = col.len() as u64;
-    if short_rows(op, col, pattern.scalar_len) {
+    if short_rows(op, col, pattern.scalar.unwrap_or(0)) {
         return run_rows_contains(backend, col, pattern, out_ptr, falses_ptr);
     }
+    let rows = col.len() as u64;
     let function = backend.function(
         &STRINGS_SEARCH,
         &format!("search_tiles_{}_{}", op.name(), O::OFFSET_NAME),

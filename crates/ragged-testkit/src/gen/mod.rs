@@ -75,13 +75,22 @@ pub const LARGE_ROWS_ENV: &str = "RAGGED_TEST_LARGE_ROWS";
 /// When [`LARGE_ROWS_ENV`] is set to anything but a number above 4 096.
 pub fn large_rows() -> usize {
     static ROWS: OnceLock<usize> = OnceLock::new();
-    *ROWS.get_or_init(|| match std::env::var(LARGE_ROWS_ENV) {
-        Err(_) => LARGE_ROWS,
+    *ROWS.get_or_init(|| count_from_env(LARGE_ROWS_ENV, LARGE_ROWS, 4096, "rows"))
+}
+
+/// The number in the environment variable `var`, or `default` when it is unset.
+///
+/// # Panics
+/// When `var` is set to anything but a number above `above` (the message names the
+/// number's `unit`).
+fn count_from_env(var: &str, default: usize, above: usize, unit: &str) -> usize {
+    match std::env::var(var) {
+        Err(_) => default,
         Ok(text) => match text.trim().parse::<usize>() {
-            Ok(rows) if rows > 4096 => rows,
-            _ => panic!("{LARGE_ROWS_ENV}={text:?}: expected a number of rows above 4096"),
+            Ok(count) if count > above => count,
+            _ => panic!("{var}={text:?}: expected a number of {unit} above {above}"),
         },
-    })
+    }
 }
 
 /// Characters of the long row of the strings cases' `long-row` kind (one row of mixed
@@ -108,14 +117,13 @@ pub const LONG_ROW_MIN_CHARS: usize = 16_384;
 /// [`LONG_ROW_MIN_CHARS`].
 pub fn long_row_chars() -> usize {
     static CHARS: OnceLock<usize> = OnceLock::new();
-    *CHARS.get_or_init(|| match std::env::var(LONG_ROW_CHARS_ENV) {
-        Err(_) => LONG_ROW_CHARS,
-        Ok(text) => match text.trim().parse::<usize>() {
-            Ok(chars) if chars > LONG_ROW_MIN_CHARS => chars,
-            _ => panic!(
-                "{LONG_ROW_CHARS_ENV}={text:?}: expected a number of characters above {LONG_ROW_MIN_CHARS}"
-            ),
-        },
+    *CHARS.get_or_init(|| {
+        count_from_env(
+            LONG_ROW_CHARS_ENV,
+            LONG_ROW_CHARS,
+            LONG_ROW_MIN_CHARS,
+            "characters",
+        )
     })
 }
 
