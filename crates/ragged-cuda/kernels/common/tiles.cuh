@@ -108,13 +108,16 @@ template <typename O> struct TileRows {
 /// decoupled look-back over the tile state at state_mem (TILE_THREADS threads, tile
 /// = blockIdx.x), and sets `total` to the tile's own. Block-wide; ends with a
 /// __syncthreads, after which `at` holds the positions relative to the tile's first.
-__device__ __forceinline__ unsigned long long scan_tile_sizes(uint32_t* at, void* state_mem, uint64_t state_bytes,
-                                                              int tiles, uint32_t& total) {
+/// T is uint32_t for sizes, or unsigned long long for two counts packed in one word
+/// (split_record's parts and bytes: each half's totals must stay below 2^32).
+template <typename T>
+__device__ __forceinline__ unsigned long long scan_tile_sizes(T* at, void* state_mem, uint64_t state_bytes, int tiles,
+                                                              T& total) {
     typedef unsigned long long Acc;
     typedef ScanTuning<TILE_THREADS, TILE_ITEMS, 648, 1245> Tuning;
     typedef cub::ScanTileState<Acc> TileState;
     typedef cub::TilePrefixCallbackOp<Acc, SumOp, TileState, typename Tuning::Delay> Prefix;
-    typedef cub::BlockScan<uint32_t, TILE_THREADS, cub::BLOCK_SCAN_WARP_SCANS> Scanner;
+    typedef cub::BlockScan<T, TILE_THREADS, cub::BLOCK_SCAN_WARP_SCANS> Scanner;
     __shared__ struct {
         typename Scanner::TempStorage scan;
         typename Prefix::TempStorage prefix;
@@ -122,10 +125,10 @@ __device__ __forceinline__ unsigned long long scan_tile_sizes(uint32_t* at, void
     __shared__ Acc tile_base;
     const int t = blockIdx.x;
     const unsigned tid = threadIdx.x;
-    uint32_t items[TILE_ITEMS];
+    T items[TILE_ITEMS];
 #pragma unroll
     for (int q = 0; q < TILE_ITEMS; ++q) items[q] = at[tid * TILE_ITEMS + q];
-    uint32_t aggregate;
+    T aggregate;
     Scanner(temp.scan).ExclusiveSum(items, items, aggregate);
     if (t == 0) {
         if (tid == 0) {

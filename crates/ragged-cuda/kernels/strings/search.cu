@@ -514,11 +514,12 @@ __device__ void search_tiles_entry(const O* offsets, const uint8_t* chars, uint6
 
 // ---- contains in short rows: a warp per 128 rows, no block barriers ---------------------
 
-/// Rows a warp answers per step of search_rows_contains_i32 (four per lane).
+/// Rows a warp answers per step of search_rows_contains (four per lane).
 constexpr int WARP_ROWS = 128;
-/// Bytes of a warp's stage: a step's rows are staged when their bytes (from a 16-byte
-/// aligned address) fit, else searched in global memory.
-constexpr int WARP_STAGE = 2048;
+/// Bytes of a warp's stage in search_rows_contains: a step's rows are staged when
+/// their bytes (from a 16-byte aligned address) fit, else searched in global memory.
+/// Match bits take steps of longer rows (names) than places compared as words.
+template <bool BITS> constexpr int warp_stage() { return BITS ? 4096 : 2048; }
 
 /// offsets[i], or chars_end past the column's last offset (rows past the end are empty).
 __device__ __forceinline__ int32_t offset_or_end(const int32_t* offsets, uint64_t rows, uint64_t i, int32_t chars_end) {
@@ -533,27 +534,38 @@ __device__ __forceinline__ int4 lane_offsets(const int32_t* offsets, uint64_t ro
                      offset_or_end(offsets, rows, i + 2, chars_end), offset_or_end(offsets, rows, i + 3, chars_end));
 }
 
-/// contains of a scalar pattern of 1 to 8 bytes in a column of short rows (the host
-/// picks it when the rows average few places for the pattern, as "public" / "private")
-/// with i32 offsets that start 16-byte aligned. Each warp takes steps of WARP_ROWS rows,
-/// grid-stride, with no block barrier: lane l's rows are 4l .. 4l + 3 of the step, its
-/// five offsets one vector load and a shuffle (the next step's loaded before this one is
-/// answered); the step's bytes staged in the warp's shared memory by 16-byte loads;
-/// each row's places compared as words (contains_direct); the four answers of 8 lanes
-/// OR-ed by shuffles into one output word, written by the first of them. A step whose
-/// bytes exceed WARP_STAGE is searched in global memory (search_row). Against the tile
-/// kernel it has no block barrier and no match bits, and a third of the instructions
-/// per row. Measured slower (PERFORMANCE v0.33): rows interleaved across lanes (lane l
-/// taking rows 32k + l, answers by ballots), and 8 blocks per SM (32 registers) rather
-/// than the 6 that 39 registers allow.
-extern "C" __global__ void __launch_bounds__(SEARCH_BLOCK)
-    search_rows_contains_i32(const int32_t* offsets, const uint8_t* chars, uint64_t rows,
-                             const int32_t* pattern_offsets, const uint8_t* pattern_chars, void* out,
-                             unsigned long long* falses) {
+/// contains of a scalar pattern in a column of short rows with i32 offsets that start
+/// 16-byte aligned (the host picks it, src/strings/search.rs short_rows). Each warp
+/// takes steps of WARP_ROWS rows, grid-stride, with no block barrier: lane l's rows are
+/// 4l .. 4l + 3 of the step, its five offsets one vector load and a shuffle (the next
+/// step's loaded before this one is answered); the step's bytes staged in the warp's
+/// shared memory by 16-byte loads; then each row answered
+/// - with BITS, from the pattern's matches at every position of the step, found as
+///   bits (tile_match_word, 32 positions per lane and word), by any_bit: any pattern
+///   length, rows averaging up to about 24 bytes (names);
+/// - else by comparing its places as words (contains_direct): patterns of 1 to 8
+///   bytes in rows of few places for them ("public" / "private"), where that costs
+///   fewer instructions than the bits.
+/// The four answers of 8 lanes are OR-ed by shuffles into one output word, written by
+/// the first of them. A step whose bytes exceed the stage is searched in global memory
+/// (search_row). Against the tile kernel there is no block barrier. Measured slower
+/// (PERFORMANCE v0.33, v0.34): rows interleaved across lanes (lane l taking rows
+/// 32k + l, answers by ballots), 8 blocks per SM rather than the 6 that the direct
+/// kernel's 39 registers allow, the next step copied by cp.async while this one is
+/// answered, and the bits in rows as short as "public" / "private".
+template <bool BITS>
+__device__ __forceinline__ void search_rows_contains(const int32_t* offsets, const uint8_t* chars, uint64_t rows,
+                                                     const int32_t* pattern_offsets, const uint8_t* pattern_chars,
+                                                     void* out, unsigned long long* falses) {
     constexpr unsigned FULL = 0xffffffffu;
-    __shared__ __align__(16) uint8_t stages[SEARCH_BLOCK / 32][WARP_STAGE + 16];
+    constexpr int STAGE = warp_stage<BITS>();
+    // Each warp's stage, zero-padded as tile_match_word (BITS) or head_matches_at reads
+    // it, and with BITS the match bits of its positions.
+    __shared__ __align__(16) uint8_t stages[SEARCH_BLOCK / 32][STAGE + (BITS ? 48 : 16)];
+    __shared__ uint32_t matches[SEARCH_BLOCK / 32][BITS ? STAGE / 32 + 1 : 1];
     const unsigned lane = threadIdx.x & 31u;
     uint8_t* stage = stages[threadIdx.x >> 5];
+    uint32_t* match = matches[threadIdx.x >> 5];
     const int m = pattern_offsets[1] - pattern_offsets[0];
     const uint8_t* needle = pattern_chars + pattern_offsets[0];
     const PatternWords pw = pattern_words(needle, m);
@@ -585,12 +597,15 @@ extern "C" __global__ void __launch_bounds__(SEARCH_BLOCK)
             if (lane == 31) after = offset_or_end(offsets, rows, next * WARP_ROWS + WARP_ROWS, chars_end);
         }
         const long long base = aligned_base(chars, w0);
-        const bool staged = w1 - base <= WARP_STAGE;  // uniform
+        const bool staged = w1 - base <= STAGE;  // uniform
+        const int span = static_cast<int>(staged ? w1 - base : 0);
         if (staged) {
             const int chunks = static_cast<int>((w1 - base + 15) / 16);
-            // The pieces of [w0, w1) and one of zeros after them (head_matches_at reads
-            // up to 12 bytes past a place).
-            for (int c = static_cast<int>(lane); c <= chunks; c += 32) {
+            // The pieces of [w0, w1) and zeros after them: up to the next 32-byte
+            // boundary plus 16 (what tile_match_word reads), or one piece
+            // (head_matches_at reads up to 12 bytes past a place).
+            const int padded = BITS ? (span + 31) / 32 * 2 + 1 : chunks + 1;
+            for (int c = static_cast<int>(lane); c < padded; c += 32) {
                 const long long lo = base + 16ll * c;
                 uint4 v = make_uint4(0, 0, 0, 0);
                 if (c < chunks) {
@@ -601,13 +616,23 @@ extern "C" __global__ void __launch_bounds__(SEARCH_BLOCK)
             }
         }
         __syncwarp();
+        if (BITS && staged) {
+            // The pattern's matches at every position of the step, 32 per word.
+            for (int c = static_cast<int>(lane); 32 * c < span; c += 32) {
+                uint32_t w[8];
+                tile_words(stage, c, w);
+                match[c] = tile_match_word(stage, c, w, span, needle, pw);
+            }
+            __syncwarp();
+        }
         unsigned found = 0;
 #pragma unroll
         for (int k = 0; k < 4; ++k) {
             if (mine + k < rows) {
-                const bool hit = staged ? contains_direct(stage, static_cast<int>(starts[k] - base),
-                                                          static_cast<int>(starts[k + 1] - base), pw)
-                                        : search_row<CONTAINS>(chars, starts[k], starts[k + 1], needle, m) != 0;
+                const int begin = static_cast<int>(starts[k] - base), end = static_cast<int>(starts[k + 1] - base);
+                const bool hit = !staged ? search_row<CONTAINS>(chars, starts[k], starts[k + 1], needle, m) != 0
+                                 : BITS  ? end - begin >= m && any_bit(match, begin, end - m + 1)
+                                         : contains_direct(stage, begin, end, pw);
                 found |= static_cast<unsigned>(hit) << k;
             }
         }
@@ -629,6 +654,22 @@ extern "C" __global__ void __launch_bounds__(SEARCH_BLOCK)
     false_count += __shfl_xor_sync(FULL, false_count, 8);
     false_count += __shfl_xor_sync(FULL, false_count, 16);
     flush_count(falses, false_count);
+}
+
+/// search_rows_contains by places compared as words (patterns of 1 to 8 bytes).
+extern "C" __global__ void __launch_bounds__(SEARCH_BLOCK)
+    search_rows_contains_i32(const int32_t* offsets, const uint8_t* chars, uint64_t rows,
+                             const int32_t* pattern_offsets, const uint8_t* pattern_chars, void* out,
+                             unsigned long long* falses) {
+    search_rows_contains<false>(offsets, chars, rows, pattern_offsets, pattern_chars, out, falses);
+}
+
+/// search_rows_contains by match bits (any pattern length).
+extern "C" __global__ void __launch_bounds__(SEARCH_BLOCK)
+    search_rows_contains_bits_i32(const int32_t* offsets, const uint8_t* chars, uint64_t rows,
+                                  const int32_t* pattern_offsets, const uint8_t* pattern_chars, void* out,
+                                  unsigned long long* falses) {
+    search_rows_contains<true>(offsets, chars, rows, pattern_offsets, pattern_chars, out, falses);
 }
 
 #define RAGGED_SEARCH(O, ONAME, P, PNAME)                                                   \

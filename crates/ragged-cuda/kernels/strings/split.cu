@@ -156,10 +156,14 @@ __device__ __forceinline__ long long part_count(string_view row, string_view d, 
     return for_each_part<RIGHT>(row, d, cuts, [](long long, long long, long long) { return true; }, match, begin);
 }
 
+/// What split_count adds up besides the most parts: nothing, the bytes of part k of
+/// all rows for k < SPLIT_COLUMNS (split's columns), or all the parts and their bytes
+/// (split_record's child).
+enum SplitSums : uint32_t { SUM_NONE = 0, SUM_COLUMNS = 1, SUM_TOTALS = 2 };
+
 template <typename O, bool RIGHT>
 __device__ void split_count(StringInput col, uint64_t rows, uint32_t tile_rows, string_view d,
-                            unsigned long long cuts, int32_t* counts, uint32_t column_bytes,
-                            unsigned long long* stats) {
+                            unsigned long long cuts, int32_t* counts, uint32_t sums, unsigned long long* stats) {
     __shared__ RowTile tile;
     __shared__ uint32_t match[TILE_BYTES / 32 + 1];
     unsigned long long most = 0;
@@ -182,8 +186,25 @@ __device__ void split_count(StringInput col, uint64_t rows, uint32_t tile_rows, 
             if (col.valid(row)) {
                 const string_view s = staged.get(r);
                 const int at = staged.begin(r);
-                if (!column_bytes) {
+                if (sums == SUM_NONE) {
                     parts = part_count<RIGHT>(s, d, cuts, staged.match, at);
+                } else if (sums == SUM_TOTALS) {
+                    // bytes[0]: the parts; bytes[1]: their bytes.
+                    long long part_bytes = 0;
+                    if (d.size > 0) {
+                        parts = part_count<RIGHT>(s, d, cuts, staged.match, at);
+                        part_bytes = s.size - d.size * (parts - 1);
+                    } else {
+                        parts = for_each_part<RIGHT>(
+                            s, d, cuts,
+                            [&](long long, long long a, long long b) {
+                                part_bytes += b - a;
+                                return true;
+                            },
+                            staged.match, at);
+                    }
+                    bytes[0] += static_cast<unsigned long long>(parts);
+                    bytes[1] += static_cast<unsigned long long>(part_bytes);
                 } else if (!RIGHT) {
                     parts = for_each_part<false>(
                         s, d, cuts,
@@ -215,13 +236,85 @@ __device__ void split_count(StringInput col, uint64_t rows, uint32_t tile_rows, 
         most = other > most ? other : most;
     }
     if ((threadIdx.x & 31u) == 0 && most > 0) atomicMax(stats, most);
-    if (!column_bytes) return;
+    if (sums == SUM_NONE) return;
 #pragma unroll
     for (int k = 0; k < SPLIT_COLUMNS; ++k) {
         unsigned long long sum = bytes[k];
 #pragma unroll
         for (int s = 16; s > 0; s >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, s);
         if ((threadIdx.x & 31u) == 0 && sum > 0) atomicAdd(stats + 1 + k, sum);
+    }
+}
+
+/// The number of bytes equal to `byte` in chars [a, b): 16-byte aligned chunks by
+/// vector loads, four at a time per thread (grid-stride), the chunks at the two ends
+/// byte by byte.
+__device__ __forceinline__ unsigned long long count_byte_range(const uint8_t* chars, long long a, long long b,
+                                                               uint8_t byte) {
+    const uint32_t pattern = 0x01010101u * byte;
+    const auto in_chunk = [&](uint4 v) {
+        return __popc(equal_flags(v.x, pattern)) + __popc(equal_flags(v.y, pattern)) +
+               __popc(equal_flags(v.z, pattern)) + __popc(equal_flags(v.w, pattern));
+    };
+    if (a >= b) return 0;
+    // Chunk c's 16 bytes, those outside [a, b) replaced by a byte that never matches.
+    const auto load = [&](long long lo) {
+        if (lo >= a && lo + 16 <= b) return *reinterpret_cast<const uint4*>(chars + lo);
+        uint4 v = make_uint4(~pattern, ~pattern, ~pattern, ~pattern);
+        uint8_t* w = reinterpret_cast<uint8_t*>(&v);
+        for (int j = 0; j < 16; ++j)
+            if (lo + j >= a && lo + j < b) w[j] = chars[lo + j];
+        return v;
+    };
+    unsigned long long found = 0;
+    const long long base = aligned_base(chars, a);
+    const uint64_t chunks = static_cast<uint64_t>((b - base + 15) / 16);
+    const uint64_t step = grid_threads();
+    uint64_t c = global_thread();
+    // Four chunks in flight per thread.
+    for (; c + 3 * step < chunks; c += 4 * step) {
+        uint4 v[4];
+#pragma unroll
+        for (int u = 0; u < 4; ++u) v[u] = load(base + 16ll * static_cast<long long>(c + u * step));
+#pragma unroll
+        for (int u = 0; u < 4; ++u) found += in_chunk(v[u]);
+    }
+    for (; c < chunks; c += step) found += in_chunk(load(base + 16ll * static_cast<long long>(c)));
+    return found;
+}
+
+/// split_record's totals for a one-byte delimiter and no limit, without walking the
+/// rows: every occurrence cuts, so the parts of the valid rows are their delimiters
+/// plus one each. totals[0] (zeroed by the host) gets the delimiters in the valid
+/// rows, totals[1] the valid rows' bytes: the chars between the first and last
+/// offsets counted at the read rate (count_byte_range), less the null rows' own
+/// (a thread per row, rows whose validity word is all ones skipped by a warp test).
+template <typename O>
+__device__ void split_totals(StringInput col, uint64_t rows, uint8_t byte, unsigned long long* totals) {
+    const long long a = col.offset(0), b = col.offset(rows);
+    unsigned long long found = count_byte_range(col.chars, a, b, byte);
+    unsigned long long bytes = global_thread() == 0 ? static_cast<unsigned long long>(b - a) : 0;
+    if (col.bits != nullptr) {
+        const uint64_t rounded = (rows + 31) / 32 * 32;
+        for (uint64_t row = global_thread(); row < rounded; row += grid_threads()) {
+            const bool null_row = row < rows && !col.valid(row);
+            if (!__any_sync(0xffffffffu, null_row)) continue;
+            if (null_row) {
+                const string_view s = col.get(row);
+                // Subtracted modulo 2^64: the sums end right.
+                found -= static_cast<unsigned long long>(s.count_byte(byte));
+                bytes -= static_cast<unsigned long long>(s.size);
+            }
+        }
+    }
+#pragma unroll
+    for (int s = 16; s > 0; s >>= 1) {
+        found += __shfl_xor_sync(0xffffffffu, found, s);
+        bytes += __shfl_xor_sync(0xffffffffu, bytes, s);
+    }
+    if ((threadIdx.x & 31u) == 0) {
+        if (found != 0) atomicAdd(totals, found);
+        if (bytes != 0) atomicAdd(totals + 1, bytes);
     }
 }
 
@@ -355,18 +448,31 @@ __device__ void split_columns(StringInput col, uint64_t rows, uint32_t tile_rows
     }
 }
 
-// counts[0]: the child's bytes (the last tile). A tile whose bytes end past the
-// capacity (the host's bound is wrong) is reported through the error word (code 2) and
-// not written.
+/// The shared memory of split_record: split_columns' (TileShared) with each row's
+/// parts and bytes packed in one word (parts in the high half), then their scan.
+struct RecordShared {
+    RowTile tile;
+    uint32_t match[TILE_BYTES / 32 + 1];
+    unsigned long long at[TILE_ROWS];
+    __align__(16) uint8_t stage[TWO_PASS_STAGE];
+};
+
+// split_record's list offsets (rows + 1), child offsets (`part_capacity` + 1) and
+// child chars (`capacity` bytes), all found here: each row's parts and bytes scanned
+// together by one look-back. counts[0]: the child's bytes, counts[1]: its parts (the
+// last tile). A tile whose parts or bytes end past the capacities (the host's totals
+// are wrong) is reported through the error word (code 2) and not written.
 template <typename O, bool RIGHT>
 __device__ void split_record(StringInput col, uint64_t rows, uint32_t tile_rows, string_view d,
-                             unsigned long long cuts, const O* list_offsets, O* part_offsets, uint8_t* chars,
-                             unsigned long long capacity, void* state_mem, uint64_t state_bytes,
-                             unsigned long long* counts, uint64_t* error_word) {
+                             unsigned long long cuts, O* list_offsets, O* part_offsets,
+                             unsigned long long part_capacity, uint8_t* chars, unsigned long long capacity,
+                             void* state_mem, uint64_t state_bytes, unsigned long long* counts,
+                             uint64_t* error_word) {
     typedef unsigned long long Acc;
-    __shared__ TileShared shared;
-    // `at`: the tile's rows' output sizes, then their positions in the tile's output.
-    uint32_t* const at = shared.at;
+    constexpr Acc LOW = 0xffffffffull;
+    __shared__ RecordShared shared;
+    // `at`: the tile's rows' parts and bytes, then their positions in the tile's output.
+    Acc* const at = shared.at;
     uint8_t* const stage = shared.stage;
     const TileSpan span(rows, tile_rows, blockIdx.x);
     const int tiles = span.tiles, t = span.t, n = span.n;
@@ -374,20 +480,20 @@ __device__ void split_record(StringInput col, uint64_t rows, uint32_t tile_rows,
     const unsigned tid = threadIdx.x;
     const TileRows<O> staged(col, shared.tile, shared.match, first, n, d);
 
-    // Each row's bytes: the row less its parts - 1 delimiters, or its parts walked
-    // for whitespace (runs of any length).
-    uint32_t size[TILE_ITEMS];
+    // Each row's parts and bytes: the row less its parts - 1 delimiters, or its parts
+    // walked for whitespace (runs of any length).
+    uint32_t size[TILE_ITEMS], parts[TILE_ITEMS];
 #pragma unroll 1
     for (int i = 0; i < TILE_ITEMS; ++i) {
         const int r = i * TILE_THREADS + tid;
-        long long bytes = 0;
+        long long p = 0, bytes = 0;
         if (r < n && col.valid(first + r)) {
             const string_view s = staged.get(r);
             if (d.size > 0) {
-                const long long parts = static_cast<long long>(list_offsets[first + r + 1] - list_offsets[first + r]);
-                bytes = s.size - d.size * (parts - 1);
+                p = part_count<RIGHT>(s, d, cuts, staged.match, staged.begin(r));
+                bytes = s.size - d.size * (p - 1);
             } else {
-                for_each_part<RIGHT>(
+                p = for_each_part<RIGHT>(
                     s, d, cuts,
                     [&](long long, long long a, long long b) {
                         bytes += b - a;
@@ -397,29 +503,40 @@ __device__ void split_record(StringInput col, uint64_t rows, uint32_t tile_rows,
             }
         }
         size[i] = static_cast<uint32_t>(bytes);
-        at[r] = size[i];
+        parts[i] = static_cast<uint32_t>(p);
+        at[r] = (static_cast<Acc>(p) << 32) | static_cast<Acc>(bytes);
     }
     __syncthreads();
 
-    uint32_t aggregate;
+    Acc aggregate;
     const Acc base = scan_tile_sizes(at, state_mem, state_bytes, tiles, aggregate);
     const Acc end = base + aggregate;
-    if (t == tiles - 1 && tid == 0) counts[0] = end;
-    if (end > capacity) {  // uniform
+    const Acc base_bytes = base & LOW, base_parts = base >> 32;
+    const Acc end_bytes = end & LOW, end_parts = end >> 32;
+    if (t == tiles - 1 && tid == 0) {
+        counts[0] = end_bytes;
+        counts[1] = end_parts;
+    }
+    if (end_bytes > capacity || end_parts > part_capacity) {  // uniform
         if (tid == 0) report_error(error_word, first, 2);
         return;
     }
-    const int shift = static_cast<int>(reinterpret_cast<unsigned long long>(chars + base) & 15u);
-    const bool to_stage = static_cast<long long>(aggregate) + shift <= TWO_PASS_STAGE;
+    if (t == tiles - 1 && tid == 0) list_offsets[rows] = static_cast<O>(end_parts);
+    const uint32_t tile_bytes = static_cast<uint32_t>(aggregate & LOW);
+    const int shift = static_cast<int>(reinterpret_cast<unsigned long long>(chars + base_bytes) & 15u);
+    const bool to_stage = static_cast<long long>(tile_bytes) + shift <= TWO_PASS_STAGE;
 #pragma unroll 1
     for (int i = 0; i < TILE_ITEMS; ++i) {
         const int r = i * TILE_THREADS + tid;
-        if (r >= n || !col.valid(first + r)) continue;
-        const long long first_part = static_cast<long long>(list_offsets[first + r]);
-        const long long parts = static_cast<long long>(list_offsets[first + r + 1]) - first_part;
-        const long long row_at = static_cast<long long>(base + at[r]);
+        if (r >= n) continue;
+        const long long first_part = static_cast<long long>(base_parts + (at[r] >> 32));
+        list_offsets[first + r] = static_cast<O>(first_part);
+        if (!col.valid(first + r)) continue;
+        const long long in_tile = static_cast<long long>(at[r] & LOW);
+        const long long row_at = static_cast<long long>(base_bytes) + in_tile;
         const long long total = size[i];
-        uint8_t* dst = to_stage ? stage + shift + at[r] : chars + row_at;
+        const long long row_parts = parts[i];
+        uint8_t* dst = to_stage ? stage + shift + in_tile : chars + row_at;
         // Part k (from the left) goes after the bytes of parts 0..k: from the left
         // that is the bytes emitted so far, from the right the total less those and
         // the part's own.
@@ -429,18 +546,18 @@ __device__ void split_record(StringInput col, uint64_t rows, uint32_t tile_rows,
             s, d, cuts,
             [&](long long j, long long a, long long b) {
                 const long long pos = RIGHT ? total - emitted - (b - a) : emitted;
-                part_offsets[first_part + (RIGHT ? parts - 1 - j : j)] = static_cast<O>(row_at + pos);
+                part_offsets[first_part + (RIGHT ? row_parts - 1 - j : j)] = static_cast<O>(row_at + pos);
                 for (long long q = 0; q < b - a; ++q) dst[pos + q] = s.data[a + q];
                 emitted += b - a;
                 return true;
             },
             staged.match, staged.begin(r));
         // The end of the last part (the next row's first part starts there too).
-        part_offsets[first_part + parts] = static_cast<O>(row_at + total);
+        part_offsets[first_part + row_parts] = static_cast<O>(row_at + total);
     }
     if (to_stage) {
         __syncthreads();
-        flush_stage(stage, chars + base, static_cast<long long>(aggregate), shift);
+        flush_stage(stage, chars + base_bytes, static_cast<long long>(tile_bytes), shift);
     }
 }
 
@@ -555,8 +672,8 @@ RAGGED_ONE_PASS(SplitRecord, split_record)
 #define RAGGED_SPLIT(O, ONAME, DIR, RIGHT)                                                  \
     extern "C" __global__ void __launch_bounds__(TILE_THREADS) split_count_##DIR##_##ONAME( \
         StringInput col, uint64_t rows, uint32_t tile_rows, const uint8_t* d, long long m,  \
-        unsigned long long cuts, int32_t* counts, uint32_t column_bytes, unsigned long long* stats) { \
-        split_count<O, RIGHT>(col, rows, tile_rows, string_view{d, m}, cuts, counts, column_bytes, stats); \
+        unsigned long long cuts, int32_t* counts, uint32_t sums, unsigned long long* stats) { \
+        split_count<O, RIGHT>(col, rows, tile_rows, string_view{d, m}, cuts, counts, sums, stats); \
     }                                                                                       \
     extern "C" __global__ void __launch_bounds__(TILE_THREADS) split_columns_##DIR##_##ONAME( \
         StringInput col, uint64_t rows, uint32_t tile_rows, const uint8_t* d, long long m,  \
@@ -567,11 +684,11 @@ RAGGED_ONE_PASS(SplitRecord, split_record)
     }                                                                                       \
     extern "C" __global__ void __launch_bounds__(TILE_THREADS) split_record_##DIR##_##ONAME( \
         StringInput col, uint64_t rows, uint32_t tile_rows, const uint8_t* d, long long m,  \
-        unsigned long long cuts, const O* list_offsets, O* part_offsets, uint8_t* chars,    \
-        unsigned long long capacity, void* state, uint64_t state_bytes, unsigned long long* counts, \
-        uint64_t* error_word) {                                                             \
+        unsigned long long cuts, O* list_offsets, O* part_offsets, unsigned long long part_capacity, \
+        uint8_t* chars, unsigned long long capacity, void* state, uint64_t state_bytes,     \
+        unsigned long long* counts, uint64_t* error_word) {                                 \
         split_record<O, RIGHT>(col, rows, tile_rows, string_view{d, m}, cuts, list_offsets, part_offsets, \
-                               chars, capacity, state, state_bytes, counts, error_word);    \
+                               part_capacity, chars, capacity, state, state_bytes, counts, error_word); \
     }                                                                                       \
     extern "C" __global__ void __launch_bounds__(256) split_parts_##DIR##_##ONAME(          \
         StringInput col, uint64_t rows, const uint8_t* d, long long m, unsigned long long cuts, \
@@ -579,6 +696,14 @@ RAGGED_ONE_PASS(SplitRecord, split_record)
         split_parts<O, RIGHT>(col, rows, string_view{d, m}, cuts, columns, out_starts, out_stops, words, \
                               nulls);                                                       \
     }
+extern "C" __global__ void __launch_bounds__(256)
+    split_totals_i32(StringInput col, uint64_t rows, uint32_t byte, unsigned long long* totals) {
+    split_totals<int32_t>(col, rows, static_cast<uint8_t>(byte), totals);
+}
+extern "C" __global__ void __launch_bounds__(256)
+    split_totals_i64(StringInput col, uint64_t rows, uint32_t byte, unsigned long long* totals) {
+    split_totals<int64_t>(col, rows, static_cast<uint8_t>(byte), totals);
+}
 RAGGED_SPLIT(int32_t, i32, left, false)
 RAGGED_SPLIT(int64_t, i64, left, false)
 RAGGED_SPLIT(int32_t, i32, right, true)

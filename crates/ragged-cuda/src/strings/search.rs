@@ -214,8 +214,8 @@ fn run_tiles<O: OffsetSize>(
     falses_ptr: u64,
     word: &Option<ErrorWord>,
 ) -> Result<()> {
-    if short_rows(op, col, pattern.scalar.unwrap_or(0)) {
-        return run_rows_contains(backend, col, pattern, out_ptr, falses_ptr);
+    if let Some(kernel) = short_rows(op, col, pattern.scalar.unwrap_or(0)) {
+        return run_rows_contains(backend, kernel, col, pattern, out_ptr, falses_ptr);
     }
     let rows = col.len() as u64;
     let function = backend.function(
@@ -250,32 +250,53 @@ fn run_tiles<O: OffsetSize>(
 /// How many bytes beyond an m-byte pattern's own a row of `search_rows_contains_i32`'s
 /// columns averages at most (its chars buffer over its rows is below m + this): about
 /// as many places for the pattern per row, few enough that comparing each place as
-/// words costs fewer instructions than a tile's match bits.
+/// words costs fewer instructions than match bits.
 const SHORT_ROW_PLACES: usize = 8;
 
-/// Whether `contains` of a scalar pattern of `m` bytes runs as
-/// `search_rows_contains_i32`: a pattern of 1 to 8 bytes, i32 offsets that start
-/// 16-byte aligned (an unsliced column), rows averaging fewer than
-/// m + [`SHORT_ROW_PLACES`] bytes.
-fn short_rows<O: OffsetSize>(op: Search, col: &StringColumn<O, Device>, m: usize) -> bool {
+/// The most bytes a row of `search_rows_contains_bits_i32`'s columns averages (its
+/// chars buffer over its rows): a warp's step of 128 such rows fits its 4 KiB stage.
+const SHORT_ROW_BYTES: usize = 24;
+
+/// The warp-per-128-rows kernel that answers `contains` of a scalar pattern of `m`
+/// bytes in `col`, if any: with i32 offsets that start 16-byte aligned (an unsliced
+/// column), `search_rows_contains_i32` (places compared as words) for a pattern of 1
+/// to 8 bytes in rows averaging fewer than m + [`SHORT_ROW_PLACES`] bytes, else
+/// `search_rows_contains_bits_i32` (match bits) in rows averaging at most
+/// [`SHORT_ROW_BYTES`].
+fn short_rows<O: OffsetSize>(
+    op: Search,
+    col: &StringColumn<O, Device>,
+    m: usize,
+) -> Option<&'static str> {
     let average = col.values().len() / col.len().max(1);
-    op == Search::Contains
-        && O::OFFSET_NAME == "i32"
-        && (1..=8).contains(&m)
-        && col.offsets().device_ptr() % 16 == 0
-        && average < m + SHORT_ROW_PLACES
+    if op != Search::Contains
+        || O::OFFSET_NAME != "i32"
+        || m == 0
+        || col.offsets().device_ptr() % 16 != 0
+    {
+        return None;
+    }
+    if m <= 8 && average < m + SHORT_ROW_PLACES {
+        Some("search_rows_contains_i32")
+    } else if average <= SHORT_ROW_BYTES {
+        Some("search_rows_contains_bits_i32")
+    } else {
+        None
+    }
 }
 
-/// Launch `search_rows_contains_i32` (see [`short_rows`]): a warp per 128 rows.
+/// Launch `kernel`, one of the `search_rows_contains` kernels (see [`short_rows`]): a
+/// warp per 128 rows.
 fn run_rows_contains<O: OffsetSize>(
     backend: &CudaBackend,
+    kernel: &str,
     col: &StringColumn<O, Device>,
     pattern: &DevicePattern<'_>,
     out_ptr: u64,
     falses_ptr: u64,
 ) -> Result<()> {
     let rows = col.len() as u64;
-    let function = backend.function(&STRINGS_SEARCH, "search_rows_contains_i32")?;
+    let function = backend.function(&STRINGS_SEARCH, kernel)?;
     // A warp (32 threads) per 128 rows.
     let grid = resident_grid(function, rows.div_ceil(4), backend.info().multiprocessors);
     let (offsets, chars) = (col.offsets().device_ptr(), col.values().device_ptr());
@@ -289,11 +310,12 @@ fn run_rows_contains<O: OffsetSize>(
         out_ptr,
         falses_ptr
     ];
-    // SAFETY: `search_rows_contains_i32(const int32_t*, const uint8_t*, uint64_t, const
-    // int32_t*, const uint8_t*, void*, unsigned long long*)`: reads rows + 1 i32 offsets
-    // (16-byte aligned, checked by short_rows) and the bytes between them, the scalar
-    // pattern's two offsets and its 1 to 8 bytes; writes ceil(rows / 32) answer words
-    // into `out` (allocated by the caller) and adds to the zeroed counter.
+    // SAFETY: `search_rows_contains_i32` and `search_rows_contains_bits_i32(const
+    // int32_t*, const uint8_t*, uint64_t, const int32_t*, const uint8_t*, void*,
+    // unsigned long long*)`: read rows + 1 i32 offsets (16-byte aligned, checked by
+    // short_rows) and the bytes between them, the scalar pattern's two offsets and its
+    // m bytes (1 to 8 for the first); write ceil(rows / 32) answer words into `out`
+    // (allocated by the caller) and add to the zeroed counter.
     unsafe { launch(function, grid, BLOCK, 0, backend.stream(), &mut args) }
 }
 

@@ -21,7 +21,7 @@ use super::{launch_tiles, tile_launch, tile_plan};
 use crate::common::bits::{ballot_grid, bitmap, validity_or_none};
 use crate::compile::STRINGS_SPLIT;
 use crate::error_word::ErrorWordWith;
-use crate::launch::{launch, params, BLOCK};
+use crate::launch::{launch, params, resident_grid, BLOCK};
 use crate::lists::{compact_for, gather_values, zero_offsets, GatherPlan};
 use crate::memory::{Device, DeviceBitmap, DeviceBuffer};
 use crate::CudaBackend;
@@ -29,6 +29,28 @@ use crate::CudaBackend;
 /// The most columns `split_columns_<dir>_<O>` builds (SPLIT_COLUMNS of split.cu); a
 /// split with more goes through the parts' ranges ([`split_by_ranges`]).
 const SPLIT_COLUMNS: usize = 8;
+
+/// What the count pass adds up besides the most parts (`SplitSums` of split.cu).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Sums {
+    /// Each row's part count, written out (split_record through the functor).
+    RowCounts,
+    /// The bytes of part k of all rows for k < [`SPLIT_COLUMNS`] (split's columns).
+    Columns,
+    /// All the parts and their bytes (split_record's tile kernel).
+    Totals,
+}
+
+impl Sums {
+    /// The kernel's `sums` argument.
+    fn code(self) -> u32 {
+        match self {
+            Sums::RowCounts => 0,
+            Sums::Columns => 1,
+            Sums::Totals => 2,
+        }
+    }
+}
 
 /// What the count pass found.
 struct Counted {
@@ -38,13 +60,14 @@ struct Counted {
     m: i64,
     /// The most cuts, `u64::MAX` for all.
     cuts: u64,
-    /// Each row's number of parts (0 for a null row), for split_record.
+    /// Each row's number of parts (0 for a null row), with [`Sums::RowCounts`].
     counts: Option<DeviceBuffer<i32>>,
     /// The most parts of a row.
     most: usize,
-    /// The bytes of part k of all rows for k < [`SPLIT_COLUMNS`], for split (zeros for
-    /// split_record).
-    column_bytes: [u64; SPLIT_COLUMNS],
+    /// With [`Sums::Columns`] the bytes of part k of all rows for k <
+    /// [`SPLIT_COLUMNS`]; with [`Sums::Totals`] the number of parts and their bytes
+    /// first; zeros otherwise.
+    sums: [u64; SPLIT_COLUMNS],
 }
 
 /// `SplitRecord` of `kernels/strings/split.cu`.
@@ -73,21 +96,25 @@ struct SplitOutputs {
     capacity: [u64; SPLIT_COLUMNS],
 }
 
-/// Run the count pass over `n > 0` rows: the most parts of a row, with each row's
-/// part count for `split_record` (`record`), else the bytes of the first
-/// [`SPLIT_COLUMNS`] parts (the columns' chars).
+/// The delimiter of `on` as bytes (none for whitespace splitting).
+fn delimiter_bytes<'a>(on: SplitOn<'a>) -> &'a [u8] {
+    match on {
+        SplitOn::Literal(d) => d.as_bytes(),
+        SplitOn::Whitespace => &[],
+    }
+}
+
+/// Run the count pass over `n > 0` rows: the most parts of a row, and what `sums`
+/// asks for.
 fn count_parts<O: OffsetSize>(
     backend: &CudaBackend,
     col: &StringColumn<O, Device>,
     on: SplitOn<'_>,
     max_splits: Option<usize>,
     dir: &str,
-    record: bool,
+    sums: Sums,
 ) -> Result<Counted> {
-    let delimiter: &[u8] = match on {
-        SplitOn::Literal(d) => d.as_bytes(),
-        SplitOn::Whitespace => &[],
-    };
+    let delimiter = delimiter_bytes(on);
     let n = col.len();
     let rows = n as u64;
     let input = column_input(col);
@@ -99,7 +126,7 @@ fn count_parts<O: OffsetSize>(
     })?;
     let (d_ptr, m) = (d.device_ptr(), delimiter.len() as i64);
     let cuts = max_splits.map_or(u64::MAX, |c| c as u64);
-    let counts = if record {
+    let counts = if sums == Sums::RowCounts {
         Some(backend.alloc::<i32>(n)?)
     } else {
         None
@@ -114,9 +141,9 @@ fn count_parts<O: OffsetSize>(
         counts.as_ref().map_or(0, DeviceBuffer::device_ptr),
         stats.device_ptr(),
     );
-    let sum_bytes = u32::from(!record);
+    let code = sums.code();
     let (per_tile, grid) = tile_launch(backend, function, col);
-    let mut args = params![input, rows, per_tile, d_ptr, m, cuts, counts_ptr, sum_bytes, stats_ptr];
+    let mut args = params![input, rows, per_tile, d_ptr, m, cuts, counts_ptr, code, stats_ptr];
     // SAFETY: `split_count_<dir>_<O>(StringInput, uint64_t, uint32_t, const uint8_t*,
     // long long, unsigned long long, int32_t*, uint32_t, unsigned long long*)` with
     // BLOCK threads per block striding over tiles of `per_tile` rows (a
@@ -126,15 +153,15 @@ fn count_parts<O: OffsetSize>(
     // 1 + SPLIT_COLUMNS zeroed words.
     unsafe { launch(function, grid, BLOCK, 0, backend.stream(), &mut args)? };
     let words = read_u64s(backend, &stats)?;
-    let mut bytes = [0u64; SPLIT_COLUMNS];
-    bytes.copy_from_slice(&words[1..]);
+    let mut sums = [0u64; SPLIT_COLUMNS];
+    sums.copy_from_slice(&words[1..]);
     Ok(Counted {
         delimiter: d,
         m,
         cuts,
         counts,
         most: words[0] as usize,
-        column_bytes: bytes,
+        sums,
     })
 }
 
@@ -163,7 +190,7 @@ pub(crate) fn split<O: OffsetSize>(
         return Ok(vec![col.clone()]);
     }
     let dir = if from_right { "right" } else { "left" };
-    let counted = count_parts(backend, col, on, max_splits, dir, false)?;
+    let counted = count_parts(backend, col, on, max_splits, dir, Sums::Columns)?;
     if counted.most <= SPLIT_COLUMNS && tile_positions_fit(col) {
         split_columns(backend, col, &counted, dir, op)
     } else {
@@ -195,7 +222,7 @@ fn split_columns<O: OffsetSize>(
     let mut states = Vec::with_capacity(columns);
     for k in 0..columns {
         let offsets = backend.alloc::<O>(n + 1)?;
-        let chars = backend.alloc::<u8>(counted.column_bytes[k] as usize)?;
+        let chars = backend.alloc::<u8>(counted.sums[k] as usize)?;
         let words = backend.alloc::<u32>(n.div_ceil(32))?;
         // Each column's look-back has its own state (the same tiles for all).
         let state;
@@ -204,7 +231,7 @@ fn split_columns<O: OffsetSize>(
         outputs.chars[k] = chars.device_ptr();
         outputs.validity[k] = words.device_ptr();
         outputs.states[k] = state.ptr;
-        outputs.capacity[k] = counted.column_bytes[k];
+        outputs.capacity[k] = counted.sums[k];
         buffers.push((offsets, chars, words));
         states.push(state);
     }
@@ -250,7 +277,7 @@ fn split_columns<O: OffsetSize>(
     }
     let mut out = Vec::with_capacity(columns);
     for (k, (offsets, chars, words)) in buffers.into_iter().enumerate() {
-        if counts[SPLIT_COLUMNS + k] != counted.column_bytes[k] {
+        if counts[SPLIT_COLUMNS + k] != counted.sums[k] {
             return Err(Error::Device {
                 op,
                 message: format!("column {k}'s bytes differ from the count pass's"),
@@ -370,77 +397,21 @@ pub(crate) fn split_record<O: OffsetSize>(
     if on == SplitOn::Literal("") {
         return Err(Error::invalid_argument(op, "the delimiter is empty"));
     }
-    let n = col.len();
     let dir = if from_right { "right" } else { "left" };
-    let (list_offsets, parts) = if n == 0 {
-        (zero_offsets::<O>(backend)?, None)
+    let tiled = if col.is_empty() {
+        Some((zero_offsets::<O>(backend)?, empty_child::<O>(backend)?))
+    } else if tile_positions_fit(col) {
+        record_tiles(backend, col, on, max_splits, dir, op)?
     } else {
-        let counted = count_parts(backend, col, on, max_splits, dir, true)?;
-        let counts = counted.counts.clone().ok_or_else(|| Error::Device {
-            op,
-            message: "the count pass kept no counts".to_string(),
-        })?;
-        let counts = PrimitiveColumn::try_new(counts, None)?;
-        let (offsets, total) = match backend.sizes_to_offsets(&counts, O::WIDTH) {
-            Err(Error::Overflow { .. }) => {
-                return Err(Error::Overflow {
-                    op,
-                    message: "the parts do not fit i32 list offsets".to_string(),
-                })
-            }
-            other => other?,
-        };
-        (
-            typed_offsets::<O>(offsets)?,
-            Some((counted, total as usize)),
-        )
+        None
     };
-    let child = match parts {
-        Some((counted, total)) if total > 0 => {
-            let part_offsets = backend.alloc::<O>(total + 1)?;
-            let chars = if tile_positions_fit(col) {
-                record_tiles(
-                    backend,
-                    col,
-                    &counted,
-                    &list_offsets,
-                    &part_offsets,
-                    dir,
-                    op,
-                )?
-            } else {
-                record_by_functor(
-                    backend,
-                    col,
-                    &counted,
-                    &list_offsets,
-                    &part_offsets,
-                    from_right,
-                    op,
-                )?
-            };
-            if chars.is_empty() {
-                // No bytes: every part offset is 0 (and the functor's fill may not
-                // have run).
-                backend.zero(&part_offsets)?;
-            }
-            // SAFETY: each valid row wrote its part offsets (where its bytes start in
-            // `chars`, then the ends of its parts), so all total + 1 of them:
-            // non-decreasing, ending at the chars' length; every part is a range of a
-            // valid UTF-8 row cut next to a delimiter (valid UTF-8) or an ASCII whitespace
-            // byte, so whole characters.
-            unsafe { StringColumn::new_unchecked(part_offsets, chars, None) }
-        }
-        _ => {
-            let offsets = zero_offsets::<O>(backend)?;
-            let values = backend.alloc::<u8>(0)?;
-            // SAFETY: one zero offset over no bytes: the empty column.
-            unsafe { StringColumn::new_unchecked(offsets, values, None) }
-        }
+    let (list_offsets, child) = match tiled {
+        Some(lists) => lists,
+        None => record_by_counts(backend, col, on, max_splits, from_right, op)?,
     };
-    // SAFETY: the list offsets are the scan of the part counts (0, non-decreasing, at
-    // most i32::MAX for i32 as sizes_to_offsets checked), ending at the number of parts,
-    // the child's length; the validity is the input's, of `n` slots.
+    // SAFETY: the list offsets are the scan of the rows' part counts (0, non-decreasing,
+    // checked to fit O), ending at the number of parts, the child's length; the
+    // validity is the input's, of `n` slots.
     Ok(unsafe {
         ListColumn::new_unchecked(
             list_offsets,
@@ -450,25 +421,109 @@ pub(crate) fn split_record<O: OffsetSize>(
     })
 }
 
-/// The chars of `split_record`'s child column by `split_record_<dir>_<O>` (tiles of
-/// rows staged in shared memory, one block per tile, positions by decoupled
-/// look-back), which also writes the child's offsets into `part_offsets`. For chars
-/// of at most `u32::MAX` bytes (positions in a tile are 32-bit).
+/// `split_record`'s list offsets and child column.
+type RecordParts<O> = (DeviceBuffer<O>, StringColumn<O, Device>);
+
+/// The strings column of no rows.
+fn empty_child<O: OffsetSize>(backend: &CudaBackend) -> Result<StringColumn<O, Device>> {
+    let offsets = zero_offsets::<O>(backend)?;
+    let values = backend.alloc::<u8>(0)?;
+    // SAFETY: one zero offset over no bytes: the empty column.
+    Ok(unsafe { StringColumn::new_unchecked(offsets, values, None) })
+}
+
+/// The error of list offsets that cannot hold `parts` parts.
+fn parts_overflow(op: &'static str) -> Error {
+    Error::Overflow {
+        op,
+        message: "the parts do not fit i32 list offsets".to_string(),
+    }
+}
+
+/// The number of parts of `split_record`'s child and their bytes, for the tile
+/// kernel's allocations: a one-byte delimiter without a limit by `split_totals_<O>`
+/// (the delimiters counted over the chars at the read rate: every one cuts), any
+/// other split by the count pass.
+fn record_totals<O: OffsetSize>(
+    backend: &CudaBackend,
+    col: &StringColumn<O, Device>,
+    on: SplitOn<'_>,
+    max_splits: Option<usize>,
+    dir: &str,
+) -> Result<(Counted, u64, u64)> {
+    let delimiter = delimiter_bytes(on);
+    if let ([byte], None) = (delimiter, max_splits) {
+        let d = backend.upload_slice(delimiter)?;
+        let totals = backend.alloc::<u64>(2)?;
+        backend.zero(&totals)?;
+        let function =
+            backend.function(&STRINGS_SPLIT, &format!("split_totals_{}", O::OFFSET_NAME))?;
+        let (input, rows, byte, totals_ptr) = (
+            column_input(col),
+            col.len() as u64,
+            u32::from(*byte),
+            totals.device_ptr(),
+        );
+        let mut args = params![input, rows, byte, totals_ptr];
+        let grid = resident_grid(
+            function,
+            (col.values().len() as u64 / 16).max(rows),
+            backend.info().multiprocessors,
+        );
+        // SAFETY: `split_totals_<O>(StringInput, uint64_t, uint32_t, unsigned long
+        // long*)`: reads the column's offsets, validity and the bytes between its first
+        // and last offsets, adds to the two zeroed words allocated above.
+        unsafe { launch(function, grid, BLOCK, 0, backend.stream(), &mut args)? };
+        let words = read_u64s(backend, &totals)?;
+        let (delimiters, bytes) = (words[0], words[1]);
+        let valid = (col.len() - col.null_count()) as u64;
+        let counted = Counted {
+            delimiter: d,
+            m: 1,
+            cuts: u64::MAX,
+            counts: None,
+            most: 0,
+            sums: [0; SPLIT_COLUMNS],
+        };
+        let part_bytes = bytes.checked_sub(delimiters).ok_or_else(|| Error::Device {
+            op: "split_record",
+            message: format!("{delimiters} delimiters counted in {bytes} bytes"),
+        })?;
+        return Ok((counted, delimiters + valid, part_bytes));
+    }
+    let counted = count_parts(backend, col, on, max_splits, dir, Sums::Totals)?;
+    let (parts, bytes) = (counted.sums[0], counted.sums[1]);
+    Ok((counted, parts, bytes))
+}
+
+/// `split_record` of a column whose chars fit the tile kernels' 32-bit positions:
+/// the totals first ([`record_totals`]), then `split_record_<dir>_<O>` (tiles of rows
+/// staged in shared memory, one block per tile, each row's parts and bytes scanned
+/// together by one decoupled look-back) writes the list offsets, the child's offsets
+/// and its chars. None when the parts reach 2^32 (the scan packs them in 32 bits).
 fn record_tiles<O: OffsetSize>(
     backend: &CudaBackend,
     col: &StringColumn<O, Device>,
-    counted: &Counted,
-    list_offsets: &DeviceBuffer<O>,
-    part_offsets: &DeviceBuffer<O>,
+    on: SplitOn<'_>,
+    max_splits: Option<usize>,
     dir: &str,
     op: &'static str,
-) -> Result<DeviceBuffer<u8>> {
-    let rows = col.len() as u64;
+) -> Result<Option<RecordParts<O>>> {
+    let (counted, parts, bytes) = record_totals(backend, col, on, max_splits, dir)?;
+    if std::mem::size_of::<O>() == 4 && parts > i32::MAX as u64 {
+        return Err(parts_overflow(op));
+    }
+    if parts > u64::from(u32::MAX) {
+        return Ok(None);
+    }
+    let n = col.len();
+    let rows = n as u64;
     let (per_tile, state) = tile_plan(backend, col)?;
-    // A row's parts are a part of its bytes: at most the chars buffer.
-    let capacity = col.values().len() as u64;
-    let chars = backend.alloc::<u8>(col.values().len())?;
-    let word = ErrorWordWith::<1>::new(backend)?;
+    let list_offsets = backend.alloc::<O>(n + 1)?;
+    let part_offsets = backend.alloc::<O>(parts as usize + 1)?;
+    let chars = backend.alloc::<u8>(bytes as usize)?;
+    // The error word, then the child's bytes and parts.
+    let word = ErrorWordWith::<2>::new(backend)?;
     let function = backend.function(
         &STRINGS_SPLIT,
         &format!("split_record_{dir}_{}", O::OFFSET_NAME),
@@ -491,30 +546,90 @@ fn record_tiles<O: OffsetSize>(
         cuts,
         lists_ptr,
         parts_ptr,
+        parts,
         chars_ptr,
-        capacity,
+        bytes,
         state_ptr,
         state_bytes,
         counts_ptr,
         word_ptr
     ];
     // SAFETY: `split_record_<dir>_<O>(StringInput, uint64_t, uint32_t, const uint8_t*,
-    // long long, unsigned long long, const O*, O*, uint8_t*, unsigned long long, void*,
-    // uint64_t, unsigned long long*, uint64_t*)`: one block of TILE_THREADS threads
-    // per tile of `per_tile` rows (the tile state's count) reads the column, the
-    // delimiter and the rows + 1 list offsets (the scan of the part counts), writes
-    // each valid row's part offsets at list_offsets[row].. (total + 1 of them, all
-    // allocated), at most `capacity` chars (allocated) and the one counter after the
-    // error word.
+    // long long, unsigned long long, O*, O*, unsigned long long, uint8_t*, unsigned
+    // long long, void*, uint64_t, unsigned long long*, uint64_t*)`: one block of
+    // TILE_THREADS threads per tile of `per_tile` rows (the tile state's count) reads
+    // the column and the delimiter, writes rows + 1 list offsets, at most parts + 1
+    // part offsets and `bytes` chars (all allocated above: a tile that would pass them
+    // writes nothing and reports), and the two counters after the error word.
     unsafe { launch_tiles(backend, function, &state, &mut args)? };
-    let (error, [total]) = word.read(backend)?;
-    if let Some((row, _)) = error {
+    let (error, [found_bytes, found_parts]) = word.read(backend)?;
+    if error.is_some() || found_bytes != bytes || found_parts != parts {
         return Err(Error::Device {
             op,
-            message: format!("the parts from row {row} on exceed the input's bytes"),
+            message: format!(
+                "the kernel found {found_parts} parts of {found_bytes} bytes, the totals {parts} of {bytes}"
+            ),
         });
     }
-    chars.slice(0, total as usize)
+    if parts == 0 {
+        // No valid row wrote the child's one offset.
+        backend.zero(&part_offsets)?;
+    }
+    // SAFETY: each valid row wrote its part offsets (where its bytes start in `chars`,
+    // then the ends of its parts), so all parts + 1 of them (or the one zeroed above):
+    // non-decreasing, ending at the chars' length; every part is a range of a valid
+    // UTF-8 row cut next to a delimiter (valid UTF-8) or an ASCII whitespace byte, so
+    // whole characters.
+    let child = unsafe { StringColumn::new_unchecked(part_offsets, chars, None) };
+    Ok(Some((list_offsets, child)))
+}
+
+/// `split_record` through each row's part count: the count pass writes the counts,
+/// their scan gives the list offsets, and the `SplitRecord` functor ([`record_by_functor`])
+/// writes the child (for chars beyond the tile kernels' 32-bit positions).
+fn record_by_counts<O: OffsetSize>(
+    backend: &CudaBackend,
+    col: &StringColumn<O, Device>,
+    on: SplitOn<'_>,
+    max_splits: Option<usize>,
+    from_right: bool,
+    op: &'static str,
+) -> Result<RecordParts<O>> {
+    let dir = if from_right { "right" } else { "left" };
+    let counted = count_parts(backend, col, on, max_splits, dir, Sums::RowCounts)?;
+    let counts = counted.counts.clone().ok_or_else(|| Error::Device {
+        op,
+        message: "the count pass kept no counts".to_string(),
+    })?;
+    let counts = PrimitiveColumn::try_new(counts, None)?;
+    let (offsets, total) = match backend.sizes_to_offsets(&counts, O::WIDTH) {
+        Err(Error::Overflow { .. }) => return Err(parts_overflow(op)),
+        other => other?,
+    };
+    let list_offsets = typed_offsets::<O>(offsets)?;
+    if total == 0 {
+        return Ok((list_offsets, empty_child::<O>(backend)?));
+    }
+    let part_offsets = backend.alloc::<O>(total as usize + 1)?;
+    let chars = record_by_functor(
+        backend,
+        col,
+        &counted,
+        &list_offsets,
+        &part_offsets,
+        from_right,
+        op,
+    )?;
+    if chars.is_empty() {
+        // No bytes: every part offset is 0 (and the functor's fill may not have run).
+        backend.zero(&part_offsets)?;
+    }
+    // SAFETY: each valid row wrote its part offsets (where its bytes start in `chars`,
+    // then the ends of its parts), so all total + 1 of them: non-decreasing, ending at
+    // the chars' length; every part is a range of a valid UTF-8 row cut next to a
+    // delimiter (valid UTF-8) or an ASCII whitespace byte, so whole characters.
+    let child = unsafe { StringColumn::new_unchecked(part_offsets, chars, None) };
+    Ok((list_offsets, child))
 }
 
 /// The chars of `split_record`'s child column by the `SplitRecord` functor run by the
