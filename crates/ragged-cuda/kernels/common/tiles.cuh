@@ -103,16 +103,16 @@ template <typename O> struct TileRows {
     __device__ __forceinline__ int begin(int r) const { return staged ? tile.starts[r] : 0; }
 };
 
-/// The exclusive scan, in place, of a tile's TILE_ROWS sizes in `at` (0 past the
-/// tile's rows): returns the tile's first output position, the earlier tiles' total by
-/// decoupled look-back over the tile state at state_mem (TILE_THREADS threads, tile
-/// = blockIdx.x), and sets `total` to the tile's own. Block-wide; ends with a
-/// __syncthreads, after which `at` holds the positions relative to the tile's first.
-/// T is uint32_t for sizes, or unsigned long long for two counts packed in one word
-/// (split_record's parts and bytes: each half's totals must stay below 2^32).
+/// The exclusive scan of a tile's TILE_ROWS items, TILE_ITEMS consecutive ones per
+/// thread in `items` (0 past the tile's rows), in place: returns where the tile's
+/// first output position will be, the earlier tiles' total by decoupled look-back over
+/// the tile state at state_mem (TILE_THREADS threads, tile = blockIdx.x), and sets `total` to
+/// the tile's own. T is uint32_t for sizes, or unsigned long long for two counts
+/// packed in one word (each half's totals must stay below 2^32). Block-wide; the
+/// base lives in shared memory, which the caller reads after a __syncthreads.
 template <typename T>
-__device__ __forceinline__ unsigned long long scan_tile_sizes(T* at, void* state_mem, uint64_t state_bytes, int tiles,
-                                                              T& total) {
+__device__ __forceinline__ const unsigned long long* scan_tile_items(T (&items)[TILE_ITEMS], void* state_mem,
+                                                                     uint64_t state_bytes, int tiles, T& total) {
     typedef unsigned long long Acc;
     typedef ScanTuning<TILE_THREADS, TILE_ITEMS, 648, 1245> Tuning;
     typedef cub::ScanTileState<Acc> TileState;
@@ -125,16 +125,12 @@ __device__ __forceinline__ unsigned long long scan_tile_sizes(T* at, void* state
     __shared__ Acc tile_base;
     const int t = blockIdx.x;
     const unsigned tid = threadIdx.x;
-    T items[TILE_ITEMS];
-#pragma unroll
-    for (int q = 0; q < TILE_ITEMS; ++q) items[q] = at[tid * TILE_ITEMS + q];
-    T aggregate;
-    Scanner(temp.scan).ExclusiveSum(items, items, aggregate);
+    Scanner(temp.scan).ExclusiveSum(items, items, total);
     if (t == 0) {
         if (tid == 0) {
             if (tiles > 1) {
                 TileState state = scan_state<Acc>(state_mem, state_bytes, tiles);
-                state.SetInclusive(0, aggregate);
+                state.SetInclusive(0, total);
             }
             tile_base = 0;
         }
@@ -142,14 +138,53 @@ __device__ __forceinline__ unsigned long long scan_tile_sizes(T* at, void* state
         // The first warp looks back (TilePrefixCallbackOp's contract).
         TileState state = scan_state<Acc>(state_mem, state_bytes, tiles);
         Prefix prefix(state, temp.prefix, SumOp{}, t);
-        const Acc before = prefix(static_cast<Acc>(aggregate));
+        const Acc before = prefix(static_cast<Acc>(total));
         if (tid == 0) tile_base = before;
     }
+    return &tile_base;
+}
+
+/// The exclusive scan, in place, of a tile's TILE_ROWS sizes in `at` (0 past the
+/// tile's rows), as scan_tile_items: returns the tile's first output position and sets
+/// `total` to the tile's own. Block-wide; ends with a __syncthreads, after which `at`
+/// holds the positions relative to the tile's first.
+__device__ __forceinline__ unsigned long long scan_tile_sizes(uint32_t* at, void* state_mem, uint64_t state_bytes,
+                                                              int tiles, uint32_t& total) {
+    const unsigned tid = threadIdx.x;
+    uint32_t items[TILE_ITEMS];
+#pragma unroll
+    for (int q = 0; q < TILE_ITEMS; ++q) items[q] = at[tid * TILE_ITEMS + q];
+    const unsigned long long* base = scan_tile_items(items, state_mem, state_bytes, tiles, total);
 #pragma unroll
     for (int q = 0; q < TILE_ITEMS; ++q) at[tid * TILE_ITEMS + q] = items[q];
     __syncthreads();
-    total = aggregate;
-    return tile_base;
+    return *base;
+}
+
+/// The exclusive scan, in place, of pairs of TILE_ROWS counts (`low`, `high`; 0 past
+/// the tile's rows) scanned together as one packed word (high << 32 | low, each half's
+/// totals below 2^32): returns the tile's first pair packed the same way and sets
+/// `total` to the tile's own. Block-wide; ends with a __syncthreads, after which `low`
+/// and `high` hold the positions relative to the tile's first.
+__device__ __forceinline__ unsigned long long scan_tile_pairs(uint32_t* low, uint32_t* high, void* state_mem,
+                                                              uint64_t state_bytes, int tiles,
+                                                              unsigned long long& total) {
+    const unsigned tid = threadIdx.x;
+    unsigned long long items[TILE_ITEMS];
+#pragma unroll
+    for (int q = 0; q < TILE_ITEMS; ++q) {
+        const int r = tid * TILE_ITEMS + q;
+        items[q] = static_cast<unsigned long long>(high[r]) << 32 | low[r];
+    }
+    const unsigned long long* base = scan_tile_items(items, state_mem, state_bytes, tiles, total);
+#pragma unroll
+    for (int q = 0; q < TILE_ITEMS; ++q) {
+        const int r = tid * TILE_ITEMS + q;
+        low[r] = static_cast<uint32_t>(items[q]);
+        high[r] = static_cast<uint32_t>(items[q] >> 32);
+    }
+    __syncthreads();
+    return *base;
 }
 
 }  // namespace ragged

@@ -448,15 +448,6 @@ __device__ void split_columns(StringInput col, uint64_t rows, uint32_t tile_rows
     }
 }
 
-/// The shared memory of split_record: split_columns' (TileShared) with each row's
-/// parts and bytes packed in one word (parts in the high half), then their scan.
-struct RecordShared {
-    RowTile tile;
-    uint32_t match[TILE_BYTES / 32 + 1];
-    unsigned long long at[TILE_ROWS];
-    __align__(16) uint8_t stage[TWO_PASS_STAGE];
-};
-
 // split_record's list offsets (rows + 1), child offsets (`part_capacity` + 1) and
 // child chars (`capacity` bytes), all found here: each row's parts and bytes scanned
 // together by one look-back. counts[0]: the child's bytes, counts[1]: its parts (the
@@ -469,11 +460,14 @@ __device__ void split_record(StringInput col, uint64_t rows, uint32_t tile_rows,
                              void* state_mem, uint64_t state_bytes, unsigned long long* counts,
                              uint64_t* error_word) {
     typedef unsigned long long Acc;
-    constexpr Acc LOW = 0xffffffffull;
-    __shared__ RecordShared shared;
-    // `at`: the tile's rows' parts and bytes, then their positions in the tile's output.
-    Acc* const at = shared.at;
+    __shared__ TileShared shared;
+    // `at`: the tile's rows' bytes, then their positions in the tile's output; until
+    // the stage is written, `first_parts` (over it): the rows' parts, then their
+    // positions among the tile's parts.
+    uint32_t* const at = shared.at;
     uint8_t* const stage = shared.stage;
+    uint32_t* const first_parts = reinterpret_cast<uint32_t*>(shared.stage);
+    static_assert(sizeof(shared.stage) >= TILE_ROWS * sizeof(uint32_t), "the parts fit the stage");
     const TileSpan span(rows, tile_rows, blockIdx.x);
     const int tiles = span.tiles, t = span.t, n = span.n;
     const uint64_t first = span.first;
@@ -504,15 +498,17 @@ __device__ void split_record(StringInput col, uint64_t rows, uint32_t tile_rows,
         }
         size[i] = static_cast<uint32_t>(bytes);
         parts[i] = static_cast<uint32_t>(p);
-        at[r] = (static_cast<Acc>(p) << 32) | static_cast<Acc>(bytes);
+        at[r] = size[i];
+        first_parts[r] = parts[i];
     }
     __syncthreads();
 
+    // Parts in the high half, bytes in the low.
     Acc aggregate;
-    const Acc base = scan_tile_sizes(at, state_mem, state_bytes, tiles, aggregate);
+    const Acc base = scan_tile_pairs(at, first_parts, state_mem, state_bytes, tiles, aggregate);
     const Acc end = base + aggregate;
-    const Acc base_bytes = base & LOW, base_parts = base >> 32;
-    const Acc end_bytes = end & LOW, end_parts = end >> 32;
+    const uint32_t base_bytes = static_cast<uint32_t>(base), end_bytes = static_cast<uint32_t>(end);
+    const Acc base_parts = base >> 32, end_parts = end >> 32;
     if (t == tiles - 1 && tid == 0) {
         counts[0] = end_bytes;
         counts[1] = end_parts;
@@ -522,17 +518,24 @@ __device__ void split_record(StringInput col, uint64_t rows, uint32_t tile_rows,
         return;
     }
     if (t == tiles - 1 && tid == 0) list_offsets[rows] = static_cast<O>(end_parts);
-    const uint32_t tile_bytes = static_cast<uint32_t>(aggregate & LOW);
+    // Each row's first part, then the stage is free for the output.
+    long long row_first_part[TILE_ITEMS];
+#pragma unroll
+    for (int i = 0; i < TILE_ITEMS; ++i) {
+        const int r = i * TILE_THREADS + tid;
+        row_first_part[i] = static_cast<long long>(base_parts + first_parts[r]);
+        if (r < n) list_offsets[first + r] = static_cast<O>(row_first_part[i]);
+    }
+    __syncthreads();
+    const uint32_t tile_bytes = static_cast<uint32_t>(aggregate);
     const int shift = static_cast<int>(reinterpret_cast<unsigned long long>(chars + base_bytes) & 15u);
     const bool to_stage = static_cast<long long>(tile_bytes) + shift <= TWO_PASS_STAGE;
 #pragma unroll 1
     for (int i = 0; i < TILE_ITEMS; ++i) {
         const int r = i * TILE_THREADS + tid;
-        if (r >= n) continue;
-        const long long first_part = static_cast<long long>(base_parts + (at[r] >> 32));
-        list_offsets[first + r] = static_cast<O>(first_part);
-        if (!col.valid(first + r)) continue;
-        const long long in_tile = static_cast<long long>(at[r] & LOW);
+        if (r >= n || !col.valid(first + r)) continue;
+        const long long first_part = row_first_part[i];
+        const long long in_tile = at[r];
         const long long row_at = static_cast<long long>(base_bytes) + in_tile;
         const long long total = size[i];
         const long long row_parts = parts[i];
