@@ -384,12 +384,14 @@ pub fn search_pattern_lengths<B: Backend>(backend: &B) {
     failures.finish("search_pattern_lengths");
 }
 
-/// Suite test: `contains` in columns of short rows (like "public" / "private"), which
-/// the GPU answers a warp per 128 rows when the rows average few places for the
-/// pattern: nulls, empty rows, 2- and 4-byte characters, row counts around the warp's
-/// 128, a row longer than a warp's stage among short ones at the start, middle or
-/// end, a run of longer rows whose steps do not fit the stage, slices at offsets 4 and
-/// 5, both offset widths; patterns of 1 to 8 bytes.
+/// Suite test: `contains` in columns of short rows (one word like "public" /
+/// "private", or three words as long as names), which the GPU answers a warp per 128
+/// rows (places compared as words when the rows average few places for the pattern,
+/// match bits in rows averaging up to 24 bytes): nulls, empty rows, 2- and 4-byte
+/// characters, row counts around the warp's 128, a row longer than a warp's stage
+/// among short ones at the start, middle or end, a run of longer rows whose steps do
+/// not fit the stage, slices at offsets 4 and 5, both offset widths; patterns of 1 to
+/// 8 bytes.
 ///
 /// # Panics
 /// When any answer differs from the oracle.
@@ -408,7 +410,12 @@ pub fn search_short_rows<B: Backend>(backend: &B) {
         "p",
     ];
     let patterns = ["public", "p", "ic", "é", "𝄞", "private", "xpublicx", "c"];
-    for count in [1usize, 31, 127, 128, 129, 1000, 5000] {
+    // Rows of one word (about 5 bytes: places compared as words on the GPU) or of
+    // three (about 19 bytes, as names: match bits).
+    for (count, joined) in [1usize, 31, 127, 128, 129, 1000, 5000]
+        .into_iter()
+        .flat_map(|count| [(count, 1), (count, 3)])
+    {
         // None: short rows only; Some(i): row i is 3 000 bytes (past a warp's stage);
         // usize::MAX: the first 256 rows are 24 bytes each (steps of 3 072 bytes).
         for long in [
@@ -426,7 +433,10 @@ pub fn search_short_rows<B: Backend>(backend: &B) {
                             format!("{}{tail}", "ab".repeat(1500))
                         }
                         Some(usize::MAX) if i < 256 => "public private public pu".to_string(),
-                        _ => words[rng.index(words.len())].to_string(),
+                        _ => (0..joined)
+                            .map(|_| words[rng.index(words.len())])
+                            .collect::<Vec<_>>()
+                            .join(" "),
                     };
                     (text, !rng.chance(10))
                 })
@@ -441,7 +451,7 @@ pub fn search_short_rows<B: Backend>(backend: &B) {
                     slice,
                     explicit_validity: false,
                 };
-                let label = format!("short/{count}/{long:?}/{slice:?}");
+                let label = format!("short/{count}x{joined}/{long:?}/{slice:?}");
                 let small = StringCase::<i32>::from_spec(format!("utf8/{label}"), &spec);
                 let large = StringCase::<i64>::from_spec(format!("large_utf8/{label}"), &spec);
                 for pattern in patterns {
