@@ -7,20 +7,25 @@
 // bytes in global memory.
 //
 // split_count_<dir>_<O>: over tiles of rows (grid-stride), the most parts of a valid
-//   row (atomicMax into stats[0]) and, when column_bytes is set, the bytes of part k of
-//   all rows for k < SPLIT_COLUMNS (stats[1 + k]: the exact chars of output column k);
-//   each row's part count (0 for a null row) into `counts` when that is not null. A
+//   row (atomicMax into stats[0]) and, by `sums` (SplitSums): the bytes of part k of
+//   all rows for k < SPLIT_COLUMNS (stats[1 + k]: the exact chars of output column k),
+//   or all the parts and their bytes (stats[1], stats[2]: split_record's child); each
+//   row's part count (0 for a null row) into `counts` when that is not null. A
 //   one-byte delimiter with no limit is counted, not walked.
+// split_totals_<O>: split_record's totals for a one-byte delimiter with no limit (every
+//   occurrence cuts): the delimiters and bytes of the valid rows, the chars counted at
+//   the read rate less the null rows' own (totals[0], totals[1]).
 // split_columns_<dir>_<O>: all `columns` (<= SPLIT_COLUMNS) output columns of split in
 //   one kernel, one block per tile: each row's walk is resumed column by column (its
 //   position kept between columns); for each column the block packs the validity
 //   (valid row with that part) by warp ballots, scans the parts' sizes with the
 //   column's own look-back state, writes the offsets and copies the parts' bytes
 //   through the shared stage. The rows are read from DRAM once for all the columns.
-// split_record_<dir>_<O>: split_record's child, one block per tile: each row's bytes
-//   (its parts', one after the other) scanned by look-back into the child's chars,
-//   and each part's offset in the child written at list_offsets[row] + k
-//   (list_offsets: the scan of the counts). For chars of at most u32::MAX bytes.
+// split_record_<dir>_<O>: split_record's list offsets and child, one block per tile:
+//   each row's parts and bytes scanned together (packed in one word) by one look-back;
+//   the list offsets written from the parts' positions, the child's chars through the
+//   shared stage and each part's offset in the child at list_offsets[row] + k. For
+//   chars of at most u32::MAX bytes and fewer than 2^32 parts.
 // SplitRecord (split_record_one_pass_<O>, split_record_sizes / _fill_<O>): the same
 //   output by the string transform helpers, a thread per row, for larger chars.
 // split_parts_<dir>_<O>: when there are more than SPLIT_COLUMNS columns, part k of row

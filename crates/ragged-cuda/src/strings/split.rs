@@ -4,10 +4,13 @@
 //! `split_columns_<dir>_<O>` (tiles of rows staged in shared memory, each row walked
 //! once, each column scanned by its own decoupled look-back); more are built from
 //! every part's byte range (`split_parts_<dir>_<O>`, then `column_of_ranges`).
-//! `split_record` counts each row's parts, scans the counts into the list offsets, and
-//! `split_record_<dir>_<O>` writes the child's bytes and offsets together (the
-//! `SplitRecord` functor through the string transform helpers when the chars exceed
-//! the tile kernels' 32-bit positions).
+//! `split_record` finds the number of parts and their bytes (`split_totals_<O>` for a
+//! one-byte delimiter without a limit, else the count pass), then
+//! `split_record_<dir>_<O>` writes the list offsets and the child's bytes and offsets
+//! in one tile kernel (each row's parts and bytes scanned together). When the chars
+//! exceed the tile kernels' 32-bit positions, the count pass writes each row's count,
+//! their scan gives the list offsets and the `SplitRecord` functor writes the child
+//! through the string transform helpers.
 
 use std::sync::Arc;
 
