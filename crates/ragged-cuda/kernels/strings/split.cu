@@ -12,7 +12,7 @@
 //   or all the parts and their bytes (stats[1], stats[2]: split_record's child); each
 //   row's part count (0 for a null row) into `counts` when that is not null. A
 //   one-byte delimiter with no limit is counted, not walked.
-// split_totals_<O>: split_record's totals for a one-byte delimiter with no limit (every
+// split_totals: split_record's totals for a one-byte delimiter with no limit (every
 //   occurrence cuts): the delimiters and bytes of the valid rows, the chars counted at
 //   the read rate less the null rows' own (totals[0], totals[1]).
 // split_columns_<dir>_<O>: all `columns` (<= SPLIT_COLUMNS) output columns of split in
@@ -294,8 +294,7 @@ __device__ __forceinline__ unsigned long long count_byte_range(const uint8_t* ch
 /// rows, totals[1] the valid rows' bytes: the chars between the first and last
 /// offsets counted at the read rate (count_byte_range), less the null rows' own
 /// (a thread per row, rows whose validity word is all ones skipped by a warp test).
-template <typename O>
-__device__ void split_totals(StringInput col, uint64_t rows, uint8_t byte, unsigned long long* totals) {
+__device__ void record_totals(StringInput col, uint64_t rows, uint8_t byte, unsigned long long* totals) {
     const long long a = col.offset(0), b = col.offset(rows);
     unsigned long long found = count_byte_range(col.chars, a, b, byte);
     unsigned long long bytes = global_thread() == 0 ? static_cast<unsigned long long>(b - a) : 0;
@@ -705,12 +704,8 @@ RAGGED_ONE_PASS(SplitRecord, split_record)
                               nulls);                                                       \
     }
 extern "C" __global__ void __launch_bounds__(256)
-    split_totals_i32(StringInput col, uint64_t rows, uint32_t byte, unsigned long long* totals) {
-    split_totals<int32_t>(col, rows, static_cast<uint8_t>(byte), totals);
-}
-extern "C" __global__ void __launch_bounds__(256)
-    split_totals_i64(StringInput col, uint64_t rows, uint32_t byte, unsigned long long* totals) {
-    split_totals<int64_t>(col, rows, static_cast<uint8_t>(byte), totals);
+    split_totals(StringInput col, uint64_t rows, uint32_t byte, unsigned long long* totals) {
+    record_totals(col, rows, static_cast<uint8_t>(byte), totals);
 }
 RAGGED_SPLIT(int32_t, i32, left, false)
 RAGGED_SPLIT(int64_t, i64, left, false)

@@ -4,7 +4,7 @@
 //! `split_columns_<dir>_<O>` (tiles of rows staged in shared memory, each row walked
 //! once, each column scanned by its own decoupled look-back); more are built from
 //! every part's byte range (`split_parts_<dir>_<O>`, then `column_of_ranges`).
-//! `split_record` finds the number of parts and their bytes (`split_totals_<O>` for a
+//! `split_record` finds the number of parts and their bytes (`split_totals` for a
 //! one-byte delimiter without a limit, else the count pass), then
 //! `split_record_<dir>_<O>` writes the list offsets and the child's bytes and offsets
 //! in one tile kernel (each row's parts and bytes scanned together). When the chars
@@ -435,7 +435,7 @@ fn empty_child<O: OffsetSize>(backend: &CudaBackend) -> Result<StringColumn<O, D
     Ok(unsafe { StringColumn::new_unchecked(offsets, values, None) })
 }
 
-/// The error of list offsets that cannot hold `parts` parts.
+/// The error of i32 list offsets too narrow for the parts.
 fn parts_overflow(op: &'static str) -> Error {
     Error::Overflow {
         op,
@@ -444,7 +444,7 @@ fn parts_overflow(op: &'static str) -> Error {
 }
 
 /// The number of parts of `split_record`'s child and their bytes, for the tile
-/// kernel's allocations: a one-byte delimiter without a limit by `split_totals_<O>`
+/// kernel's allocations: a one-byte delimiter without a limit by `split_totals`
 /// (the delimiters counted over the chars at the read rate: every one cuts), any
 /// other split by the count pass.
 fn record_totals<O: OffsetSize>(
@@ -453,14 +453,14 @@ fn record_totals<O: OffsetSize>(
     on: SplitOn<'_>,
     max_splits: Option<usize>,
     dir: &str,
+    op: &'static str,
 ) -> Result<(Counted, u64, u64)> {
     let delimiter = delimiter_bytes(on);
     if let ([byte], None) = (delimiter, max_splits) {
         let d = backend.upload_slice(delimiter)?;
         let totals = backend.alloc::<u64>(2)?;
         backend.zero(&totals)?;
-        let function =
-            backend.function(&STRINGS_SPLIT, &format!("split_totals_{}", O::OFFSET_NAME))?;
+        let function = backend.function(&STRINGS_SPLIT, "split_totals")?;
         let (input, rows, byte, totals_ptr) = (
             column_input(col),
             col.len() as u64,
@@ -473,7 +473,7 @@ fn record_totals<O: OffsetSize>(
             (col.values().len() as u64 / 16).max(rows),
             backend.info().multiprocessors,
         );
-        // SAFETY: `split_totals_<O>(StringInput, uint64_t, uint32_t, unsigned long
+        // SAFETY: `split_totals(StringInput, uint64_t, uint32_t, unsigned long
         // long*)`: reads the column's offsets, validity and the bytes between its first
         // and last offsets, adds to the two zeroed words allocated above.
         unsafe { launch(function, grid, BLOCK, 0, backend.stream(), &mut args)? };
@@ -489,7 +489,7 @@ fn record_totals<O: OffsetSize>(
             sums: [0; SPLIT_COLUMNS],
         };
         let part_bytes = bytes.checked_sub(delimiters).ok_or_else(|| Error::Device {
-            op: "split_record",
+            op,
             message: format!("{delimiters} delimiters counted in {bytes} bytes"),
         })?;
         return Ok((counted, delimiters + valid, part_bytes));
@@ -512,7 +512,7 @@ fn record_tiles<O: OffsetSize>(
     dir: &str,
     op: &'static str,
 ) -> Result<Option<RecordParts<O>>> {
-    let (counted, parts, bytes) = record_totals(backend, col, on, max_splits, dir)?;
+    let (counted, parts, bytes) = record_totals(backend, col, on, max_splits, dir, op)?;
     if std::mem::size_of::<O>() == 4 && parts > i32::MAX as u64 {
         return Err(parts_overflow(op));
     }
