@@ -161,6 +161,25 @@ __device__ __forceinline__ long long part_count(string_view row, string_view d, 
     return for_each_part<RIGHT>(row, d, cuts, [](long long, long long, long long) { return true; }, match, begin);
 }
 
+/// The number of parts of a valid row, with their bytes added to `bytes`: the row less
+/// its parts - 1 delimiters, or its parts walked for whitespace (runs of any length).
+template <bool RIGHT>
+__device__ __forceinline__ long long parts_and_bytes(string_view row, string_view d, unsigned long long cuts,
+                                                     const uint32_t* match, int begin, long long& bytes) {
+    if (d.size > 0) {
+        const long long parts = part_count<RIGHT>(row, d, cuts, match, begin);
+        bytes += row.size - d.size * (parts - 1);
+        return parts;
+    }
+    return for_each_part<RIGHT>(
+        row, d, cuts,
+        [&](long long, long long a, long long b) {
+            bytes += b - a;
+            return true;
+        },
+        match, begin);
+}
+
 /// What split_count adds up besides the most parts: nothing, the bytes of part k of
 /// all rows for k < SPLIT_COLUMNS (split's columns), or all the parts and their bytes
 /// (split_record's child).
@@ -196,18 +215,7 @@ __device__ void split_count(StringInput col, uint64_t rows, uint32_t tile_rows, 
                 } else if (sums == SUM_TOTALS) {
                     // bytes[0]: the parts; bytes[1]: their bytes.
                     long long part_bytes = 0;
-                    if (d.size > 0) {
-                        parts = part_count<RIGHT>(s, d, cuts, staged.match, at);
-                        part_bytes = s.size - d.size * (parts - 1);
-                    } else {
-                        parts = for_each_part<RIGHT>(
-                            s, d, cuts,
-                            [&](long long, long long a, long long b) {
-                                part_bytes += b - a;
-                                return true;
-                            },
-                            staged.match, at);
-                    }
+                    parts = parts_and_bytes<RIGHT>(s, d, cuts, staged.match, at, part_bytes);
                     bytes[0] += static_cast<unsigned long long>(parts);
                     bytes[1] += static_cast<unsigned long long>(part_bytes);
                 } else if (!RIGHT) {
@@ -478,27 +486,14 @@ __device__ void split_record(StringInput col, uint64_t rows, uint32_t tile_rows,
     const unsigned tid = threadIdx.x;
     const TileRows<O> staged(col, shared.tile, shared.match, first, n, d);
 
-    // Each row's parts and bytes: the row less its parts - 1 delimiters, or its parts
-    // walked for whitespace (runs of any length).
+    // Each row's parts and bytes.
     uint32_t size[TILE_ITEMS], parts[TILE_ITEMS];
 #pragma unroll 1
     for (int i = 0; i < TILE_ITEMS; ++i) {
         const int r = i * TILE_THREADS + tid;
         long long p = 0, bytes = 0;
         if (r < n && col.valid(first + r)) {
-            const string_view s = staged.get(r);
-            if (d.size > 0) {
-                p = part_count<RIGHT>(s, d, cuts, staged.match, staged.begin(r));
-                bytes = s.size - d.size * (p - 1);
-            } else {
-                p = for_each_part<RIGHT>(
-                    s, d, cuts,
-                    [&](long long, long long a, long long b) {
-                        bytes += b - a;
-                        return true;
-                    },
-                    staged.match, staged.begin(r));
-            }
+            p = parts_and_bytes<RIGHT>(staged.get(r), d, cuts, staged.match, staged.begin(r), bytes);
         }
         size[i] = static_cast<uint32_t>(bytes);
         parts[i] = static_cast<uint32_t>(p);
