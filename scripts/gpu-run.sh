@@ -27,7 +27,10 @@
 #                         processes take the GPUs of $DEVICES in turn (indices,
 #                         comma-separated; default: all of the machine's GPUs) as
 #                         CUDA_VISIBLE_DEVICES; $MATCH (an extended regular
-#                         expression) keeps the tests whose names match it
+#                         expression) keeps the tests whose names match it. Each
+#                         run's result: clean, errors (the sanitizer reported),
+#                         timed-out ($LIMIT s), stopped (SIGTERM from the caller) or
+#                         failed(status)
 #   gpu-run.sh bench      `ragged bench` with JSON output ($BENCH_ARGS: extra
 #                         arguments, e.g. "--suite lists")
 #   gpu-run.sh startup    warm-start wall times: `ragged info` plus one small op, then
@@ -135,6 +138,8 @@ sanitize_one() {
     0) result=clean ;;
     99) result=errors ;;
     124) result=timed-out ;;
+    # SIGTERM: a caller stopped the sweep (e.g. at its own deadline), not a failure.
+    143) result=stopped ;;
     *) result="failed($rc)" ;;
   esac
   echo "$tool $(basename "$binary") $name $shard $result $(( $(date +%s) - t0 ))s"
