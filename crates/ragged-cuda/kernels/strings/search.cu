@@ -21,9 +21,11 @@
 // once as bits (32 positions per thread), each row's answer read off its positions'
 // bits (see search_tiles). With i32 offsets that start 16-byte aligned (an unsliced
 // column) each block stages its next tile by cp.async while it answers the current
-// one (search_tiles_async). contains of a pattern of 1 to 8 bytes in short rows (few
-// places per row, as "public" / "private") goes a warp per 128 rows instead
-// (search_rows_contains_i32): each row's places compared as words, no block barrier.
+// one (search_tiles_async). contains in short rows goes a warp per 128 rows instead,
+// with no block barrier (search_rows_contains): a pattern of 1 to 8 bytes in rows of
+// few places for it ("public" / "private") by comparing each place as words
+// (search_rows_contains_i32), any pattern in rows averaging up to 24 bytes (names) by
+// the step's match bits (search_rows_contains_bits_i32).
 // Per-row patterns (search_<op>_<O>_<P>): one thread per row, grid-stride over rows
 // rounded up to whole warps (every lane takes part in the ballots). A warp first
 // stages the bytes of its 32 rows in shared memory (16-byte vector loads, coalesced;

@@ -1,8 +1,9 @@
 //! The literal searches on the GPU (`contains`, `starts_with`, `ends_with`, `find`,
 //! `rfind`, `count_matches`): host dispatch for `kernels/strings/search.cu` — a
 //! scalar pattern by tiles of rows matched byte-parallel (`search_tiles_<op>_<O>`), or
-//! for `contains` in short rows a warp per 128 rows (`search_rows_contains_i32`, see
-//! [`short_rows`]), a per-row pattern one thread per row (`search_<op>_<O>_<P>`).
+//! for `contains` in short rows a warp per 128 rows (`search_rows_contains_i32` and
+//! `search_rows_contains_bits_i32`, see [`short_rows`]), a per-row pattern one thread
+//! per row (`search_<op>_<O>_<P>`).
 //!
 //! A scalar pattern is uploaded as a one-row `Utf8` column. The output validity is the
 //! column's or the pattern's when only one has a bitmap; when both have one the kernel

@@ -55,14 +55,43 @@ impl Sums {
     }
 }
 
-/// What the count pass found.
-struct Counted {
+/// A split's delimiter and limit as every split kernel takes them.
+struct SplitArgs {
     /// The uploaded delimiter (a single space for whitespace splitting, never read).
     delimiter: DeviceBuffer<u8>,
     /// The delimiter's length in bytes, 0 for whitespace splitting.
     m: i64,
     /// The most cuts, `u64::MAX` for all.
     cuts: u64,
+    /// The delimiter's byte when it is one byte and there is no limit: then every
+    /// occurrence cuts, so the parts can be counted without walking the rows.
+    every_byte: Option<u8>,
+}
+
+impl SplitArgs {
+    /// `on` uploaded, with `max_splits` as the kernels take it.
+    fn new(backend: &CudaBackend, on: SplitOn<'_>, max_splits: Option<usize>) -> Result<Self> {
+        let bytes: &[u8] = match on {
+            SplitOn::Literal(d) => d.as_bytes(),
+            SplitOn::Whitespace => &[],
+        };
+        // A placeholder byte for whitespace: the kernels read no delimiter byte then.
+        let delimiter = backend.upload_slice(if bytes.is_empty() { b" " } else { bytes })?;
+        let every_byte = match (bytes, max_splits) {
+            ([byte], None) => Some(*byte),
+            _ => None,
+        };
+        Ok(Self {
+            delimiter,
+            m: bytes.len() as i64,
+            cuts: max_splits.map_or(u64::MAX, |c| c as u64),
+            every_byte,
+        })
+    }
+}
+
+/// What the count pass found.
+struct Counted {
     /// Each row's number of parts (0 for a null row), with [`Sums::RowCounts`].
     counts: Option<DeviceBuffer<i32>>,
     /// The most parts of a row.
@@ -99,36 +128,19 @@ struct SplitOutputs {
     capacity: [u64; SPLIT_COLUMNS],
 }
 
-/// The delimiter of `on` as bytes (none for whitespace splitting).
-fn delimiter_bytes<'a>(on: SplitOn<'a>) -> &'a [u8] {
-    match on {
-        SplitOn::Literal(d) => d.as_bytes(),
-        SplitOn::Whitespace => &[],
-    }
-}
-
 /// Run the count pass over `n > 0` rows: the most parts of a row, and what `sums`
 /// asks for.
 fn count_parts<O: OffsetSize>(
     backend: &CudaBackend,
     col: &StringColumn<O, Device>,
-    on: SplitOn<'_>,
-    max_splits: Option<usize>,
+    split: &SplitArgs,
     dir: &str,
     sums: Sums,
 ) -> Result<Counted> {
-    let delimiter = delimiter_bytes(on);
     let n = col.len();
     let rows = n as u64;
     let input = column_input(col);
-    // A placeholder byte for whitespace: the kernel reads no delimiter byte then.
-    let d = backend.upload_slice(if delimiter.is_empty() {
-        b" "
-    } else {
-        delimiter
-    })?;
-    let (d_ptr, m) = (d.device_ptr(), delimiter.len() as i64);
-    let cuts = max_splits.map_or(u64::MAX, |c| c as u64);
+    let (d_ptr, m, cuts) = (split.delimiter.device_ptr(), split.m, split.cuts);
     let counts = if sums == Sums::RowCounts {
         Some(backend.alloc::<i32>(n)?)
     } else {
@@ -159,9 +171,6 @@ fn count_parts<O: OffsetSize>(
     let mut sums = [0u64; SPLIT_COLUMNS];
     sums.copy_from_slice(&words[1..]);
     Ok(Counted {
-        delimiter: d,
-        m,
-        cuts,
         counts,
         most: words[0] as usize,
         sums,
@@ -193,11 +202,12 @@ pub(crate) fn split<O: OffsetSize>(
         return Ok(vec![col.clone()]);
     }
     let dir = if from_right { "right" } else { "left" };
-    let counted = count_parts(backend, col, on, max_splits, dir, Sums::Columns)?;
+    let split = SplitArgs::new(backend, on, max_splits)?;
+    let counted = count_parts(backend, col, &split, dir, Sums::Columns)?;
     if counted.most <= SPLIT_COLUMNS && tile_positions_fit(col) {
-        split_columns(backend, col, &counted, dir, op)
+        split_columns(backend, col, &split, &counted, dir, op)
     } else {
-        split_by_ranges(backend, col, counted, dir, op)
+        split_by_ranges(backend, col, &split, &counted, dir, op)
     }
 }
 
@@ -213,6 +223,7 @@ fn tile_positions_fit<O: OffsetSize>(col: &StringColumn<O, Device>) -> bool {
 fn split_columns<O: OffsetSize>(
     backend: &CudaBackend,
     col: &StringColumn<O, Device>,
+    split: &SplitArgs,
     counted: &Counted,
     dir: &str,
     op: &'static str,
@@ -245,7 +256,7 @@ fn split_columns<O: OffsetSize>(
         &format!("split_columns_{dir}_{}", O::OFFSET_NAME),
     )?;
     let input = column_input(col);
-    let (d_ptr, m, cuts) = (counted.delimiter.device_ptr(), counted.m, counted.cuts);
+    let (d_ptr, m, cuts) = (split.delimiter.device_ptr(), split.m, split.cuts);
     let (k, counts_ptr, word_ptr) = (columns as u32, word.values_ptr(), word.device_ptr());
     let state_bytes = states[0].bytes;
     let mut args = params![
@@ -303,13 +314,14 @@ fn split_columns<O: OffsetSize>(
 fn split_by_ranges<O: OffsetSize>(
     backend: &CudaBackend,
     col: &StringColumn<O, Device>,
-    counted: Counted,
+    split: &SplitArgs,
+    counted: &Counted,
     dir: &str,
     op: &'static str,
 ) -> Result<Vec<StringColumn<O, Device>>> {
     let (n, rows) = (col.len(), col.len() as u64);
     let input = column_input(col);
-    let (d_ptr, m, cuts) = (counted.delimiter.device_ptr(), counted.m, counted.cuts);
+    let (d_ptr, m, cuts) = (split.delimiter.device_ptr(), split.m, split.cuts);
     let columns = counted.most.max(1);
     // Part counts are at most the row's bytes + 1, so they fit in i32 offsets; the
     // product below is checked anyway.
@@ -401,16 +413,19 @@ pub(crate) fn split_record<O: OffsetSize>(
         return Err(Error::invalid_argument(op, "the delimiter is empty"));
     }
     let dir = if from_right { "right" } else { "left" };
-    let tiled = if col.is_empty() {
-        Some((zero_offsets::<O>(backend)?, empty_child::<O>(backend)?))
-    } else if tile_positions_fit(col) {
-        record_tiles(backend, col, on, max_splits, dir, op)?
+    let (list_offsets, child) = if col.is_empty() {
+        (zero_offsets::<O>(backend)?, empty_child::<O>(backend)?)
     } else {
-        None
-    };
-    let (list_offsets, child) = match tiled {
-        Some(lists) => lists,
-        None => record_by_counts(backend, col, on, max_splits, from_right, op)?,
+        let split = SplitArgs::new(backend, on, max_splits)?;
+        let tiled = if tile_positions_fit(col) {
+            record_tiles(backend, col, &split, dir, op)?
+        } else {
+            None
+        };
+        match tiled {
+            Some(lists) => lists,
+            None => record_by_counts(backend, col, &split, from_right, op)?,
+        }
     };
     // SAFETY: the list offsets are the scan of the rows' part counts (0, non-decreasing,
     // checked to fit O), ending at the number of parts, the child's length; the
@@ -444,59 +459,47 @@ fn parts_overflow(op: &'static str) -> Error {
 }
 
 /// The number of parts of `split_record`'s child and their bytes, for the tile
-/// kernel's allocations: a one-byte delimiter without a limit by `split_totals`
-/// (the delimiters counted over the chars at the read rate: every one cuts), any
-/// other split by the count pass.
+/// kernel's allocations: when every occurrence of a one-byte delimiter cuts, by
+/// `split_totals` (the delimiters counted over the chars at the read rate), else by
+/// the count pass.
 fn record_totals<O: OffsetSize>(
     backend: &CudaBackend,
     col: &StringColumn<O, Device>,
-    on: SplitOn<'_>,
-    max_splits: Option<usize>,
+    split: &SplitArgs,
     dir: &str,
     op: &'static str,
-) -> Result<(Counted, u64, u64)> {
-    let delimiter = delimiter_bytes(on);
-    if let ([byte], None) = (delimiter, max_splits) {
-        let d = backend.upload_slice(delimiter)?;
-        let totals = backend.alloc::<u64>(2)?;
-        backend.zero(&totals)?;
-        let function = backend.function(&STRINGS_SPLIT, "split_totals")?;
-        let (input, rows, byte, totals_ptr) = (
-            column_input(col),
-            col.len() as u64,
-            u32::from(*byte),
-            totals.device_ptr(),
-        );
-        let mut args = params![input, rows, byte, totals_ptr];
-        let grid = resident_grid(
-            function,
-            (col.values().len() as u64 / 16).max(rows),
-            backend.info().multiprocessors,
-        );
-        // SAFETY: `split_totals(StringInput, uint64_t, uint32_t, unsigned long
-        // long*)`: reads the column's offsets, validity and the bytes between its first
-        // and last offsets, adds to the two zeroed words allocated above.
-        unsafe { launch(function, grid, BLOCK, 0, backend.stream(), &mut args)? };
-        let words = read_u64s(backend, &totals)?;
-        let (delimiters, bytes) = (words[0], words[1]);
-        let valid = (col.len() - col.null_count()) as u64;
-        let counted = Counted {
-            delimiter: d,
-            m: 1,
-            cuts: u64::MAX,
-            counts: None,
-            most: 0,
-            sums: [0; SPLIT_COLUMNS],
-        };
-        let part_bytes = bytes.checked_sub(delimiters).ok_or_else(|| Error::Device {
-            op,
-            message: format!("{delimiters} delimiters counted in {bytes} bytes"),
-        })?;
-        return Ok((counted, delimiters + valid, part_bytes));
-    }
-    let counted = count_parts(backend, col, on, max_splits, dir, Sums::Totals)?;
-    let (parts, bytes) = (counted.sums[0], counted.sums[1]);
-    Ok((counted, parts, bytes))
+) -> Result<(u64, u64)> {
+    let Some(byte) = split.every_byte else {
+        let counted = count_parts(backend, col, split, dir, Sums::Totals)?;
+        return Ok((counted.sums[0], counted.sums[1]));
+    };
+    let totals = backend.alloc::<u64>(2)?;
+    backend.zero(&totals)?;
+    let function = backend.function(&STRINGS_SPLIT, "split_totals")?;
+    let (input, rows, byte, totals_ptr) = (
+        column_input(col),
+        col.len() as u64,
+        u32::from(byte),
+        totals.device_ptr(),
+    );
+    let mut args = params![input, rows, byte, totals_ptr];
+    let grid = resident_grid(
+        function,
+        (col.values().len() as u64 / 16).max(rows),
+        backend.info().multiprocessors,
+    );
+    // SAFETY: `split_totals(StringInput, uint64_t, uint32_t, unsigned long long*)`:
+    // reads the column's offsets, validity and the bytes between its first and last
+    // offsets, adds to the two zeroed words allocated above.
+    unsafe { launch(function, grid, BLOCK, 0, backend.stream(), &mut args)? };
+    let words = read_u64s(backend, &totals)?;
+    let (delimiters, bytes) = (words[0], words[1]);
+    let valid = (col.len() - col.null_count()) as u64;
+    let part_bytes = bytes.checked_sub(delimiters).ok_or_else(|| Error::Device {
+        op,
+        message: format!("{delimiters} delimiters counted in {bytes} bytes"),
+    })?;
+    Ok((delimiters + valid, part_bytes))
 }
 
 /// `split_record` of a column whose chars fit the tile kernels' 32-bit positions:
@@ -507,12 +510,11 @@ fn record_totals<O: OffsetSize>(
 fn record_tiles<O: OffsetSize>(
     backend: &CudaBackend,
     col: &StringColumn<O, Device>,
-    on: SplitOn<'_>,
-    max_splits: Option<usize>,
+    split: &SplitArgs,
     dir: &str,
     op: &'static str,
 ) -> Result<Option<RecordParts<O>>> {
-    let (counted, parts, bytes) = record_totals(backend, col, on, max_splits, dir, op)?;
+    let (parts, bytes) = record_totals(backend, col, split, dir, op)?;
     if std::mem::size_of::<O>() == 4 && parts > i32::MAX as u64 {
         return Err(parts_overflow(op));
     }
@@ -532,7 +534,7 @@ fn record_tiles<O: OffsetSize>(
         &format!("split_record_{dir}_{}", O::OFFSET_NAME),
     )?;
     let input = column_input(col);
-    let (d_ptr, m, cuts) = (counted.delimiter.device_ptr(), counted.m, counted.cuts);
+    let (d_ptr, m, cuts) = (split.delimiter.device_ptr(), split.m, split.cuts);
     let (lists_ptr, parts_ptr, chars_ptr) = (
         list_offsets.device_ptr(),
         part_offsets.device_ptr(),
@@ -593,13 +595,12 @@ fn record_tiles<O: OffsetSize>(
 fn record_by_counts<O: OffsetSize>(
     backend: &CudaBackend,
     col: &StringColumn<O, Device>,
-    on: SplitOn<'_>,
-    max_splits: Option<usize>,
+    split: &SplitArgs,
     from_right: bool,
     op: &'static str,
 ) -> Result<RecordParts<O>> {
     let dir = if from_right { "right" } else { "left" };
-    let counted = count_parts(backend, col, on, max_splits, dir, Sums::RowCounts)?;
+    let counted = count_parts(backend, col, split, dir, Sums::RowCounts)?;
     let counts = counted.counts.clone().ok_or_else(|| Error::Device {
         op,
         message: "the count pass kept no counts".to_string(),
@@ -617,7 +618,7 @@ fn record_by_counts<O: OffsetSize>(
     let chars = record_by_functor(
         backend,
         col,
-        &counted,
+        split,
         &list_offsets,
         &part_offsets,
         from_right,
@@ -641,7 +642,7 @@ fn record_by_counts<O: OffsetSize>(
 fn record_by_functor<O: OffsetSize>(
     backend: &CudaBackend,
     col: &StringColumn<O, Device>,
-    counted: &Counted,
+    split: &SplitArgs,
     list_offsets: &DeviceBuffer<O>,
     part_offsets: &DeviceBuffer<O>,
     from_right: bool,
@@ -649,9 +650,9 @@ fn record_by_functor<O: OffsetSize>(
 ) -> Result<DeviceBuffer<u8>> {
     let functor = SplitRecord {
         col: column_input(col),
-        d: counted.delimiter.device_ptr(),
-        m: counted.m,
-        cuts: counted.cuts,
+        d: split.delimiter.device_ptr(),
+        m: split.m,
+        cuts: split.cuts,
         list_offsets: list_offsets.device_ptr(),
         part_offsets: part_offsets.device_ptr(),
         wide: u32::from(std::mem::size_of::<O>() == 8),
