@@ -12,7 +12,9 @@
 #                         $JOBS (default 4) at a time, each bounded to $LIMIT seconds
 #                         (default 500), for each tool of $TOOLS (default "memcheck
 #                         racecheck"), memory pool off; one line per test and tool in
-#                         $LOGS/sanitize-each.txt: clean, errors, timed out or failed.
+#                         $LOGS/sanitize-each.txt: clean, errors (the sanitizer
+#                         reported), timed-out ($LIMIT), stopped (SIGTERM from the
+#                         caller, e.g. at its own deadline) or failed(status).
 #                         Both sanitize modes shrink the suites' large case to
 #                         $RAGGED_TEST_LARGE_ROWS rows (default 65539): at the suites'
 #                         own 1048579, strings tests ran past 420 s under memcheck;
@@ -27,10 +29,7 @@
 #                         processes take the GPUs of $DEVICES in turn (indices,
 #                         comma-separated; default: all of the machine's GPUs) as
 #                         CUDA_VISIBLE_DEVICES; $MATCH (an extended regular
-#                         expression) keeps the tests whose names match it. Each
-#                         run's result: clean, errors (the sanitizer reported),
-#                         timed-out ($LIMIT s), stopped (SIGTERM from the caller) or
-#                         failed(status)
+#                         expression) keeps the tests whose names match it
 #   gpu-run.sh bench      `ragged bench` with JSON output ($BENCH_ARGS: extra
 #                         arguments, e.g. "--suite lists")
 #   gpu-run.sh startup    warm-start wall times: `ragged info` plus one small op, then
