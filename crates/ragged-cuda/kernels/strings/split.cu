@@ -17,10 +17,11 @@
 //   the read rate less the null rows' own (totals[0], totals[1]).
 // split_columns_<dir>_<O>: all `columns` (<= SPLIT_COLUMNS) output columns of split in
 //   one kernel, one block per tile: each row's walk is resumed column by column (its
-//   position kept between columns); for each column the block packs the validity
-//   (valid row with that part) by warp ballots, scans the parts' sizes with the
-//   column's own look-back state, writes the offsets and copies the parts' bytes
-//   through the shared stage. The rows are read from DRAM once for all the columns.
+//   position kept between columns); the columns go two at a time: the block packs
+//   each one's validity (valid row with that part) by warp ballots, scans the pair's
+//   part sizes together (packed in one word) by one look-back, writes both columns'
+//   offsets and copies the parts' bytes through the shared stage (by words,
+//   copy_shared). The rows are read from DRAM once for all the columns.
 // split_record_<dir>_<O>: split_record's list offsets and child, one block per tile:
 //   each row's parts and bytes scanned together (packed in one word) by one look-back;
 //   the list offsets written from the parts' positions, the child's chars through the
@@ -344,15 +345,21 @@ struct SplitOutputs {
 // counts[k]: column k's nulls; counts[SPLIT_COLUMNS + k]: its bytes (the last tile).
 // A row with more parts than `columns`, or a column's bytes past its capacity (the
 // count pass and this one disagree), is reported through the error word (code 2) and
-// not written.
+// not written. The columns go two at a time: the pair's part sizes scanned together,
+// packed in one word (the second column in the high half) by one look-back over the
+// first column's tile state, both columns' bytes through the stage.
 template <typename O, bool RIGHT>
 __device__ void split_columns(StringInput col, uint64_t rows, uint32_t tile_rows, string_view d,
                               unsigned long long cuts, uint32_t columns, const SplitOutputs& out,
                               unsigned long long* counts, uint64_t state_bytes, uint64_t* error_word) {
     typedef unsigned long long Acc;
     __shared__ TileShared shared;
-    // `at`: the tile's rows' output sizes, then their positions in the tile's output.
+    // `at` and `at_second` (over the stage, which is free until the bytes are copied):
+    // the sizes of the tile's rows' parts in the pair's two columns, then their
+    // positions in each column's tile output.
     uint32_t* const at = shared.at;
+    uint32_t* const at_second = reinterpret_cast<uint32_t*>(shared.stage);
+    static_assert(sizeof(shared.stage) >= TILE_ROWS * sizeof(uint32_t), "the sizes fit the stage");
     uint8_t* const stage = shared.stage;
     const TileSpan span(rows, tile_rows, blockIdx.x);
     const int tiles = span.tiles, t = span.t, n = span.n;
@@ -363,10 +370,10 @@ __device__ void split_columns(StringInput col, uint64_t rows, uint32_t tile_rows
     // Each row's walk, resumed column by column: from the left columns go 0, 1, ...;
     // from the right the parts come last column first, so columns go down from the
     // last, and a row with p parts starts at column p - 1. Kept per row between
-    // columns: the walk's position and parts found (DONE set when it has ended), the
-    // part count (from the right), and the current part's start and size.
+    // columns: the walk's position and parts found (DONE set when it has ended) and
+    // the part count (from the right).
     constexpr uint32_t DONE = 0x80000000u;
-    uint32_t pos[TILE_ITEMS], found[TILE_ITEMS], parts[TILE_ITEMS], start[TILE_ITEMS], size[TILE_ITEMS];
+    uint32_t pos[TILE_ITEMS], found[TILE_ITEMS], parts[TILE_ITEMS];
 #pragma unroll 1
     for (int i = 0; i < TILE_ITEMS; ++i) {
         const int r = i * TILE_THREADS + tid;
@@ -386,33 +393,50 @@ __device__ void split_columns(StringInput col, uint64_t rows, uint32_t tile_rows
             }
         }
     }
+    // Row slot i's part k, resumed from its walk: its start and size; false when the
+    // row has none.
+    const auto next_part = [&](int i, uint32_t k, uint32_t& start, uint32_t& size) {
+        const int r = i * TILE_THREADS + tid;
+        long long x = 0, y = 0;
+        bool has = false;
+        if (!(found[i] & DONE) && (!RIGHT || k < parts[i])) {
+            PartWalk<RIGHT> walk(staged.get(r), staged.match, staged.begin(r), pos[i], found[i]);
+            has = walk.next(d, cuts, x, y);
+            pos[i] = static_cast<uint32_t>(walk.pos);
+            found[i] = static_cast<uint32_t>(walk.found) | (walk.done ? DONE : 0u);
+        }
+        start = static_cast<uint32_t>(x);
+        size = static_cast<uint32_t>(y - x);
+        return has;
+    };
 
-    for (uint32_t c = 0; c < columns; ++c) {
-        const uint32_t k = RIGHT ? columns - 1 - c : c;
-        // The rows' part k: start and size in registers, sizes in `at`, validity by
-        // ballots.
-        unsigned long long nulls = 0;
+    for (uint32_t c = 0; c < columns; c += 2) {
+        const bool pair = c + 1 < columns;
+        // The pair's columns k0, then k1 (when `pair`).
+        const uint32_t k0 = RIGHT ? columns - 1 - c : c;
+        const uint32_t k1 = RIGHT ? k0 - 1 : k0 + 1;
+        unsigned long long nulls0 = 0, nulls1 = 0;
+        uint32_t start0[TILE_ITEMS], start1[TILE_ITEMS];
 #pragma unroll 1
         for (int i = 0; i < TILE_ITEMS; ++i) {
             const int r = i * TILE_THREADS + tid;
-            bool has = false;
-            long long x = 0, y = 0;
-            if (!(found[i] & DONE) && (!RIGHT || k < parts[i])) {
-                PartWalk<RIGHT> walk(staged.get(r), staged.match, staged.begin(r), pos[i], found[i]);
-                has = walk.next(d, cuts, x, y);
-                pos[i] = static_cast<uint32_t>(walk.pos);
-                found[i] = static_cast<uint32_t>(walk.found) | (walk.done ? DONE : 0u);
-            }
-            start[i] = static_cast<uint32_t>(x);
-            size[i] = static_cast<uint32_t>(y - x);
-            at[r] = size[i];
+            uint32_t size0 = 0, size1 = 0;
+            start1[i] = 0;
+            const bool has0 = next_part(i, k0, start0[i], size0);
+            const bool has1 = pair && next_part(i, k1, start1[i], size1);
+            at[r] = size0;
+            at_second[r] = size1;
             // Uniform per warp: a warp whose first row is past the tile has no word.
-            if (r - static_cast<int>(tid & 31u) < n) ballot_word(first + r, rows, has, out.validity[k], nulls);
+            if (r - static_cast<int>(tid & 31u) < n) {
+                ballot_word(first + r, rows, has0, out.validity[k0], nulls0);
+                if (pair) ballot_word(first + r, rows, has1, out.validity[k1], nulls1);
+            }
         }
-        flush_count(counts + k, nulls);
-        if (!RIGHT && c + 1 == columns) {
+        flush_count(counts + k0, nulls0);
+        if (pair) flush_count(counts + k1, nulls1);
+        if (!RIGHT && c + 2 >= columns) {
             // Every row's parts must have run out by the last column.
-#pragma unroll
+#pragma unroll 1
             for (int i = 0; i < TILE_ITEMS; ++i) {
                 const int r = i * TILE_THREADS + tid;
                 long long x, y;
@@ -422,40 +446,77 @@ __device__ void split_columns(StringInput col, uint64_t rows, uint32_t tile_rows
         }
         __syncthreads();
 
-        // The tile's positions in column k.
-        uint32_t aggregate;
-        const Acc base = scan_tile_sizes(at, out.states[k], state_bytes, tiles, aggregate);
-        const Acc end = base + aggregate;
-        O* offsets = static_cast<O*>(out.offsets[k]);
+        // The tile's positions in both columns (k1's half zero without a pair).
+        Acc aggregate;
+        const Acc base = scan_tile_pairs(at, at_second, out.states[k0], state_bytes, tiles, aggregate);
+        const uint32_t base0 = static_cast<uint32_t>(base), base1 = static_cast<uint32_t>(base >> 32);
+        const uint32_t size0 = static_cast<uint32_t>(aggregate), size1 = static_cast<uint32_t>(aggregate >> 32);
+        // Column k1's positions and sizes, read before the stage is written.
+        uint32_t at1[TILE_ITEMS], part1[TILE_ITEMS];
 #pragma unroll
         for (int i = 0; i < TILE_ITEMS; ++i) {
             const int r = i * TILE_THREADS + tid;
-            if (r < n) offsets[first + r] = static_cast<O>(base + at[r]);
+            at1[i] = at_second[r];
+            part1[i] = (r + 1 < TILE_ROWS ? at_second[r + 1] : size1) - at1[i];
+        }
+        O* offsets0 = static_cast<O*>(out.offsets[k0]);
+        O* offsets1 = static_cast<O*>(out.offsets[k1 < SPLIT_COLUMNS ? k1 : k0]);
+#pragma unroll
+        for (int i = 0; i < TILE_ITEMS; ++i) {
+            const int r = i * TILE_THREADS + tid;
+            if (r < n) {
+                offsets0[first + r] = static_cast<O>(base0 + at[r]);
+                if (pair) offsets1[first + r] = static_cast<O>(base1 + at1[i]);
+            }
         }
         if (t == tiles - 1 && tid == 0) {
-            offsets[rows] = static_cast<O>(end);
-            counts[SPLIT_COLUMNS + k] = end;
-        }
-        if (end > out.capacity[k]) {  // uniform
-            if (tid == 0) report_error(error_word, first, 2);
-        } else {
-            uint8_t* chars = out.chars[k];
-            const int shift = static_cast<int>(reinterpret_cast<unsigned long long>(chars + base) & 15u);
-            const bool to_stage = static_cast<long long>(aggregate) + shift <= TWO_PASS_STAGE;
-#pragma unroll
-            for (int i = 0; i < TILE_ITEMS; ++i) {
-                const int r = i * TILE_THREADS + tid;
-                if (size[i] == 0) continue;
-                uint8_t* dst = to_stage ? stage + shift + at[r] : chars + base + at[r];
-                const uint8_t* src = staged.get(r).data + start[i];
-                for (uint32_t j = 0; j < size[i]; ++j) dst[j] = src[j];
-            }
-            if (to_stage) {
-                __syncthreads();
-                flush_stage(stage, chars + base, static_cast<long long>(aggregate), shift);
+            offsets0[rows] = static_cast<O>(base0 + size0);
+            counts[SPLIT_COLUMNS + k0] = base0 + size0;
+            if (pair) {
+                offsets1[rows] = static_cast<O>(base1 + size1);
+                counts[SPLIT_COLUMNS + k1] = base1 + size1;
             }
         }
-        // The next column reuses the scan storage, `at` and the stage.
+        __syncthreads();  // at_second read; the stage is free
+        const bool fits0 = base0 + size0 <= out.capacity[k0];
+        const bool fits1 = pair && base1 + size1 <= out.capacity[k1];
+        if ((!fits0 || (pair && !fits1)) && tid == 0) report_error(error_word, first, 2);
+        // The stage holds column k0's tile bytes from `shift0`, then column k1's from
+        // the next 16-byte boundary plus `shift1`, as far as they fit.
+        uint8_t* const chars0 = out.chars[k0] + base0;
+        uint8_t* const chars1 = pair ? out.chars[k1] + base1 : chars0;
+        const int shift0 = static_cast<int>(reinterpret_cast<unsigned long long>(chars0) & 15u);
+        const int shift1 = static_cast<int>(reinterpret_cast<unsigned long long>(chars1) & 15u);
+        const int second = (shift0 + static_cast<int>(size0) + 15) & ~15;
+        const bool stage0 = fits0 && shift0 + static_cast<long long>(size0) <= TWO_PASS_STAGE;
+        const bool stage1 = fits1 && stage0 && second + shift1 + static_cast<long long>(size1) <= TWO_PASS_STAGE;
+#pragma unroll 1
+        for (int i = 0; i < TILE_ITEMS; ++i) {
+            const int r = i * TILE_THREADS + tid;
+            const uint32_t part0 = (r + 1 < TILE_ROWS ? at[r + 1] : size0) - at[r];
+            if (fits0 && part0 != 0) {
+                const uint8_t* src = staged.get(r).data + start0[i];
+                if (stage0 && staged.staged) copy_shared(stage + shift0 + at[r], src, part0);
+                else {
+                    uint8_t* dst = stage0 ? stage + shift0 + at[r] : chars0 + at[r];
+                    for (uint32_t j = 0; j < part0; ++j) dst[j] = src[j];
+                }
+            }
+            if (fits1 && part1[i] != 0) {
+                const uint8_t* src = staged.get(r).data + start1[i];
+                if (stage1 && staged.staged) copy_shared(stage + second + shift1 + at1[i], src, part1[i]);
+                else {
+                    uint8_t* dst = stage1 ? stage + second + shift1 + at1[i] : chars1 + at1[i];
+                    for (uint32_t j = 0; j < part1[i]; ++j) dst[j] = src[j];
+                }
+            }
+        }
+        if (stage0) {
+            __syncthreads();
+            flush_stage(stage, chars0, static_cast<long long>(size0), shift0);
+            if (stage1) flush_stage(stage + second, chars1, static_cast<long long>(size1), shift1);
+        }
+        // The next pair reuses the scan storage, `at` and the stage.
         __syncthreads();
     }
 }

@@ -504,7 +504,8 @@ RAGGED_ONE_PASS(Replace, replace)
 // an output the host bounds within `capacity` bytes: each row's occurrences (non-
 // overlapping from the left, at most max_count) found from the pattern's match bits,
 // the rows' sizes scanned into offsets (O) with look-back, the rows written into the
-// shared stage and stored 16 bytes at a time. Input offsets I. The output's validity is
+// shared stage (by words from a staged tile, copy_shared) and stored 16 bytes at a
+// time. Input offsets I. The output's validity is
 // the input's (the host keeps it). counts[0]: the output's bytes (the last tile); a
 // tile ending past `capacity` writes no chars (the host then runs the functor).
 template <typename I, typename O>
@@ -562,6 +563,30 @@ __device__ void replace_tiles(StringInput col, uint64_t rows, uint32_t tile_rows
     if (end > capacity) return;  // uniform: the host runs the functor instead
     const int shift = static_cast<int>(reinterpret_cast<unsigned long long>(chars + base) & 15u);
     const bool to_stage = static_cast<long long>(aggregate) + shift <= TWO_PASS_STAGE;
+    if (to_stage && staged.staged) {
+        // Rows and stage both in shared memory: the pieces between the occurrences
+        // copied by words.
+#pragma unroll 1
+        for (int i = 0; i < TILE_ITEMS; ++i) {
+            const int r = i * TILE_THREADS + tid;
+            if (r >= n || !col.valid(first + r)) continue;
+            const string_view s = staged.get(r);
+            uint8_t* const dst = stage + shift + at[r];
+            uint32_t written = 0, copied = 0;
+            for (uint32_t k = 0; k < found[i]; ++k) {
+                const uint32_t q = static_cast<uint32_t>(find_in_row(s, staged.match, staged.begin(r), p, copied));
+                copy_shared(dst + written, s.data + copied, q - copied);
+                written += q - copied;
+                for (long long j = 0; j < rep.size; ++j) dst[written + j] = rep.data[j];
+                written += static_cast<uint32_t>(rep.size);
+                copied = q + static_cast<uint32_t>(m);
+            }
+            copy_shared(dst + written, s.data + copied, static_cast<uint32_t>(s.size) - copied);
+        }
+        __syncthreads();
+        flush_stage(stage, chars + base, static_cast<long long>(aggregate), shift);
+        return;
+    }
 #pragma unroll 1
     for (int i = 0; i < TILE_ITEMS; ++i) {
         const int r = i * TILE_THREADS + tid;

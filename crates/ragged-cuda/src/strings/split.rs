@@ -2,7 +2,8 @@
 //! parts of a row (`split_count_<dir>_<O>`, with the bytes of each of the first
 //! [`SPLIT_COLUMNS`] parts of all rows). Up to that many columns are built together by
 //! `split_columns_<dir>_<O>` (tiles of rows staged in shared memory, each row walked
-//! once, each column scanned by its own decoupled look-back); more are built from
+//! once, the columns two at a time, each pair's sizes scanned together by one
+//! decoupled look-back over the first column's tile state); more are built from
 //! every part's byte range (`split_parts_<dir>_<O>`, then `column_of_ranges`).
 //! `split_record` finds the number of parts and their bytes (`split_totals` for a
 //! one-byte delimiter without a limit, else the count pass), then
@@ -205,7 +206,7 @@ pub(crate) fn split<O: OffsetSize>(
     let split = SplitArgs::new(backend, on, max_splits)?;
     let counted = count_parts(backend, col, &split, dir, Sums::Columns)?;
     if counted.most <= SPLIT_COLUMNS && tile_positions_fit(col) {
-        split_columns(backend, col, &split, &counted, dir, op)
+        split_columns(backend, col, &split, &counted, from_right, op)
     } else {
         split_by_ranges(backend, col, &split, &counted, dir, op)
     }
@@ -225,11 +226,12 @@ fn split_columns<O: OffsetSize>(
     col: &StringColumn<O, Device>,
     split: &SplitArgs,
     counted: &Counted,
-    dir: &str,
+    from_right: bool,
     op: &'static str,
 ) -> Result<Vec<StringColumn<O, Device>>> {
     let (n, rows) = (col.len(), col.len() as u64);
     let columns = counted.most.max(1);
+    let dir = if from_right { "right" } else { "left" };
     let mut per_tile = 0;
     let mut outputs = SplitOutputs::default();
     let mut buffers = Vec::with_capacity(columns);
@@ -238,16 +240,21 @@ fn split_columns<O: OffsetSize>(
         let offsets = backend.alloc::<O>(n + 1)?;
         let chars = backend.alloc::<u8>(counted.sums[k] as usize)?;
         let words = backend.alloc::<u32>(n.div_ceil(32))?;
-        // Each column's look-back has its own state (the same tiles for all).
-        let state;
-        (per_tile, state) = tile_plan(backend, col)?;
+        // The columns go in pairs in the kernel's order (from the right when
+        // `from_right`: the last column first), each pair scanned by one look-back over
+        // its first column's tile state (the same tiles for all).
+        let walked = if from_right { columns - 1 - k } else { k };
+        if walked % 2 == 0 {
+            let state;
+            (per_tile, state) = tile_plan(backend, col)?;
+            outputs.states[k] = state.ptr;
+            states.push(state);
+        }
         outputs.offsets[k] = offsets.device_ptr();
         outputs.chars[k] = chars.device_ptr();
         outputs.validity[k] = words.device_ptr();
-        outputs.states[k] = state.ptr;
         outputs.capacity[k] = counted.sums[k];
         buffers.push((offsets, chars, words));
-        states.push(state);
     }
     // The error word, then each column's nulls and bytes.
     let word = ErrorWordWith::<{ 2 * SPLIT_COLUMNS }>::new(backend)?;
@@ -276,11 +283,11 @@ fn split_columns<O: OffsetSize>(
     // long long, unsigned long long, uint32_t, SplitOutputs, unsigned long long*,
     // uint64_t, uint64_t*)` with SplitOutputs by value (mirrored above, its pointers
     // alive in `buffers` and `states`): one block of TILE_THREADS threads per tile of
-    // `per_tile` rows (the tile states' count, all states of the same size) writes, for
-    // each of the `columns` columns,
-    // rows + 1 offsets, ceil(rows / 32) validity words and at most capacity[k] chars
-    // (allocated above to that size), and adds to the 2 × SPLIT_COLUMNS counters
-    // after the error word.
+    // `per_tile` rows (the tile states' count, all states of the same size; the kernel
+    // uses states[k] only of each pair's first column, the ones set above) writes, for
+    // each of the `columns` columns, rows + 1 offsets, ceil(rows / 32) validity words
+    // and at most capacity[k] chars (allocated above to that size), and adds to the
+    // 2 × SPLIT_COLUMNS counters after the error word.
     unsafe { launch_tiles(backend, function, &states[0], &mut args)? };
     let (error, counts) = word.read(backend)?;
     if let Some((row, _)) = error {
