@@ -505,9 +505,9 @@ RAGGED_ONE_PASS(Replace, replace)
 // overlapping from the left, at most max_count) found from the pattern's match bits,
 // the rows' sizes scanned into offsets (O) with look-back, the rows written into the
 // shared stage (by words from a staged tile, copy_shared) and stored 16 bytes at a
-// time. Input offsets I. The output's validity is
-// the input's (the host keeps it). counts[0]: the output's bytes (the last tile); a
-// tile ending past `capacity` writes no chars (the host then runs the functor).
+// time. Input offsets I. The output's validity is the input's (the host keeps it).
+// counts[0]: the output's bytes (the last tile); a tile ending past `capacity` writes
+// no chars (the host then runs the functor).
 template <typename I, typename O>
 __device__ void replace_tiles(StringInput col, uint64_t rows, uint32_t tile_rows, string_view p, string_view rep,
                               unsigned long long max_count, O* offsets, uint8_t* chars, unsigned long long capacity,
