@@ -480,7 +480,93 @@ pub fn split<B: Backend, O: OffsetSize + TestNative>(backend: &B) {
             Err(e) => failures.record(Err(backend_error(&case, "to_device_strings", e))),
         }
     }
+    for case in guess_cases::<O>() {
+        match backend.to_device_strings(&case.column) {
+            Ok(col) => {
+                for max_splits in [None, Some(1)] {
+                    for from_right in [false, true] {
+                        failures.record(check_split(
+                            backend,
+                            &case,
+                            &col,
+                            SplitOn::Literal(" "),
+                            max_splits,
+                            from_right,
+                        ));
+                    }
+                }
+            }
+            Err(e) => failures.record(Err(backend_error(&case, "to_device_strings", e))),
+        }
+    }
     failures.finish(&format!("split<{}>", O::OFFSET_NAME));
+}
+
+/// Columns of 300 000 rows, enough that a backend may split them by a guess from a
+/// sample of rows (the CUDA backend does from 2^18 rows): names "First Last" (every
+/// eleventh row null), alone and with what a small sample of rows would miss — rows of
+/// more parts late in the column (3 and 4, and 10: more columns than are built
+/// together), longer last names in the last tenth of the rows, and every row null but
+/// the last thousand.
+fn guess_cases<O: OffsetSize>() -> Vec<StringCase<O>> {
+    const ROWS: usize = 300_000;
+    let word = |rng: &mut Rng, min: usize, max: usize| -> String {
+        let len = min + rng.index(max - min + 1);
+        (0..len)
+            .map(|i| {
+                let c = b'a' + rng.below(26) as u8;
+                char::from(if i == 0 { c.to_ascii_uppercase() } else { c })
+            })
+            .collect()
+    };
+    let kinds = [
+        "names",
+        "late-parts",
+        "late-columns",
+        "late-long",
+        "late-valid",
+    ];
+    kinds
+        .into_iter()
+        .map(|kind| {
+            let mut rng = Rng::from_label(&format!("split/guess/{kind}"));
+            let rows = (0..ROWS)
+                .map(|r| {
+                    let last_max = if kind == "late-long" && r >= ROWS - ROWS / 10 {
+                        200
+                    } else {
+                        12
+                    };
+                    let mut name =
+                        format!("{} {}", word(&mut rng, 3, 10), word(&mut rng, 3, last_max));
+                    let extra = match (kind, r) {
+                        ("late-parts", r) if r == ROWS / 2 + 7 => 1,
+                        ("late-parts", r) if r == ROWS - 1 => 2,
+                        ("late-columns", r) if r == ROWS - 3 => 8,
+                        _ => 0,
+                    };
+                    for _ in 0..extra {
+                        name.push(' ');
+                        name.push_str(&word(&mut rng, 1, 5));
+                    }
+                    let valid = if kind == "late-valid" {
+                        r >= ROWS - 1000
+                    } else {
+                        r % 11 != 5
+                    };
+                    (name, valid)
+                })
+                .collect();
+            let spec = StringSpec {
+                rows,
+                ..Default::default()
+            };
+            StringCase::from_spec(
+                format!("{}/guess-{kind}", StringCase::<O>::type_name()),
+                &spec,
+            )
+        })
+        .collect()
 }
 
 /// Columns of rows of 1 to `most` parts (cut by " " or "é\u{7f}", words of 0 to 3
