@@ -483,15 +483,17 @@ pub fn split<B: Backend, O: OffsetSize + TestNative>(backend: &B) {
     for case in guess_cases::<O>() {
         match backend.to_device_strings(&case.column) {
             Ok(col) => {
-                for max_splits in [None, Some(1)] {
+                let mut splits = vec![
+                    (SplitOn::Literal(" "), None),
+                    (SplitOn::Literal(" "), Some(1)),
+                ];
+                if case.label.ends_with("sliced") {
+                    splits.push((SplitOn::Whitespace, None));
+                }
+                for (on, max_splits) in splits {
                     for from_right in [false, true] {
                         failures.record(check_split(
-                            backend,
-                            &case,
-                            &col,
-                            SplitOn::Literal(" "),
-                            max_splits,
-                            from_right,
+                            backend, &case, &col, on, max_splits, from_right,
                         ));
                     }
                 }
@@ -507,9 +509,12 @@ pub fn split<B: Backend, O: OffsetSize + TestNative>(backend: &B) {
 /// eleventh row null), alone and with what a small sample of rows would miss — rows of
 /// more parts late in the column (3 and 4, and 10: more columns than are built
 /// together), longer last names in the last tenth of the rows, and every row null but
-/// the last thousand.
+/// the last thousand; and names over rows 1 .. 2^19 + 4 of a column (sliced: its
+/// offsets start past 0, its validity at bit 1, and a sample of it may start at an odd
+/// row).
 fn guess_cases<O: OffsetSize>() -> Vec<StringCase<O>> {
     const ROWS: usize = 300_000;
+    const SLICED_ROWS: usize = (1 << 19) + 3;
     let word = |rng: &mut Rng, min: usize, max: usize| -> String {
         let len = min + rng.index(max - min + 1);
         (0..len)
@@ -525,12 +530,18 @@ fn guess_cases<O: OffsetSize>() -> Vec<StringCase<O>> {
         "late-columns",
         "late-long",
         "late-valid",
+        "sliced",
     ];
     kinds
         .into_iter()
         .map(|kind| {
             let mut rng = Rng::from_label(&format!("split/guess/{kind}"));
-            let rows = (0..ROWS)
+            let built = if kind == "sliced" {
+                SLICED_ROWS + 2
+            } else {
+                ROWS
+            };
+            let rows = (0..built)
                 .map(|r| {
                     let last_max = if kind == "late-long" && r >= ROWS - ROWS / 10 {
                         200
@@ -542,7 +553,7 @@ fn guess_cases<O: OffsetSize>() -> Vec<StringCase<O>> {
                     let extra = match (kind, r) {
                         ("late-parts", r) if r == ROWS / 2 + 7 => 1,
                         ("late-parts", r) if r == ROWS - 1 => 2,
-                        ("late-columns", r) if r == ROWS - 3 => 8,
+                        ("late-columns", r) if r == ROWS - 2 => 8,
                         _ => 0,
                     };
                     for _ in 0..extra {
@@ -559,7 +570,8 @@ fn guess_cases<O: OffsetSize>() -> Vec<StringCase<O>> {
                 .collect();
             let spec = StringSpec {
                 rows,
-                ..Default::default()
+                slice: (kind == "sliced").then_some((1, SLICED_ROWS)),
+                explicit_validity: false,
             };
             StringCase::from_spec(
                 format!("{}/guess-{kind}", StringCase::<O>::type_name()),
