@@ -508,10 +508,12 @@ pub fn split<B: Backend, O: OffsetSize + TestNative>(backend: &B) {
 /// sample of rows (the CUDA backend does from 2^18 rows): names "First Last" (every
 /// eleventh row null), alone and with what a small sample of rows would miss — rows of
 /// more parts late in the column (3 and 4, and 10: more columns than are built
-/// together), longer last names in the last tenth of the rows, and every row null but
-/// the last thousand; and names over rows 1 .. 2^19 + 4 of a column (sliced: its
-/// offsets start past 0, its validity at bit 1, and a sample of it may start at an odd
-/// row).
+/// together), longer last names in the last tenth of the rows (more bytes), ten more
+/// one-letter words in each of them (more parts, few bytes), every row null but the
+/// last thousand; ten more words in each of the first thousand rows (a sample that
+/// overestimates); rows of blanks only (no parts by whitespace); and names over rows
+/// 1 .. 2^19 + 4 of a column (sliced: its offsets start past 0, its validity at bit 1,
+/// and a sample of it may start at an odd row).
 fn guess_cases<O: OffsetSize>() -> Vec<StringCase<O>> {
     const ROWS: usize = 300_000;
     const SLICED_ROWS: usize = (1 << 19) + 3;
@@ -530,6 +532,9 @@ fn guess_cases<O: OffsetSize>() -> Vec<StringCase<O>> {
         "late-columns",
         "late-long",
         "late-valid",
+        "late-words",
+        "early-words",
+        "blank",
         "sliced",
     ];
     kinds
@@ -550,15 +555,20 @@ fn guess_cases<O: OffsetSize>() -> Vec<StringCase<O>> {
                     };
                     let mut name =
                         format!("{} {}", word(&mut rng, 3, 10), word(&mut rng, 3, last_max));
-                    let extra = match (kind, r) {
-                        ("late-parts", r) if r == ROWS / 2 + 7 => 1,
-                        ("late-parts", r) if r == ROWS - 1 => 2,
-                        ("late-columns", r) if r == ROWS - 2 => 8,
-                        _ => 0,
+                    let (extra, longest) = match (kind, r) {
+                        ("late-parts", r) if r == ROWS / 2 + 7 => (1, 5),
+                        ("late-parts", r) if r == ROWS - 1 => (2, 5),
+                        ("late-columns", r) if r == ROWS - 2 => (8, 5),
+                        ("late-words", r) if r >= ROWS - ROWS / 10 => (10, 1),
+                        ("early-words", r) if r < 1000 => (10, 5),
+                        _ => (0, 0),
                     };
                     for _ in 0..extra {
                         name.push(' ');
-                        name.push_str(&word(&mut rng, 1, 5));
+                        name.push_str(&word(&mut rng, 1, longest));
+                    }
+                    if kind == "blank" {
+                        name = " ".repeat(1 + r % 3);
                     }
                     let valid = if kind == "late-valid" {
                         r >= ROWS - 1000
