@@ -44,6 +44,13 @@
 #                         of `ragged bench $BENCH_ARGS`, the embedded kernels and each
 #                         variant in turn, so all see the GPU in the same state
 #                         (e.g. BENCH_ARGS="--device cuda --suite strings --filter redact/")
+#   gpu-run.sh builds DIR...
+#                         other builds against this one (host code changed too): each
+#                         DIR is another scripts/gpu-build.sh directory (e.g. made
+#                         from a patch applied). $TESTS runs with each other build's
+#                         test binary first; then $ROUNDS (default 3) rounds of
+#                         `ragged bench $BENCH_ARGS`, this build and each other in
+#                         turn, each with its own kernel cache
 #
 # Logs go to $LOGS (default: ./logs). Exit status is non-zero when any step fails.
 set -uo pipefail
@@ -123,6 +130,36 @@ run_variants() {
   done
 }
 
+run_builds() {
+  [ $# -gt 0 ] || { echo "builds: name one or more build directories" >&2; exit 2; }
+  local dirs=("$here") dir
+  for dir in "$@"; do
+    [ -x "$dir/ragged" ] || { echo "builds: $dir holds no ragged binary" >&2; exit 2; }
+    dirs+=("$(cd "$dir" && pwd)")
+  done
+  if [ -n "${TESTS:-}" ]; then
+    local binary filter
+    read -r binary filter <<< "$TESTS"
+    for dir in "${dirs[@]:1}"; do
+      echo "== $binary $filter with $dir"
+      # shellcheck disable=SC2086 # the filter is the test binary's own arguments
+      RAGGED_KERNEL_CACHE=$dir/kernel-cache "$dir/tests/$binary" --test-threads=1 $filter 2>&1 \
+        | tee "$logs/build-$(basename "$dir")-$binary.log" | grep -E "test result|panicked|FAILED" || true
+      [ "${PIPESTATUS[0]}" -eq 0 ] || { echo "FAILED: $binary with $dir"; status=1; }
+    done
+  fi
+  local round
+  for round in $(seq "${ROUNDS:-3}"); do
+    for dir in "${dirs[@]}"; do
+      echo "-- round $round: $dir"
+      # shellcheck disable=SC2086 # BENCH_ARGS are several arguments
+      RAGGED_KERNEL_CACHE=$dir/kernel-cache "$dir/ragged" bench ${BENCH_ARGS:-} 2>>"$logs/builds.stderr" \
+        | grep -vE "^(case|bench on)" | tee -a "$logs/builds.txt"
+      [ "${PIPESTATUS[0]}" -eq 0 ] || { echo "FAILED: bench with $dir"; status=1; }
+    done
+  done
+}
+
 # One test (its shard k/n of the strings cases) under one sanitizer tool, on GPU
 # number $6: "tool test shard result seconds" on standard output.
 sanitize_one() {
@@ -197,6 +234,7 @@ case "${1:-all}" in
   startup) run_startup ;;
   all) run_tests; run_sanitize; run_bench ;;
   variants) shift; run_variants "$@" ;;
-  *) echo "usage: $0 test|sanitize|sanitize-each [BINARY...]|bench|startup|all|variants DIR..." >&2; exit 2 ;;
+  builds) shift; run_builds "$@" ;;
+  *) echo "usage: $0 test|sanitize|sanitize-each [BINARY...]|bench|startup|all|variants DIR...|builds DIR..." >&2; exit 2 ;;
 esac
 exit $status
