@@ -16,6 +16,12 @@
 //!
 //! `hash(seed, i)` is SplitMix64 of `i * 0x9E3779B97F4A7C15 + seed`. Bytes count the
 //! inputs read (child, offsets or starts/stops) and the outputs written, once.
+//!
+//! The inputs are host vectors advised for transparent huge pages before they are
+//! filled ([`filled`]), as NumPy allocates arrays of 4 MiB and more on Linux: Awkward
+//! Array's inputs in `scripts/awkward-compare.py` are such arrays, and reading 1 GiB
+//! through 4 KiB pages instead took this bench's sums of long lists up to 1.7 times as
+//! long (PERFORMANCE v0.36).
 
 use ragged_core::ops::{OffsetWidth, OutOfRange};
 use ragged_core::{Column, ListColumn, ListViewColumn, PrimitiveColumn};
@@ -41,6 +47,15 @@ fn list_len(average: Option<u64>, j: u64) -> u64 {
     }
 }
 
+/// `f(0), f(1), …, f(n - 1)` in a vector advised for transparent huge pages before it
+/// is filled (see the module's notes).
+fn filled<T>(n: usize, f: impl FnMut(usize) -> T) -> Vec<T> {
+    let mut values = Vec::with_capacity(n);
+    ragged_core::host::advise_huge_pages(values.spare_capacity_mut());
+    values.extend((0..n).map(f));
+    values
+}
+
 /// Offsets of lists covering `n` elements exactly.
 fn offsets_for(n: usize, average: Option<u64>) -> Vec<i32> {
     let mut offsets = vec![0i32];
@@ -52,12 +67,12 @@ fn offsets_for(n: usize, average: Option<u64>) -> Vec<i32> {
         offsets.push(end as i32);
         j += 1;
     }
-    offsets
+    filled(offsets.len(), |j| offsets[j])
 }
 
 /// The benchmark's child values.
 fn child_i32(n: usize) -> Vec<i32> {
-    (0..n as u64).map(|i| (hash(1, i) >> 40) as i32).collect()
+    filled(n, |i| (hash(1, i as u64) >> 40) as i32)
 }
 
 pub(super) fn lists_suite<B: BenchBackend>(h: &mut Harness<'_, B>, quick: bool) -> Result<()> {
@@ -66,7 +81,7 @@ pub(super) fn lists_suite<B: BenchBackend>(h: &mut Harness<'_, B>, quick: bool) 
     let label = size_label(n);
     let n64 = n as u64;
     let ints = child_i32(n);
-    let floats: Vec<f32> = ints.iter().map(|&v| v as f32 / (1 << 24) as f32).collect();
+    let floats: Vec<f32> = filled(n, |i| ints[i] as f32 / (1 << 24) as f32);
     let ci = Column::Int32(PrimitiveColumn::from_vec(ints));
     let cf = Column::Float32(PrimitiveColumn::from_vec(floats));
 
@@ -153,10 +168,10 @@ pub(super) fn lists_suite<B: BenchBackend>(h: &mut Harness<'_, B>, quick: bool) 
             )?;
             drop(with_nulls);
             // A starts/stops view with gaps → compact lists.
-            let starts: Vec<i32> = (0..m as usize)
-                .map(|j| offsets[j] + (offsets[j + 1] - offsets[j]) / 4)
-                .collect();
-            let stops: Vec<i32> = offsets[1..].to_vec();
+            let starts: Vec<i32> = filled(m as usize, |j| {
+                offsets[j] + (offsets[j + 1] - offsets[j]) / 4
+            });
+            let stops: Vec<i32> = filled(m as usize, |j| offsets[j + 1]);
             let total: u64 = starts.iter().zip(&stops).map(|(a, z)| (z - a) as u64).sum();
             let view = b.to_device_list_view(&ListViewColumn::try_new(
                 ScalarBuffer::from(starts),
@@ -175,8 +190,10 @@ pub(super) fn lists_suite<B: BenchBackend>(h: &mut Harness<'_, B>, quick: bool) 
     drop((ci, cf));
 
     // compact_offsets: n lists, i64 starts/stops → i64 offsets.
-    let mut starts = Vec::with_capacity(n);
-    let mut stops = Vec::with_capacity(n);
+    let mut starts: Vec<i64> = Vec::with_capacity(n);
+    let mut stops: Vec<i64> = Vec::with_capacity(n);
+    ragged_core::host::advise_huge_pages(starts.spare_capacity_mut());
+    ragged_core::host::advise_huge_pages(stops.spare_capacity_mut());
     let mut end = 0i64;
     for j in 0..n64 {
         let start = end + 1;
