@@ -100,62 +100,54 @@ run_bench() {
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 }
 
-run_variants() {
-  [ $# -gt 0 ] || { echo "variants: name one or more kernel directories" >&2; exit 2; }
-  local dirs=() dir
-  for dir in "$@"; do
-    [ -d "$dir" ] || { echo "variants: $dir is not a directory" >&2; exit 2; }
-    dirs+=("$(cd "$dir" && pwd)")
-  done
-  if [ -n "${TESTS:-}" ]; then
-    local binary filter
-    read -r binary filter <<< "$TESTS"
-    for dir in "${dirs[@]}"; do
-      echo "== $binary $filter with $dir"
-      # shellcheck disable=SC2086 # the filter is the test binary's own arguments
-      RAGGED_KERNEL_SOURCES=$dir "$here/tests/$binary" --test-threads=1 $filter 2>&1 \
-        | tee "$logs/variant-$(basename "$dir")-$binary.log" | grep -E "test result|panicked|FAILED" || true
-      [ "${PIPESTATUS[0]}" -eq 0 ] || { echo "FAILED: $binary with $dir"; status=1; }
-    done
+# run_in MODE DIR PATH ARGS...: PATH (ragged, or tests/NAME) with ARGS, of this build
+# with the kernel variant DIR (MODE variants; DIR empty: the embedded kernels), or of
+# the build DIR with its own kernel cache (MODE builds; DIR empty: this build).
+run_in() {
+  local mode=$1 dir=$2 path=$3
+  shift 3
+  if [ "$mode" = builds ]; then
+    RAGGED_KERNEL_CACHE=${dir:-$here}/kernel-cache "${dir:-$here}/$path" "$@"
+  else
+    RAGGED_KERNEL_SOURCES=$dir "$here/$path" "$@"
   fi
-  local round source
-  for round in $(seq "${ROUNDS:-3}"); do
-    for source in "" "${dirs[@]}"; do
-      echo "-- round $round: ${source:-embedded kernels}"
-      # shellcheck disable=SC2086 # BENCH_ARGS are several arguments
-      RAGGED_KERNEL_SOURCES=$source "$here/ragged" bench ${BENCH_ARGS:-} 2>>"$logs/variants.stderr" \
-        | grep -vE "^(case|bench on)" | tee -a "$logs/variants.txt"
-      [ "${PIPESTATUS[0]}" -eq 0 ] || { echo "FAILED: bench with ${source:-embedded kernels}"; status=1; }
-    done
-  done
 }
 
-run_builds() {
-  [ $# -gt 0 ] || { echo "builds: name one or more build directories" >&2; exit 2; }
-  local dirs=("$here") dir
+# run_compared MODE DIR...: $TESTS with each DIR, then $ROUNDS rounds of
+# `ragged bench $BENCH_ARGS`, this build as it is and with each DIR in turn (see
+# run_in for MODE).
+run_compared() {
+  local mode=$1 dirs=() dir
+  shift
+  [ $# -gt 0 ] || { echo "$mode: name one or more directories" >&2; exit 2; }
   for dir in "$@"; do
-    [ -x "$dir/ragged" ] || { echo "builds: $dir holds no ragged binary" >&2; exit 2; }
+    if [ "$mode" = builds ]; then
+      [ -x "$dir/ragged" ] || { echo "builds: $dir holds no ragged binary" >&2; exit 2; }
+    else
+      [ -d "$dir" ] || { echo "variants: $dir is not a directory" >&2; exit 2; }
+    fi
     dirs+=("$(cd "$dir" && pwd)")
   done
   if [ -n "${TESTS:-}" ]; then
     local binary filter
     read -r binary filter <<< "$TESTS"
-    for dir in "${dirs[@]:1}"; do
+    for dir in "${dirs[@]}"; do
       echo "== $binary $filter with $dir"
       # shellcheck disable=SC2086 # the filter is the test binary's own arguments
-      RAGGED_KERNEL_CACHE=$dir/kernel-cache "$dir/tests/$binary" --test-threads=1 $filter 2>&1 \
-        | tee "$logs/build-$(basename "$dir")-$binary.log" | grep -E "test result|panicked|FAILED" || true
+      run_in "$mode" "$dir" "tests/$binary" --test-threads=1 $filter 2>&1 \
+        | tee "$logs/$mode-$(basename "$dir")-$binary.log" | grep -E "test result|panicked|FAILED" || true
       [ "${PIPESTATUS[0]}" -eq 0 ] || { echo "FAILED: $binary with $dir"; status=1; }
     done
   fi
-  local round
+  local round source base="embedded kernels"
+  [ "$mode" = builds ] && base="this build"
   for round in $(seq "${ROUNDS:-3}"); do
-    for dir in "${dirs[@]}"; do
-      echo "-- round $round: $dir"
+    for source in "" "${dirs[@]}"; do
+      echo "-- round $round: ${source:-$base}"
       # shellcheck disable=SC2086 # BENCH_ARGS are several arguments
-      RAGGED_KERNEL_CACHE=$dir/kernel-cache "$dir/ragged" bench ${BENCH_ARGS:-} 2>>"$logs/builds.stderr" \
-        | grep -vE "^(case|bench on)" | tee -a "$logs/builds.txt"
-      [ "${PIPESTATUS[0]}" -eq 0 ] || { echo "FAILED: bench with $dir"; status=1; }
+      run_in "$mode" "$source" ragged bench ${BENCH_ARGS:-} 2>>"$logs/$mode.stderr" \
+        | grep -vE "^(case|bench on)" | tee -a "$logs/$mode.txt"
+      [ "${PIPESTATUS[0]}" -eq 0 ] || { echo "FAILED: bench with ${source:-$base}"; status=1; }
     done
   done
 }
@@ -233,8 +225,7 @@ case "${1:-all}" in
   bench) run_bench ;;
   startup) run_startup ;;
   all) run_tests; run_sanitize; run_bench ;;
-  variants) shift; run_variants "$@" ;;
-  builds) shift; run_builds "$@" ;;
+  variants|builds) run_compared "$@" ;;
   *) echo "usage: $0 test|sanitize|sanitize-each [BINARY...]|bench|startup|all|variants DIR...|builds DIR..." >&2; exit 2 ;;
 esac
 exit $status
