@@ -19,9 +19,9 @@
 //!
 //! The inputs are host vectors advised for transparent huge pages before they are
 //! filled ([`filled`]), as NumPy allocates arrays of 4 MiB and more on Linux: Awkward
-//! Array's inputs in `scripts/awkward-compare.py` are such arrays, and reading 1 GiB
-//! through 4 KiB pages instead took this bench's sums of long lists up to 1.7 times as
-//! long (PERFORMANCE v0.36).
+//! Array's inputs in `scripts/awkward-compare.py` are such arrays, and a plain sum of
+//! 1 GiB read through 4 KiB pages instead took up to 1.7 times as long (PERFORMANCE
+//! v0.36).
 
 use ragged_core::ops::{OffsetWidth, OutOfRange};
 use ragged_core::{Column, ListColumn, ListViewColumn, PrimitiveColumn};
