@@ -480,14 +480,14 @@ pub fn split<B: Backend, O: OffsetSize + TestNative>(backend: &B) {
             Err(e) => failures.record(Err(backend_error(&case, "to_device_strings", e))),
         }
     }
-    for case in guess_cases::<O>() {
+    for (kind, case) in guess_cases::<O>() {
         match backend.to_device_strings(&case.column) {
             Ok(col) => {
                 let mut splits = vec![
                     (SplitOn::Literal(" "), None),
                     (SplitOn::Literal(" "), Some(1)),
                 ];
-                if case.label.ends_with("sliced") {
+                if kind == "sliced" {
                     splits.push((SplitOn::Whitespace, None));
                 }
                 for (on, max_splits) in splits {
@@ -513,8 +513,8 @@ pub fn split<B: Backend, O: OffsetSize + TestNative>(backend: &B) {
 /// last thousand; ten more words in each of the first thousand rows (a sample that
 /// overestimates); rows of blanks only (no parts by whitespace); and names over rows
 /// 1 .. 2^19 + 4 of a column (sliced: its offsets start past 0, its validity at bit 1,
-/// and a sample of it may start at an odd row).
-fn guess_cases<O: OffsetSize>() -> Vec<StringCase<O>> {
+/// and a sample of it may start at an odd row). Each with its kind.
+fn guess_cases<O: OffsetSize>() -> Vec<(&'static str, StringCase<O>)> {
     const ROWS: usize = 300_000;
     const SLICED_ROWS: usize = (1 << 19) + 3;
     let word = |rng: &mut Rng, min: usize, max: usize| -> String {
@@ -583,10 +583,8 @@ fn guess_cases<O: OffsetSize>() -> Vec<StringCase<O>> {
                 slice: (kind == "sliced").then_some((1, SLICED_ROWS)),
                 explicit_validity: false,
             };
-            StringCase::from_spec(
-                format!("{}/guess-{kind}", StringCase::<O>::type_name()),
-                &spec,
-            )
+            let label = format!("{}/guess-{kind}", StringCase::<O>::type_name());
+            (kind, StringCase::from_spec(label, &spec))
         })
         .collect()
 }
@@ -738,7 +736,7 @@ pub fn split_record<B: Backend, O: OffsetSize + TestNative>(backend: &B) {
     }
     // The long columns of `split`'s guess cases, split where no one-byte count gives
     // the totals (a limit, whitespace), so that a backend may guess them from a sample.
-    for case in guess_cases::<O>() {
+    for (_, case) in guess_cases::<O>() {
         match backend.to_device_strings(&case.column) {
             Ok(col) => {
                 for (on, max_splits) in [

@@ -189,18 +189,15 @@ pub(super) fn lists_suite<B: BenchBackend>(h: &mut Harness<'_, B>, quick: bool) 
     }
     drop((ci, cf));
 
-    // compact_offsets: n lists, i64 starts/stops → i64 offsets.
-    let mut starts: Vec<i64> = Vec::with_capacity(n);
-    let mut stops: Vec<i64> = Vec::with_capacity(n);
-    ragged_core::host::advise_huge_pages(starts.spare_capacity_mut());
-    ragged_core::host::advise_huge_pages(stops.spare_capacity_mut());
+    // compact_offsets: n lists, i64 starts/stops → i64 offsets; list j has
+    // `hash(6, j) % 9` elements and starts one past the previous list's stop.
+    let len = |j: usize| (hash(6, j as u64) % 9) as i64;
     let mut end = 0i64;
-    for j in 0..n64 {
-        let start = end + 1;
-        end = start + (hash(6, j) % 9) as i64;
-        starts.push(start);
-        stops.push(end);
-    }
+    let stops: Vec<i64> = filled(n, |j| {
+        end += 1 + len(j);
+        end
+    });
+    let starts: Vec<i64> = filled(n, |j| stops[j] - len(j));
     let child_len = usize::try_from(end).unwrap_or(usize::MAX);
     let starts = b.upload(&ScalarBuffer::from(starts))?;
     let stops = b.upload(&ScalarBuffer::from(stops))?;
