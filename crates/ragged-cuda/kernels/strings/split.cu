@@ -8,10 +8,11 @@
 //
 // split_count_<dir>_<O>: over tiles of rows (grid-stride), the most parts of a valid
 //   row (atomicMax into stats[0]) and, by `sums` (SplitSums): the bytes of part k of
-//   all rows for k < SPLIT_COLUMNS (stats[1 + k]: the exact chars of output column k),
-//   or all the parts and their bytes (stats[1], stats[2]: split_record's child); each
-//   row's part count (0 for a null row) into `counts` when that is not null. A
-//   one-byte delimiter with no limit is counted, not walked.
+//   all rows for k < SPLIT_COLUMNS (stats[1 + k]: the chars of output column k, or,
+//   over a sample of the rows, the host's guess at them), or all the parts and their
+//   bytes (stats[1], stats[2]: split_record's child); each row's part count (0 for a
+//   null row) into `counts` when that is not null. A one-byte delimiter with no limit
+//   is counted, not walked.
 // split_totals: split_record's totals for a one-byte delimiter with no limit (every
 //   occurrence cuts): the delimiters and bytes of the valid rows, the chars counted at
 //   the read rate less the null rows' own (totals[0], totals[1]).
@@ -331,8 +332,9 @@ __device__ void record_totals(StringInput col, uint64_t rows, uint8_t byte, unsi
     }
 }
 
-/// Where split_columns writes column k: its offsets (O), chars (exactly capacity[k]
-/// bytes, the count pass's stats[1 + k]), validity words and look-back tile state.
+/// Where split_columns writes column k: its offsets (O), chars (capacity[k] bytes: the
+/// count pass's stats[1 + k], or the host's guess), validity words and look-back tile
+/// state.
 struct SplitOutputs {
     void* offsets[SPLIT_COLUMNS];
     uint8_t* chars[SPLIT_COLUMNS];
@@ -343,9 +345,9 @@ struct SplitOutputs {
 
 
 // counts[k]: column k's nulls; counts[SPLIT_COLUMNS + k]: its bytes (the last tile).
-// A row with more parts than `columns`, or a column's bytes past its capacity (the
-// count pass and this one disagree), is reported through the error word (code 2) and
-// not written. The columns go two at a time: the pair's part sizes scanned together,
+// A row with more parts than `columns`, or a column's bytes past its capacity (a
+// wrong guess, or the count pass and this one disagree), is reported through the
+// error word (code 2) and not written. The columns go two at a time: the pair's part sizes scanned together,
 // packed in one word (the second column in the high half) by one look-back over the
 // first column's tile state, both columns' bytes through the stage.
 template <typename O, bool RIGHT>

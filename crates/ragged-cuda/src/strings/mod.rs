@@ -97,13 +97,26 @@ pub(crate) fn tile_launch<O: OffsetSize>(
     col: &StringColumn<O, Device>,
 ) -> (u32, u32) {
     let per_tile = tile_rows(col);
-    let tiles = (col.len() as u64).div_ceil(u64::from(per_tile));
-    let grid = resident_grid(
+    (
+        per_tile,
+        tile_grid(backend, function, col.len() as u64, per_tile),
+    )
+}
+
+/// The grid of `function`, a grid-stride kernel over tiles of `per_tile` rows, for
+/// `rows` rows: as many blocks as stay resident, at most one per tile.
+pub(crate) fn tile_grid(
+    backend: &CudaBackend,
+    function: Function,
+    rows: u64,
+    per_tile: u32,
+) -> u32 {
+    let tiles = rows.div_ceil(u64::from(per_tile));
+    resident_grid(
         function,
         tiles * u64::from(BLOCK),
         backend.info().multiprocessors,
-    );
-    (per_tile, grid)
+    )
 }
 
 impl StringOps for CudaBackend {

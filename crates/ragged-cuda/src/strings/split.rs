@@ -1,12 +1,15 @@
 //! `split` and `rsplit` on the GPU: `kernels/strings/split.cu` first finds the most
 //! parts of a row (`split_count_<dir>_<O>`, with the bytes of each of the first
-//! [`SPLIT_COLUMNS`] parts of all rows). Up to that many columns are built together by
+//! [`SPLIT_COLUMNS`] parts of all rows) — over a sample of the rows of a long column,
+//! a guess that the column kernel checks ([`sample_plan`]; when it is wrong, over
+//! all the rows after all). Up to that many columns are built together by
 //! `split_columns_<dir>_<O>` (tiles of rows staged in shared memory, each row walked
 //! once, the columns two at a time, each pair's sizes scanned together by one
 //! decoupled look-back over the first column's tile state); more are built from
 //! every part's byte range (`split_parts_<dir>_<O>`, then `column_of_ranges`).
 //! `split_record` finds the number of parts and their bytes (`split_totals` for a
-//! one-byte delimiter without a limit, else the count pass), then
+//! one-byte delimiter without a limit, else the count pass — again over a sample of
+//! a long column's rows first, a guess the kernel checks), then
 //! `split_record_<dir>_<O>` writes the list offsets and the child's bytes and offsets
 //! in one tile kernel (each row's parts and bytes scanned together). When the chars
 //! exceed the tile kernels' 32-bit positions, the count pass writes each row's count,
@@ -21,7 +24,7 @@ use ragged_core::{
 };
 
 use super::two_pass::{column_input, transform_as, StringInput};
-use super::{launch_tiles, tile_launch, tile_plan};
+use super::{launch_tiles, tile_grid, tile_plan, tile_rows};
 use crate::common::bits::{ballot_grid, bitmap, validity_or_none};
 use crate::compile::STRINGS_SPLIT;
 use crate::error_word::ErrorWordWith;
@@ -138,43 +141,198 @@ fn count_parts<O: OffsetSize>(
     dir: &str,
     sums: Sums,
 ) -> Result<Counted> {
-    let n = col.len();
-    let rows = n as u64;
-    let input = column_input(col);
-    let (d_ptr, m, cuts) = (split.delimiter.device_ptr(), split.m, split.cuts);
+    count_runs(backend, col, &[(0, col.len())], split, dir, sums)
+}
+
+/// Run the count pass over `runs` of `col` (first row, rows > 0; only the whole
+/// column with [`Sums::RowCounts`]), adding up over all of them.
+fn count_runs<O: OffsetSize>(
+    backend: &CudaBackend,
+    col: &StringColumn<O, Device>,
+    runs: &[(usize, usize)],
+    split: &SplitArgs,
+    dir: &str,
+    sums: Sums,
+) -> Result<Counted> {
     let counts = if sums == Sums::RowCounts {
-        Some(backend.alloc::<i32>(n)?)
+        Some(backend.alloc::<i32>(col.len())?)
     } else {
         None
     };
     let stats = backend.alloc::<u64>(1 + SPLIT_COLUMNS)?;
     backend.zero(&stats)?;
+    // The whole column's tiles, also for a run.
+    let per_tile = tile_rows(col);
+    for &run in runs {
+        let counts = counts.as_ref();
+        launch_count(
+            backend, col, run, per_tile, split, dir, sums, counts, &stats,
+        )?;
+    }
+    let (most, sums) = read_stats(backend, &stats)?;
+    Ok(Counted { counts, most, sums })
+}
+
+/// Launch `split_count_<dir>_<O>` over `rows`, a run of `col` given as (first row,
+/// number of rows > 0), in tiles of `per_tile` rows ([`tile_rows`]), adding to `stats`
+/// (1 + [`SPLIT_COLUMNS`] words) and writing each row's count into `counts` when
+/// given (a slot per row of the run).
+#[allow(clippy::too_many_arguments)]
+fn launch_count<O: OffsetSize>(
+    backend: &CudaBackend,
+    col: &StringColumn<O, Device>,
+    (first, rows): (usize, usize),
+    per_tile: u32,
+    split: &SplitArgs,
+    dir: &str,
+    sums: Sums,
+    counts: Option<&DeviceBuffer<i32>>,
+    stats: &DeviceBuffer<u64>,
+) -> Result<()> {
+    if first.checked_add(rows).is_none_or(|end| end > col.len()) {
+        return Err(Error::invalid_argument(
+            "split_count",
+            format!("rows {first}..{first}+{rows} of {}", col.len()),
+        ));
+    }
+    let input = column_input(col).skip_rows(first as u64);
+    let rows = rows as u64;
+    let (d_ptr, m, cuts) = (split.delimiter.device_ptr(), split.m, split.cuts);
     let function = backend.function(
         &STRINGS_SPLIT,
         &format!("split_count_{dir}_{}", O::OFFSET_NAME),
     )?;
     let (counts_ptr, stats_ptr) = (
-        counts.as_ref().map_or(0, DeviceBuffer::device_ptr),
+        counts.map_or(0, DeviceBuffer::device_ptr),
         stats.device_ptr(),
     );
     let code = sums.code();
-    let (per_tile, grid) = tile_launch(backend, function, col);
+    let grid = tile_grid(backend, function, rows, per_tile);
     let mut args = params![input, rows, per_tile, d_ptr, m, cuts, counts_ptr, code, stats_ptr];
     // SAFETY: `split_count_<dir>_<O>(StringInput, uint64_t, uint32_t, const uint8_t*,
     // long long, unsigned long long, int32_t*, uint32_t, unsigned long long*)` with
     // BLOCK threads per block striding over tiles of `per_tile` rows (a
     // multiple of 32, at most TILE_ROWS): reads the column (its offsets, bytes and
-    // validity) and m delimiter bytes (the upload holds at least m), writes `rows`
-    // counts when the pointer is not null (allocated above), atomics on
-    // 1 + SPLIT_COLUMNS zeroed words.
-    unsafe { launch(function, grid, BLOCK, 0, backend.stream(), &mut args)? };
-    let words = read_u64s(backend, &stats)?;
+    // validity: `rows` rows from row `first` of the column, within it by the caller's
+    // run) and m delimiter bytes (the upload holds at least m), writes `rows` counts
+    // when the pointer is not null (the caller's buffer of `rows` slots), atomics on the
+    // 1 + SPLIT_COLUMNS words of `stats`.
+    unsafe { launch(function, grid, BLOCK, 0, backend.stream(), &mut args) }
+}
+
+/// The count pass's words read back: the most parts of a row, then the sums.
+fn read_stats(
+    backend: &CudaBackend,
+    stats: &DeviceBuffer<u64>,
+) -> Result<(usize, [u64; SPLIT_COLUMNS])> {
+    let words = read_u64s(backend, stats)?;
     let mut sums = [0u64; SPLIT_COLUMNS];
     sums.copy_from_slice(&words[1..]);
-    Ok(Counted {
-        counts,
-        most: words[0] as usize,
-        sums,
+    Ok((words[0] as usize, sums))
+}
+
+/// Columns of at least this many rows are split from a guess ([`sample_plan`]) instead
+/// of the count pass: below it, the count pass costs about what the sample does.
+const GUESS_ROWS: usize = 1 << 18;
+
+/// The most runs of rows [`sample_plan`] counts (one per 2^18 rows of the column).
+const SAMPLE_RUNS: usize = 8;
+
+/// The runs of rows [`sample_plan`] counts in a column of `n` rows, as (first row,
+/// rows): `n / 2^18` of them (1 to [`SAMPLE_RUNS`]), each of `n / 1024` rows, spread
+/// evenly from the first row — at most 0.8 % of the rows.
+fn sample_runs(n: usize) -> Vec<(usize, usize)> {
+    let runs = (n >> 18).clamp(1, SAMPLE_RUNS);
+    let len = (n >> 10).max(1);
+    (0..runs).map(|j| (j * (n / runs), len)).collect()
+}
+
+/// What a split into columns allocates: the number of columns and the bytes of each,
+/// exact (from the count pass) or guessed (from a sample, checked by the kernel).
+struct ColumnsPlan {
+    /// The number of columns, at most [`SPLIT_COLUMNS`].
+    columns: usize,
+    /// The chars allocated for column k.
+    capacity: [u64; SPLIT_COLUMNS],
+    /// Whether `columns` and `capacity` are the count pass's: then the kernel must find
+    /// exactly these bytes, and any difference is an error, not a wrong guess.
+    exact: bool,
+}
+
+impl ColumnsPlan {
+    /// The plan of the count pass's figures.
+    fn exact(counted: &Counted) -> Self {
+        Self {
+            columns: counted.most.max(1),
+            capacity: counted.sums,
+            exact: true,
+        }
+    }
+}
+
+/// A guess at the columns of `split` over `n >= GUESS_ROWS` rows from the count pass
+/// over [`sample_runs`]: as many columns as the most parts of a sampled row, and for
+/// column k the sampled bytes of part k scaled to all the rows, plus an eighth and
+/// 64 KiB, at most the column's chars. `None` when the sample already has more parts
+/// than [`SPLIT_COLUMNS`]. `split_columns_<dir>_<O>` reports a row with more parts or
+/// a column past its bytes, and then the count pass runs after all; the column's most
+/// parts are at least the sample's, so the guess is never more columns than the split
+/// has.
+fn sample_plan<O: OffsetSize>(
+    backend: &CudaBackend,
+    col: &StringColumn<O, Device>,
+    split: &SplitArgs,
+    dir: &str,
+) -> Result<Option<ColumnsPlan>> {
+    let sampled = count_sample(backend, col, split, dir, Sums::Columns)?;
+    if sampled.most > SPLIT_COLUMNS {
+        return Ok(None);
+    }
+    let chars = col.values().len() as u64;
+    let capacity = std::array::from_fn(|k| sampled.padded(k, chars));
+    Ok(Some(ColumnsPlan {
+        columns: sampled.most.max(1),
+        capacity,
+        exact: false,
+    }))
+}
+
+/// The count pass over [`sample_runs`] of a column of `n >= GUESS_ROWS` rows.
+struct Sampled {
+    /// The most parts of a sampled row.
+    most: usize,
+    /// The sampled rows' sums (as [`Counted::sums`]).
+    sums: [u64; SPLIT_COLUMNS],
+    /// All the rows over the sampled rows.
+    scale: f64,
+}
+
+impl Sampled {
+    /// Sum `k` scaled to all the rows, plus an eighth and 64 Ki, at most `bound`.
+    fn padded(&self, k: usize, bound: u64) -> u64 {
+        let guess = (self.sums[k] as f64 * self.scale).ceil();
+        // Saturating float-to-int conversion; `bound` caps it anyway.
+        let padded = (guess * 1.125) as u64;
+        padded.saturating_add(64 << 10).min(bound)
+    }
+}
+
+/// Run the count pass over [`sample_runs`] of `col` (`n >= GUESS_ROWS` rows), adding
+/// up what `sums` asks for (not [`Sums::RowCounts`]).
+fn count_sample<O: OffsetSize>(
+    backend: &CudaBackend,
+    col: &StringColumn<O, Device>,
+    split: &SplitArgs,
+    dir: &str,
+    sums: Sums,
+) -> Result<Sampled> {
+    let runs = sample_runs(col.len());
+    let rows: usize = runs.iter().map(|run| run.1).sum();
+    let counted = count_runs(backend, col, &runs, split, dir, sums)?;
+    Ok(Sampled {
+        most: counted.most,
+        sums: counted.sums,
+        scale: col.len() as f64 / rows.max(1) as f64,
     })
 }
 
@@ -204,9 +362,23 @@ pub(crate) fn split<O: OffsetSize>(
     }
     let dir = if from_right { "right" } else { "left" };
     let split = SplitArgs::new(backend, on, max_splits)?;
+    if n >= GUESS_ROWS && tile_positions_fit(col) {
+        if let Some(plan) = sample_plan(backend, col, &split, dir)? {
+            match split_columns(backend, col, &split, &plan, from_right, op) {
+                Ok(Ok(out)) => return Ok(out),
+                // The guess was wrong, or its padding did not fit: count after all.
+                Ok(Err(_)) | Err(Error::OutOfMemory { .. }) => {}
+                Err(e) => return Err(e),
+            }
+        }
+    }
     let counted = count_parts(backend, col, &split, dir, Sums::Columns)?;
     if counted.most <= SPLIT_COLUMNS && tile_positions_fit(col) {
-        split_columns(backend, col, &split, &counted, from_right, op)
+        let plan = ColumnsPlan::exact(&counted);
+        split_columns(backend, col, &split, &plan, from_right, op)?.map_err(|row| Error::Device {
+            op,
+            message: format!("row {row}'s parts differ from the count pass's"),
+        })
     } else {
         split_by_ranges(backend, col, &split, &counted, dir, op)
     }
@@ -220,17 +392,20 @@ fn tile_positions_fit<O: OffsetSize>(col: &StringColumn<O, Device>) -> bool {
 }
 
 /// The columns of `split` with at most [`SPLIT_COLUMNS`] parts, all built by one
-/// `split_columns_<dir>_<O>` kernel into chars of the sizes the count pass found.
+/// `split_columns_<dir>_<O>` kernel into the chars `plan` allocates. `Err(row)` when
+/// the kernel found a row with more parts than `plan.columns`, or a column past its
+/// bytes from the tile of that row: a wrong guess, for an exact plan an error of the
+/// caller's to report.
 fn split_columns<O: OffsetSize>(
     backend: &CudaBackend,
     col: &StringColumn<O, Device>,
     split: &SplitArgs,
-    counted: &Counted,
+    plan: &ColumnsPlan,
     from_right: bool,
     op: &'static str,
-) -> Result<Vec<StringColumn<O, Device>>> {
+) -> Result<std::result::Result<Vec<StringColumn<O, Device>>, u64>> {
     let (n, rows) = (col.len(), col.len() as u64);
-    let columns = counted.most.max(1);
+    let columns = plan.columns;
     let dir = if from_right { "right" } else { "left" };
     let mut per_tile = 0;
     let mut outputs = SplitOutputs::default();
@@ -238,7 +413,7 @@ fn split_columns<O: OffsetSize>(
     let mut states = Vec::with_capacity(columns);
     for k in 0..columns {
         let offsets = backend.alloc::<O>(n + 1)?;
-        let chars = backend.alloc::<u8>(counted.sums[k] as usize)?;
+        let chars = backend.alloc::<u8>(plan.capacity[k] as usize)?;
         let words = backend.alloc::<u32>(n.div_ceil(32))?;
         // The columns go in pairs in the kernel's order (from the right when
         // `from_right`: the last column first), each pair scanned by one look-back over
@@ -253,7 +428,7 @@ fn split_columns<O: OffsetSize>(
         outputs.offsets[k] = offsets.device_ptr();
         outputs.chars[k] = chars.device_ptr();
         outputs.validity[k] = words.device_ptr();
-        outputs.capacity[k] = counted.sums[k];
+        outputs.capacity[k] = plan.capacity[k];
         buffers.push((offsets, chars, words));
     }
     // The error word, then each column's nulls and bytes.
@@ -291,19 +466,24 @@ fn split_columns<O: OffsetSize>(
     unsafe { launch_tiles(backend, function, &states[0], &mut args)? };
     let (error, counts) = word.read(backend)?;
     if let Some((row, _)) = error {
-        return Err(Error::Device {
-            op,
-            message: format!("row {row}'s parts differ from the count pass's"),
-        });
+        return Ok(Err(row));
     }
     let mut out = Vec::with_capacity(columns);
     for (k, (offsets, chars, words)) in buffers.into_iter().enumerate() {
-        if counts[SPLIT_COLUMNS + k] != counted.sums[k] {
+        let bytes = counts[SPLIT_COLUMNS + k];
+        if bytes > plan.capacity[k] || (plan.exact && bytes != plan.capacity[k]) {
             return Err(Error::Device {
                 op,
-                message: format!("column {k}'s bytes differ from the count pass's"),
+                message: format!(
+                    "column {k}'s {bytes} bytes do not match the {} allocated",
+                    plan.capacity[k]
+                ),
             });
         }
+        // A guessed column's chars are the bytes written: in its allocation, or in one
+        // of their size when the guess left more than a quarter of them and 64 KiB
+        // unused (rows sampled longer than the rest).
+        let chars = trimmed(backend, chars, bytes as usize)?;
         let validity = validity_or_none(words, n, counts[k] as usize);
         // SAFETY: the offsets are the scan of the parts' sizes (0, non-decreasing,
         // ending at the chars' length, checked above); every part is a range of a valid
@@ -311,7 +491,7 @@ fn split_columns<O: OffsetSize>(
         // so whole characters; missing parts and null rows are empty and null.
         out.push(unsafe { StringColumn::new_unchecked(offsets, chars, validity) });
     }
-    Ok(out)
+    Ok(Ok(out))
 }
 
 /// The columns of `split` with many parts: `split_parts_<dir>_<O>` writes every part's
@@ -514,6 +694,11 @@ fn record_totals<O: OffsetSize>(
 /// staged in shared memory, one block per tile, each row's parts and bytes scanned
 /// together by one decoupled look-back) writes the list offsets, the child's offsets
 /// and its chars. None when the parts reach 2^32 (the scan packs them in 32 bits).
+/// From [`GUESS_ROWS`] rows, unless `split_totals` counts them, the totals are first
+/// guessed from the count pass over [`sample_runs`] (scaled, plus an eighth and 64 Ki
+/// each); the kernel reports a tile past them, and then they are counted after all.
+/// Only where the parts cannot reach 2^32 (chars + rows below it): the kernel counts
+/// them in 32 bits, so a total past that would wrap below a guess unreported.
 fn record_tiles<O: OffsetSize>(
     backend: &CudaBackend,
     col: &StringColumn<O, Device>,
@@ -521,6 +706,24 @@ fn record_tiles<O: OffsetSize>(
     dir: &str,
     op: &'static str,
 ) -> Result<Option<RecordParts<O>>> {
+    let (n, chars) = (col.len() as u64, col.values().len() as u64);
+    // A row has at most its bytes + 1 parts: when those stay below 2^32, the parts
+    // cannot wrap the kernel's 32-bit count past a guess unseen.
+    let most_parts = chars.saturating_add(n);
+    if split.every_byte.is_none() && n >= GUESS_ROWS as u64 && most_parts <= u64::from(u32::MAX) {
+        let sampled = count_sample(backend, col, split, dir, Sums::Totals)?;
+        let parts = sampled.padded(0, most_parts);
+        let bytes = sampled.padded(1, chars);
+        // A guess past i32 offsets is not tried: the counted totals decide then.
+        if std::mem::size_of::<O>() == 8 || parts <= i32::MAX as u64 {
+            match record_tiles_with(backend, col, split, dir, (parts, bytes)) {
+                Ok((Some(lists), _)) => return Ok(Some(lists)),
+                // The guess was wrong, or its padding did not fit: count after all.
+                Ok((None, _)) | Err(Error::OutOfMemory { .. }) => {}
+                Err(e) => return Err(e),
+            }
+        }
+    }
     let (parts, bytes) = record_totals(backend, col, split, dir, op)?;
     if std::mem::size_of::<O>() == 4 && parts > i32::MAX as u64 {
         return Err(parts_overflow(op));
@@ -528,6 +731,32 @@ fn record_tiles<O: OffsetSize>(
     if parts > u64::from(u32::MAX) {
         return Ok(None);
     }
+    match record_tiles_with(backend, col, split, dir, (parts, bytes))? {
+        (Some(lists), found) if found == (parts, bytes) => Ok(Some(lists)),
+        (_, (found_parts, found_bytes)) => Err(Error::Device {
+            op,
+            message: format!(
+                "the kernel found {found_parts} parts of {found_bytes} bytes, the totals {parts} of {bytes}"
+            ),
+        }),
+    }
+}
+
+/// What [`record_tiles_with`] returns: the lists (`None` when the kernel found more
+/// than fit), and the (parts, bytes) it found.
+type RecordFound<O> = (Option<RecordParts<O>>, (u64, u64));
+
+/// `split_record_<dir>_<O>` over `col` into a child of `capacity` = (parts, bytes) at
+/// most, where the column's parts are below 2^32 (the kernel's count wraps past it)
+/// and `parts` ≤ `i32::MAX` for i32 offsets: the lists (`None` when the kernel found
+/// more than fit) and the (parts, bytes) found.
+fn record_tiles_with<O: OffsetSize>(
+    backend: &CudaBackend,
+    col: &StringColumn<O, Device>,
+    split: &SplitArgs,
+    dir: &str,
+    (parts, bytes): (u64, u64),
+) -> Result<RecordFound<O>> {
     let n = col.len();
     let rows = n as u64;
     let (per_tile, state) = tile_plan(backend, col)?;
@@ -575,15 +804,15 @@ fn record_tiles<O: OffsetSize>(
     // writes nothing and reports), and the two counters after the error word.
     unsafe { launch_tiles(backend, function, &state, &mut args)? };
     let (error, [found_bytes, found_parts]) = word.read(backend)?;
-    if error.is_some() || found_bytes != bytes || found_parts != parts {
-        return Err(Error::Device {
-            op,
-            message: format!(
-                "the kernel found {found_parts} parts of {found_bytes} bytes, the totals {parts} of {bytes}"
-            ),
-        });
+    let found = (found_parts, found_bytes);
+    if error.is_some() || found_bytes > bytes || found_parts > parts {
+        return Ok((None, found));
     }
-    if parts == 0 {
+    // A guess's child is the parts and bytes written, copied into buffers of their
+    // size when it left more than a quarter of them unused.
+    let part_offsets = trimmed(backend, part_offsets, found_parts as usize + 1)?;
+    let chars = trimmed(backend, chars, found_bytes as usize)?;
+    if found_parts == 0 {
         // No valid row wrote the child's one offset.
         backend.zero(&part_offsets)?;
     }
@@ -593,7 +822,24 @@ fn record_tiles<O: OffsetSize>(
     // UTF-8 row cut next to a delimiter (valid UTF-8) or an ASCII whitespace byte, so
     // whole characters.
     let child = unsafe { StringColumn::new_unchecked(part_offsets, chars, None) };
-    Ok(Some((list_offsets, child)))
+    Ok((Some((list_offsets, child)), found))
+}
+
+/// The first `len` elements of `buffer` (`len <= buffer.len()`): the buffer itself
+/// when that is all of it, a view of it when at most a quarter of them and 64 Ki
+/// elements would go unused, else a copy of their size.
+fn trimmed<T: Copy>(
+    backend: &CudaBackend,
+    buffer: DeviceBuffer<T>,
+    len: usize,
+) -> Result<DeviceBuffer<T>> {
+    if len == buffer.len() {
+        Ok(buffer)
+    } else if buffer.len() - len > len / 4 + (64 << 10) {
+        backend.copy_buffer(&buffer.slice(0, len)?)
+    } else {
+        buffer.slice(0, len)
+    }
 }
 
 /// `split_record` through each row's part count: the count pass writes the counts,
@@ -709,4 +955,36 @@ unsafe fn column_of_ranges<O: OffsetSize>(
     // not decrease and end at the values' length; the caller guarantees each range is
     // valid UTF-8.
     Ok(unsafe { StringColumn::new_unchecked(offsets, values, validity) })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sample_runs_lie_in_the_column() {
+        for n in [
+            GUESS_ROWS,
+            GUESS_ROWS + 1,
+            1 << 21,
+            3_000_007,
+            60_000_000,
+            1 << 33,
+        ] {
+            let runs = sample_runs(n);
+            assert!(
+                !runs.is_empty() && runs.len() <= SAMPLE_RUNS,
+                "{n}: {runs:?}"
+            );
+            let mut end = 0;
+            for &(first, len) in &runs {
+                assert!(len > 0 && first >= end && first + len <= n, "{n}: {runs:?}");
+                end = first + len;
+            }
+            let sampled: usize = runs.iter().map(|r| r.1).sum();
+            assert!(sampled * 100 <= n, "{n}: {sampled} rows sampled");
+        }
+        assert_eq!(sample_runs(GUESS_ROWS).len(), 1);
+        assert_eq!(sample_runs(60_000_000).len(), SAMPLE_RUNS);
+    }
 }

@@ -39,6 +39,20 @@ pub(crate) struct StringInput {
     scalar: u32,
 }
 
+impl StringInput {
+    /// The input of rows `first..` of this one, a column's (not a scalar's): its
+    /// offsets and validity bits advanced by `first` rows, over the same chars.
+    pub(crate) fn skip_rows(self, first: u64) -> Self {
+        debug_assert_eq!(self.scalar, 0, "a scalar has no rows to skip");
+        let width = if self.wide != 0 { 8 } else { 4 };
+        Self {
+            offsets: self.offsets + first * width,
+            bit_offset: self.bit_offset + first,
+            ..self
+        }
+    }
+}
+
 /// `ragged::BoolInput` of `kernels/common/strings.cuh`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default)]

@@ -23,7 +23,7 @@ use ragged_core::{Backend, BooleanColumn, Column, Error, Host, OffsetSize, Strin
 
 use super::backend_error;
 use crate::check::{compare_validity, Failures, Mismatch};
-use crate::gen::{random_string, string_cases, CharMix, StringCase, StringSpec};
+use crate::gen::{in_shard, random_string, string_cases, CharMix, StringCase, StringSpec};
 use crate::native::TestNative;
 use crate::rng::Rng;
 
@@ -513,7 +513,8 @@ pub fn split<B: Backend, O: OffsetSize + TestNative>(backend: &B) {
 /// last thousand; ten more words in each of the first thousand rows (a sample that
 /// overestimates); rows of blanks only (no parts by whitespace); and names over rows
 /// 1 .. 2^19 + 4 of a column (sliced: its offsets start past 0, its validity at bit 1,
-/// and a sample of it may start at an odd row). Each with its kind.
+/// and a sample of it may start at an odd row). Each with its kind; only this
+/// process's [`in_shard`] of them (each case is built by one shard).
 fn guess_cases<O: OffsetSize>() -> Vec<(&'static str, StringCase<O>)> {
     const ROWS: usize = 300_000;
     const SLICED_ROWS: usize = (1 << 19) + 3;
@@ -537,7 +538,7 @@ fn guess_cases<O: OffsetSize>() -> Vec<(&'static str, StringCase<O>)> {
         "blank",
         "sliced",
     ];
-    kinds
+    in_shard(kinds.to_vec())
         .into_iter()
         .map(|kind| {
             let mut rng = Rng::from_label(&format!("split/guess/{kind}"));
