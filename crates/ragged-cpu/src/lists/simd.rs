@@ -23,6 +23,7 @@ use std::arch::x86_64::{
     _mm_min_ps, _mm_movehl_ps, _mm_shuffle_epi32, _mm_shuffle_ps, _mm_unpackhi_epi64,
 };
 
+use ragged_core::host::{elements_in, prefetch, PREFETCH_DISTANCE};
 use ragged_core::Native;
 
 /// `values` as `&[U]` when `T` is `U`.
@@ -52,6 +53,40 @@ fn first_lanes(rest: usize) -> __m256i {
     unsafe { _mm256_loadu_si256(LANES.as_ptr().add(8 - rest % 8).cast()) }
 }
 
+/// Lists of at least this many elements have their lines requested
+/// [`PREFETCH_DISTANCE`] bytes ahead of the vector in hand ([`for_each_vector`]).
+const PREFETCHED: usize = 256;
+
+/// `f` of the address of each whole vector of eight 32-bit elements of `list`, in
+/// order.
+///
+/// In a list of at least [`PREFETCHED`] elements, each cache line's two vectors are
+/// handed out after the line [`PREFETCH_DISTANCE`] bytes further on was requested (past
+/// the list's end: the next lists', which the task reads next), as
+/// `ragged_core::host::prefetched_pieces` reads a long slice. Without it the fold of
+/// lists of 10 000 elements read about a tenth slower than a plain loop over
+/// prefetched pieces.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn for_each_vector<T: Native>(list: &[T], mut f: impl FnMut(*const T)) {
+    let p = list.as_ptr();
+    let whole = list.len() / 8;
+    let mut k = 0;
+    if list.len() >= PREFETCHED {
+        let ahead = elements_in::<T>(PREFETCH_DISTANCE);
+        while k + 2 <= whole {
+            prefetch(p.wrapping_add(8 * k + ahead), 1);
+            f(p.wrapping_add(8 * k));
+            f(p.wrapping_add(8 * k + 8));
+            k += 2;
+        }
+    }
+    while k < whole {
+        f(p.wrapping_add(8 * k));
+        k += 1;
+    }
+}
+
 /// The sum of `list` in `i64`, exact for fewer than 2^31 elements (the caller's bound:
 /// their sum stays below 2^62).
 ///
@@ -67,10 +102,8 @@ pub(super) unsafe fn sum_i32(list: &[i32]) -> i64 {
         lo = _mm256_add_epi64(lo, _mm256_cvtepi32_epi64(_mm256_castsi256_si128(x)));
         hi = _mm256_add_epi64(hi, _mm256_cvtepi32_epi64(_mm256_extracti128_si256::<1>(x)));
     };
-    for k in 0..whole {
-        // SAFETY: elements 8k..8k+8 lie within the list (k < len / 8).
-        add(unsafe { _mm256_loadu_si256(p.add(8 * k).cast()) });
-    }
+    // SAFETY: `for_each_vector` hands out the addresses of whole vectors of the list.
+    for_each_vector(list, |v| add(unsafe { _mm256_loadu_si256(v.cast()) }));
     // SAFETY: the mask sets the lanes 8·whole..len only, which lie within the list;
     // a masked load reads nothing under a clear lane.
     add(unsafe { _mm256_maskload_epi32(p.add(8 * whole), first_lanes(list.len() % 8)) });
@@ -97,10 +130,10 @@ pub(super) unsafe fn extreme_i32<const MAX: bool>(list: &[i32]) -> i32 {
     let p = list.as_ptr();
     let whole = list.len() / 8;
     let mut acc = identity;
-    for k in 0..whole {
-        // SAFETY: elements 8k..8k+8 lie within the list (k < len / 8).
-        acc = pick(acc, unsafe { _mm256_loadu_si256(p.add(8 * k).cast()) });
-    }
+    for_each_vector(list, |v| {
+        // SAFETY: `for_each_vector` hands out the addresses of whole vectors of the list.
+        acc = pick(acc, unsafe { _mm256_loadu_si256(v.cast()) })
+    });
     let lanes = first_lanes(list.len() % 8);
     // SAFETY: as in `sum_i32`; the clear lanes then take the identity.
     let rest = unsafe { _mm256_maskload_epi32(p.add(8 * whole), lanes) };
@@ -150,10 +183,8 @@ pub(super) unsafe fn extreme_f32<const MAX: bool>(list: &[f32]) -> Option<f32> {
     let p = list.as_ptr();
     let whole = list.len() / 8;
     let mut acc = identity;
-    for k in 0..whole {
-        // SAFETY: elements 8k..8k+8 lie within the list (k < len / 8).
-        acc = pick(unsafe { _mm256_loadu_ps(p.add(8 * k)) }, acc);
-    }
+    // SAFETY: `for_each_vector` hands out the addresses of whole vectors of the list.
+    for_each_vector(list, |v| acc = pick(unsafe { _mm256_loadu_ps(v) }, acc));
     let lanes = first_lanes(list.len() % 8);
     // SAFETY: as in `sum_i32`; the clear lanes then take the identity.
     let rest = unsafe { _mm256_maskload_ps(p.add(8 * whole), lanes) };
