@@ -347,9 +347,10 @@ struct SplitOutputs {
 // counts[k]: column k's nulls; counts[SPLIT_COLUMNS + k]: its bytes (the last tile).
 // A row with more parts than `columns`, or a column's bytes past its capacity (a
 // wrong guess, or the count pass and this one disagree), is reported through the
-// error word (code 2) and not written. The columns go two at a time: the pair's part sizes scanned together,
-// packed in one word (the second column in the high half) by one look-back over the
-// first column's tile state, both columns' bytes through the stage.
+// error word (code 2) and not written. The columns go two at a time: the pair's part
+// sizes scanned together, packed in one word (the second column in the high half) by
+// one look-back over the first column's tile state, both columns' bytes through the
+// stage.
 template <typename O, bool RIGHT>
 __device__ void split_columns(StringInput col, uint64_t rows, uint32_t tile_rows, string_view d,
                               unsigned long long cuts, uint32_t columns, const SplitOutputs& out,
