@@ -247,6 +247,17 @@ fn sample_runs(n: usize) -> Vec<(usize, usize)> {
     (0..runs).map(|j| (j * (n / runs), len)).collect()
 }
 
+/// The output of a kernel run into outputs sized by a guess: `Some` when the guess
+/// held, `None` when it was wrong (the kernel found more than fit) or its padding did
+/// not fit in device memory — then the caller counts after all; other errors as they
+/// are.
+fn guess_held<T>(tried: Result<Option<T>>) -> Result<Option<T>> {
+    match tried {
+        Err(Error::OutOfMemory { .. }) => Ok(None),
+        other => other,
+    }
+}
+
 /// What a split into columns allocates: the number of columns and the bytes of each,
 /// exact (from the count pass) or guessed (from a sample, checked by the kernel).
 struct ColumnsPlan {
@@ -364,11 +375,9 @@ pub(crate) fn split<O: OffsetSize>(
     let split = SplitArgs::new(backend, on, max_splits)?;
     if n >= GUESS_ROWS && tile_positions_fit(col) {
         if let Some(plan) = sample_plan(backend, col, &split, dir)? {
-            match split_columns(backend, col, &split, &plan, from_right, op) {
-                Ok(Ok(out)) => return Ok(out),
-                // The guess was wrong, or its padding did not fit: count after all.
-                Ok(Err(_)) | Err(Error::OutOfMemory { .. }) => {}
-                Err(e) => return Err(e),
+            let tried = split_columns(backend, col, &split, &plan, from_right, op);
+            if let Some(out) = guess_held(tried.map(Result::ok))? {
+                return Ok(out);
             }
         }
     }
@@ -716,11 +725,9 @@ fn record_tiles<O: OffsetSize>(
         let bytes = sampled.padded(1, chars);
         // A guess past i32 offsets is not tried: the counted totals decide then.
         if std::mem::size_of::<O>() == 8 || parts <= i32::MAX as u64 {
-            match record_tiles_with(backend, col, split, dir, (parts, bytes)) {
-                Ok((Some(lists), _)) => return Ok(Some(lists)),
-                // The guess was wrong, or its padding did not fit: count after all.
-                Ok((None, _)) | Err(Error::OutOfMemory { .. }) => {}
-                Err(e) => return Err(e),
+            let tried = record_tiles_with(backend, col, split, dir, (parts, bytes));
+            if let Some(lists) = guess_held(tried.map(|(lists, _)| lists))? {
+                return Ok(Some(lists));
             }
         }
     }
