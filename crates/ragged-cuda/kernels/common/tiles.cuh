@@ -6,9 +6,12 @@
 //   do not fit;
 // - find_in_row / rfind_in_row: a pattern's matches in a row, from the bits when the
 //   tile is staged;
-// - scan_tile_sizes: the tile's output sizes scanned into positions, the earlier tiles'
-//   total by decoupled look-back (cub::TilePrefixCallbackOp over the tile state the
-//   host initializes as acc_u64).
+// - TileScan: the tile's output sizes scanned into positions and its total published
+//   at once; the earlier tiles' total taken later by decoupled look-back
+//   (cub::TilePrefixCallbackOp over the tile state the host initializes as acc_u64),
+//   after the block has written its rows into the stage (as one_pass does);
+// - scan_tile_pairs: the same scan with the look-back at once, for a kernel that needs
+//   its base to write its rows (split_record).
 // A kernel launches TILE_THREADS threads per block, one block per tile (tile =
 // blockIdx.x, tiles in order for the look-back), tiles of tile_rows <= TILE_ROWS rows
 // (src/strings/mod.rs, tile_rows), each thread taking rows tid, tid + TILE_THREADS, ...
@@ -87,7 +90,8 @@ struct TileShared {
     RowTile tile;
     uint32_t match[TILE_BYTES / 32 + 1];
     uint32_t at[TILE_ROWS];
-    __align__(16) uint8_t stage[TWO_PASS_STAGE];
+    /// 16 bytes more than staged, which flush_stage_shifted may read past the end.
+    __align__(16) uint8_t stage[TWO_PASS_STAGE + 16];
 };
 
 /// Rows [first, first + n) of a column, staged in shared memory (stage_row_tile) with
@@ -170,21 +174,95 @@ __device__ __forceinline__ const unsigned long long* scan_tile_items(T (&items)[
     return &tile_base;
 }
 
-/// The exclusive scan, in place, of a tile's TILE_ROWS sizes in `at` (0 past the
-/// tile's rows), as scan_tile_items: returns the tile's first output position and sets
-/// `total` to the tile's own. Block-wide; ends with a __syncthreads, after which `at`
-/// holds the positions relative to the tile's first.
-__device__ __forceinline__ unsigned long long scan_tile_sizes(uint32_t* at, void* state_mem, uint64_t state_bytes,
-                                                              int tiles, uint32_t& total) {
+/// A tile's exclusive scan in two steps, so that the block writes its rows into the
+/// stage between them (one_pass's order, ARCHITECTURE "one pass"): `publish` scans the
+/// tile's TILE_ROWS items (sizes, or two counts packed in one word as in
+/// scan_tile_pairs) in place into positions relative to the tile's first and publishes
+/// the tile's total at once; `look_back` then takes the earlier tiles' total (first
+/// warp, decoupled look-back over the tile state at state_mem, tile = blockIdx.x). By
+/// then the earlier tiles have long published theirs, so the look-back polls every
+/// 100 ns with no sleep before the first poll: with cub's 1245 ns first sleep every
+/// block waited at the barrier behind it.
+template <typename T> struct TileScan {
+    typedef unsigned long long Acc;
+    typedef ScanTuning<TILE_THREADS, TILE_ITEMS, 100, 0> Tuning;
+    typedef cub::ScanTileState<Acc> TileState;
+    typedef cub::TilePrefixCallbackOp<Acc, SumOp, TileState, typename Tuning::Delay> Prefix;
+    typedef cub::BlockScan<T, TILE_THREADS, cub::BLOCK_SCAN_WARP_SCANS> Scanner;
+    /// The shared memory of both steps (the kernel declares it __shared__).
+    struct Storage {
+        typename Scanner::TempStorage scan;
+        typename Prefix::TempStorage prefix;
+        Acc base;
+    };
+
+    Storage& temp;
+    void* state_mem;
+    uint64_t state_bytes;
+    int tiles;
+
+    /// Scan `items` (TILE_ITEMS consecutive items per thread, 0 past the tile's rows)
+    /// in place and publish the tile's total, which `total` receives. Block-wide; no
+    /// barrier at the end.
+    __device__ __forceinline__ void publish(T (&items)[TILE_ITEMS], T& total) {
+        Scanner(temp.scan).ExclusiveSum(items, items, total);
+        if (threadIdx.x == 0 && tiles > 1) {
+            TileState state = scan_state<Acc>(state_mem, state_bytes, tiles);
+            if (blockIdx.x == 0) state.SetInclusive(0, static_cast<Acc>(total));
+            else state.SetPartial(static_cast<int>(blockIdx.x), static_cast<Acc>(total));
+        }
+    }
+
+    /// The tile's first output position: the earlier tiles' total (`total` as
+    /// `publish` returned it). Block-wide; ends with a __syncthreads.
+    __device__ __forceinline__ Acc look_back(T total) {
+        const int t = static_cast<int>(blockIdx.x);
+        if (t == 0) {
+            if (threadIdx.x == 0) temp.base = 0;
+        } else if (threadIdx.x < 32) {
+            // TilePrefixCallbackOp's contract: the first warp.
+            TileState state = scan_state<Acc>(state_mem, state_bytes, tiles);
+            Prefix prefix(state, temp.prefix, SumOp{}, t);
+            const Acc before = prefix(static_cast<Acc>(total));
+            if (threadIdx.x == 0) temp.base = before;
+        }
+        __syncthreads();
+        return temp.base;
+    }
+};
+
+/// TileScan::publish of the tile's sizes in `at`, in place. Block-wide; ends with a
+/// __syncthreads, after which `at` holds the positions relative to the tile's first.
+__device__ __forceinline__ void publish_tile_sizes(TileScan<uint32_t>& scan, uint32_t* at, uint32_t& total) {
     const unsigned tid = threadIdx.x;
     uint32_t items[TILE_ITEMS];
 #pragma unroll
     for (int q = 0; q < TILE_ITEMS; ++q) items[q] = at[tid * TILE_ITEMS + q];
-    const unsigned long long* base = scan_tile_items(items, state_mem, state_bytes, tiles, total);
+    scan.publish(items, total);
 #pragma unroll
     for (int q = 0; q < TILE_ITEMS; ++q) at[tid * TILE_ITEMS + q] = items[q];
     __syncthreads();
-    return *base;
+}
+
+/// TileScan::publish of pairs of counts (`low`, `high`) packed as in scan_tile_pairs,
+/// in place. Block-wide; ends with a __syncthreads.
+__device__ __forceinline__ void publish_tile_pairs(TileScan<unsigned long long>& scan, uint32_t* low, uint32_t* high,
+                                                   unsigned long long& total) {
+    const unsigned tid = threadIdx.x;
+    unsigned long long items[TILE_ITEMS];
+#pragma unroll
+    for (int q = 0; q < TILE_ITEMS; ++q) {
+        const int r = tid * TILE_ITEMS + q;
+        items[q] = static_cast<unsigned long long>(high[r]) << 32 | low[r];
+    }
+    scan.publish(items, total);
+#pragma unroll
+    for (int q = 0; q < TILE_ITEMS; ++q) {
+        const int r = tid * TILE_ITEMS + q;
+        low[r] = static_cast<uint32_t>(items[q]);
+        high[r] = static_cast<uint32_t>(items[q] >> 32);
+    }
+    __syncthreads();
 }
 
 /// The exclusive scan, in place, of pairs of TILE_ROWS counts (`low`, `high`; 0 past

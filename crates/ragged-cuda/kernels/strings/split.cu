@@ -20,9 +20,10 @@
 //   one kernel, one block per tile: each row's walk is resumed column by column (its
 //   position kept between columns); the columns go two at a time: the block packs
 //   each one's validity (valid row with that part) by warp ballots, scans the pair's
-//   part sizes together (packed in one word) by one look-back, writes both columns'
-//   offsets and copies the parts' bytes through the shared stage (by words,
-//   copy_shared). The rows are read from DRAM once for all the columns.
+//   part sizes together (packed in one word), copies the parts' bytes into the shared
+//   stage (by words, copy_shared), then takes the earlier tiles' totals by one
+//   look-back, writes both columns' offsets and stores the stage. The rows are read
+//   from DRAM once for all the columns.
 // split_record_<dir>_<O>: split_record's list offsets and child, one block per tile:
 //   each row's parts and bytes scanned together (packed in one word) by one look-back;
 //   the list offsets written from the parts' positions, the child's chars through the
@@ -348,9 +349,10 @@ struct SplitOutputs {
 // A row with more parts than `columns`, or a column's bytes past its capacity (a
 // wrong guess, or the count pass and this one disagree), is reported through the
 // error word (code 2) and not written. The columns go two at a time: the pair's part
-// sizes scanned together, packed in one word (the second column in the high half) by
-// one look-back over the first column's tile state, both columns' bytes through the
-// stage.
+// sizes scanned together, packed in one word (the second column in the high half),
+// the tile's totals published, both columns' bytes written into the stage, and only
+// then the earlier tiles' totals taken by one look-back over the first column's tile
+// state (TileScan) and the stage stored realigned (flush_stage_shifted).
 template <typename O, bool RIGHT>
 __device__ void split_columns(StringInput col, uint64_t rows, uint32_t tile_rows, string_view d,
                               unsigned long long cuts, uint32_t columns, const SplitOutputs& out,
@@ -369,6 +371,8 @@ __device__ void split_columns(StringInput col, uint64_t rows, uint32_t tile_rows
     const uint64_t first = span.first;
     const unsigned tid = threadIdx.x;
     const TileRows<O> staged(col, shared.tile, shared.match, first, n, d);
+    __shared__ TileScan<unsigned long long>::Storage scan_temp;
+    TileScan<unsigned long long> scan{scan_temp, nullptr, state_bytes, tiles};
 
     // Each row's walk, resumed column by column: from the left columns go 0, 1, ...;
     // from the right the parts come last column first, so columns go down from the
@@ -449,10 +453,11 @@ __device__ void split_columns(StringInput col, uint64_t rows, uint32_t tile_rows
         }
         __syncthreads();
 
-        // The tile's positions in both columns (k1's half zero without a pair).
+        // The tile's positions in both columns (k1's half zero without a pair), its
+        // totals published.
         Acc aggregate;
-        const Acc base = scan_tile_pairs(at, at_second, out.states[k0], state_bytes, tiles, aggregate);
-        const uint32_t base0 = static_cast<uint32_t>(base), base1 = static_cast<uint32_t>(base >> 32);
+        scan.state_mem = out.states[k0];
+        publish_tile_pairs(scan, at, at_second, aggregate);
         const uint32_t size0 = static_cast<uint32_t>(aggregate), size1 = static_cast<uint32_t>(aggregate >> 32);
         // Column k1's positions and sizes, read before the stage is written.
         uint32_t at1[TILE_ITEMS], part1[TILE_ITEMS];
@@ -462,6 +467,30 @@ __device__ void split_columns(StringInput col, uint64_t rows, uint32_t tile_rows
             at1[i] = at_second[r];
             part1[i] = (r + 1 < TILE_ROWS ? at_second[r + 1] : size1) - at1[i];
         }
+        __syncthreads();  // at_second read; the stage is free
+        // Before the look-back, the parts into the stage at their places in the tile's
+        // output: column k0's from stage[0], column k1's from the next 16-byte boundary,
+        // as far as they fit (flush_stage_shifted realigns them).
+        const int second = (static_cast<int>(size0) + 15) & ~15;
+        const bool stage0 = static_cast<long long>(size0) <= TWO_PASS_STAGE;
+        const bool stage1 = pair && stage0 && second + static_cast<long long>(size1) <= TWO_PASS_STAGE;
+        // Part `size` bytes from `start` of row slot r to dst: the stage (to_stage) or
+        // the chars.
+        const auto copy_part = [&](uint8_t* dst, int r, uint32_t start, uint32_t size, bool to_stage) {
+            const uint8_t* src = staged.get(r).data + start;
+            if (staged.staged && to_stage) copy_shared(dst, src, size);
+            else
+                for (uint32_t j = 0; j < size; ++j) dst[j] = src[j];
+        };
+#pragma unroll 1
+        for (int i = 0; i < TILE_ITEMS; ++i) {
+            const int r = i * TILE_THREADS + tid;
+            const uint32_t part0 = (r + 1 < TILE_ROWS ? at[r + 1] : size0) - at[r];
+            if (stage0 && part0 != 0) copy_part(stage + at[r], r, start0[i], part0, true);
+            if (stage1 && part1[i] != 0) copy_part(stage + second + at1[i], r, start1[i], part1[i], true);
+        }
+        const Acc base = scan.look_back(aggregate);
+        const uint32_t base0 = static_cast<uint32_t>(base), base1 = static_cast<uint32_t>(base >> 32);
         O* offsets0 = static_cast<O*>(out.offsets[k0]);
         O* offsets1 = static_cast<O*>(out.offsets[k1 < SPLIT_COLUMNS ? k1 : k0]);
 #pragma unroll
@@ -480,45 +509,23 @@ __device__ void split_columns(StringInput col, uint64_t rows, uint32_t tile_rows
                 counts[SPLIT_COLUMNS + k1] = base1 + size1;
             }
         }
-        __syncthreads();  // at_second read; the stage is free
         const bool fits0 = base0 + size0 <= out.capacity[k0];
         const bool fits1 = pair && base1 + size1 <= out.capacity[k1];
         if ((!fits0 || (pair && !fits1)) && tid == 0) report_error(error_word, first, 2);
-        // The stage holds column k0's tile bytes from `shift0`, then column k1's from
-        // the next 16-byte boundary plus `shift1`, as far as they fit.
         uint8_t* const chars0 = out.chars[k0] + base0;
         uint8_t* const chars1 = pair ? out.chars[k1] + base1 : chars0;
-        const int shift0 = static_cast<int>(reinterpret_cast<unsigned long long>(chars0) & 15u);
-        const int shift1 = static_cast<int>(reinterpret_cast<unsigned long long>(chars1) & 15u);
-        const int second = (shift0 + static_cast<int>(size0) + 15) & ~15;
-        const bool stage0 = fits0 && shift0 + static_cast<long long>(size0) <= TWO_PASS_STAGE;
-        const bool stage1 = fits1 && stage0 && second + shift1 + static_cast<long long>(size1) <= TWO_PASS_STAGE;
+        // The columns that did not fit the stage go straight to their chars.
+        if (!stage0 || (pair && !stage1)) {
 #pragma unroll 1
-        for (int i = 0; i < TILE_ITEMS; ++i) {
-            const int r = i * TILE_THREADS + tid;
-            const uint32_t part0 = (r + 1 < TILE_ROWS ? at[r + 1] : size0) - at[r];
-            if (fits0 && part0 != 0) {
-                const uint8_t* src = staged.get(r).data + start0[i];
-                if (stage0 && staged.staged) copy_shared(stage + shift0 + at[r], src, part0);
-                else {
-                    uint8_t* dst = stage0 ? stage + shift0 + at[r] : chars0 + at[r];
-                    for (uint32_t j = 0; j < part0; ++j) dst[j] = src[j];
-                }
-            }
-            if (fits1 && part1[i] != 0) {
-                const uint8_t* src = staged.get(r).data + start1[i];
-                if (stage1 && staged.staged) copy_shared(stage + second + shift1 + at1[i], src, part1[i]);
-                else {
-                    uint8_t* dst = stage1 ? stage + second + shift1 + at1[i] : chars1 + at1[i];
-                    for (uint32_t j = 0; j < part1[i]; ++j) dst[j] = src[j];
-                }
+            for (int i = 0; i < TILE_ITEMS; ++i) {
+                const int r = i * TILE_THREADS + tid;
+                const uint32_t part0 = (r + 1 < TILE_ROWS ? at[r + 1] : size0) - at[r];
+                if (!stage0 && fits0 && part0 != 0) copy_part(chars0 + at[r], r, start0[i], part0, false);
+                if (!stage1 && fits1 && part1[i] != 0) copy_part(chars1 + at1[i], r, start1[i], part1[i], false);
             }
         }
-        if (stage0) {
-            __syncthreads();
-            flush_stage(stage, chars0, static_cast<long long>(size0), shift0);
-            if (stage1) flush_stage(stage + second, chars1, static_cast<long long>(size1), shift1);
-        }
+        if (stage0 && fits0) flush_stage_shifted(stage, chars0, static_cast<long long>(size0));
+        if (stage1 && fits1) flush_stage_shifted(stage + second, chars1, static_cast<long long>(size1));
         // The next pair reuses the scan storage, `at` and the stage.
         __syncthreads();
     }

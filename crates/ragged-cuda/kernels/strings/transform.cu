@@ -500,12 +500,61 @@ struct Replace {
 RAGGED_TWO_PASS(Replace, replace)
 RAGGED_ONE_PASS(Replace, replace)
 
+/// Write the rows of a replace tile (rows [first, first + n), `found[i]` occurrences
+/// in row slot i) at out + at[r]: the output stage (to_stage) or the chars. Rows and
+/// stage both in shared memory: the pieces between the occurrences copied by words
+/// (copy_shared); else through a Writer.
+template <typename I>
+__device__ __forceinline__ void write_replaced(const StringInput& col, const TileRows<I>& staged, uint64_t first,
+                                               int n, string_view p, string_view rep,
+                                               const uint32_t (&found)[TILE_ITEMS], const uint32_t* at,
+                                               uint8_t* out, bool to_stage) {
+    const unsigned tid = threadIdx.x;
+    const long long m = p.size;
+    if (staged.staged && to_stage) {
+#pragma unroll 1
+        for (int i = 0; i < TILE_ITEMS; ++i) {
+            const int r = i * TILE_THREADS + tid;
+            if (r >= n || !col.valid(first + r)) continue;
+            const string_view s = staged.get(r);
+            uint8_t* const dst = out + at[r];
+            uint32_t written = 0, copied = 0;
+            for (uint32_t k = 0; k < found[i]; ++k) {
+                const uint32_t q = static_cast<uint32_t>(find_in_row(s, staged.match, staged.begin(r), p, copied));
+                copy_shared(dst + written, s.data + copied, q - copied);
+                written += q - copied;
+                for (long long j = 0; j < rep.size; ++j) dst[written + j] = rep.data[j];
+                written += static_cast<uint32_t>(rep.size);
+                copied = q + static_cast<uint32_t>(m);
+            }
+            copy_shared(dst + written, s.data + copied, static_cast<uint32_t>(s.size) - copied);
+        }
+        return;
+    }
+#pragma unroll 1
+    for (int i = 0; i < TILE_ITEMS; ++i) {
+        const int r = i * TILE_THREADS + tid;
+        if (r >= n || !col.valid(first + r)) continue;
+        const string_view s = staged.get(r);
+        Writer w{out + at[r], 0, 0};
+        long long copied = 0;
+        for (uint32_t k = 0; k < found[i]; ++k) {
+            const long long q = find_in_row(s, staged.match, staged.begin(r), p, copied);
+            w.bytes(s.data + copied, q - copied);
+            w.str(rep);
+            copied = q + m;
+        }
+        w.bytes(s.data + copied, s.size - copied);
+    }
+}
+
 // replace_tiles_<I>_<O>: replace by tiles of rows (common/tiles.cuh) in one kernel, for
 // an output the host bounds within `capacity` bytes: each row's occurrences (non-
 // overlapping from the left, at most max_count) found from the pattern's match bits,
-// the rows' sizes scanned into offsets (O) with look-back, the rows written into the
-// shared stage (by words from a staged tile, copy_shared) and stored 16 bytes at a
-// time. Input offsets I. The output's validity is the input's (the host keeps it).
+// the rows' sizes scanned and the tile's total published (TileScan), the rows written
+// into the shared stage (by words from a staged tile, copy_shared), then the earlier
+// tiles' total taken by look-back and the stage stored 16 bytes at a time, realigned
+// (flush_stage_shifted). Input offsets I. The output's validity is the input's (the host keeps it).
 // counts[0]: the output's bytes (the last tile); a tile ending past `capacity` writes
 // no chars (the host then runs the functor).
 template <typename I, typename O>
@@ -548,8 +597,16 @@ __device__ void replace_tiles(StringInput col, uint64_t rows, uint32_t tile_rows
     }
     __syncthreads();
 
+    __shared__ TileScan<uint32_t>::Storage scan_temp;
+    TileScan<uint32_t> scan{scan_temp, state_mem, state_bytes, tiles};
     uint32_t aggregate;
-    const Acc base = scan_tile_sizes(at, state_mem, state_bytes, tiles, aggregate);
+    publish_tile_sizes(scan, at, aggregate);
+
+    // The rows into the stage at their places in the tile's output, before the look-back
+    // (whatever the output's alignment: flush_stage_shifted realigns them).
+    const bool to_stage = static_cast<long long>(aggregate) <= TWO_PASS_STAGE;  // uniform
+    if (to_stage) write_replaced(col, staged, first, n, p, rep, found, at, stage, true);
+    const Acc base = scan.look_back(aggregate);
     const Acc end = base + aggregate;
 #pragma unroll
     for (int i = 0; i < TILE_ITEMS; ++i) {
@@ -561,51 +618,8 @@ __device__ void replace_tiles(StringInput col, uint64_t rows, uint32_t tile_rows
         counts[0] = end;
     }
     if (end > capacity) return;  // uniform: the host runs the functor instead
-    const int shift = static_cast<int>(reinterpret_cast<unsigned long long>(chars + base) & 15u);
-    const bool to_stage = static_cast<long long>(aggregate) + shift <= TWO_PASS_STAGE;
-    if (to_stage && staged.staged) {
-        // Rows and stage both in shared memory: the pieces between the occurrences
-        // copied by words.
-#pragma unroll 1
-        for (int i = 0; i < TILE_ITEMS; ++i) {
-            const int r = i * TILE_THREADS + tid;
-            if (r >= n || !col.valid(first + r)) continue;
-            const string_view s = staged.get(r);
-            uint8_t* const dst = stage + shift + at[r];
-            uint32_t written = 0, copied = 0;
-            for (uint32_t k = 0; k < found[i]; ++k) {
-                const uint32_t q = static_cast<uint32_t>(find_in_row(s, staged.match, staged.begin(r), p, copied));
-                copy_shared(dst + written, s.data + copied, q - copied);
-                written += q - copied;
-                for (long long j = 0; j < rep.size; ++j) dst[written + j] = rep.data[j];
-                written += static_cast<uint32_t>(rep.size);
-                copied = q + static_cast<uint32_t>(m);
-            }
-            copy_shared(dst + written, s.data + copied, static_cast<uint32_t>(s.size) - copied);
-        }
-        __syncthreads();
-        flush_stage(stage, chars + base, static_cast<long long>(aggregate), shift);
-        return;
-    }
-#pragma unroll 1
-    for (int i = 0; i < TILE_ITEMS; ++i) {
-        const int r = i * TILE_THREADS + tid;
-        if (r >= n || !col.valid(first + r)) continue;
-        const string_view s = staged.get(r);
-        Writer w{to_stage ? stage + shift + at[r] : chars + base + at[r], 0, 0};
-        long long copied = 0;
-        for (uint32_t k = 0; k < found[i]; ++k) {
-            const long long q = find_in_row(s, staged.match, staged.begin(r), p, copied);
-            w.bytes(s.data + copied, q - copied);
-            w.str(rep);
-            copied = q + m;
-        }
-        w.bytes(s.data + copied, s.size - copied);
-    }
-    if (to_stage) {
-        __syncthreads();
-        flush_stage(stage, chars + base, static_cast<long long>(aggregate), shift);
-    }
+    if (to_stage) flush_stage_shifted(stage, chars + base, static_cast<long long>(aggregate));
+    else write_replaced(col, staged, first, n, p, rep, found, at, chars + base, false);
 }
 
 #define RAGGED_REPLACE_TILES(I, INAME, O, ONAME)                                            \
