@@ -32,5 +32,6 @@ for line in sys.stdin:
         print("test binary:", name)
 ' "$dir/tests"
 cp scripts/gpu-run.sh "$dir/gpu-run.sh"
+cp scripts/ncu-phases.py "$dir/ncu-phases.py"
 cp examples/data/people.parquet "$dir/people.parquet"
 du -sh "$dir"

@@ -51,6 +51,13 @@
 #                         test binary first; then $ROUNDS (default 3) rounds of
 #                         `ragged bench $BENCH_ARGS`, this build and each other in
 #                         turn, each with its own kernel cache
+#   gpu-run.sh phases REGEX FILTER ROWS
+#                         Nsight Compute (clocks as found) of the third launch of the
+#                         kernels matching REGEX (an extended regular expression) in
+#                         `ragged bench $BENCH_ARGS --filter FILTER`: the report and its
+#                         SASS page (ncu-<name>.ncu-rep, .sass.csv.gz) in $LOGS, its
+#                         summary, and ncu-phases.py's table of the kernel's phases
+#                         (ROWS: the case's rows, for counts per 32 rows)
 #
 # Logs go to $LOGS (default: ./logs). Exit status is non-zero when any step fails.
 set -uo pipefail
@@ -200,6 +207,29 @@ run_sanitize_each() {
   echo "sanitize-each: $(grep -c " clean " "$logs/sanitize-each.txt") clean of $(wc -l < "$logs/sanitize-each.txt")"
 }
 
+# Nsight Compute: on PATH, else the toolkit's.
+ncu_path() {
+  command -v ncu || echo /usr/local/cuda/bin/ncu
+}
+
+run_phases() {
+  [ $# -eq 3 ] || { echo "phases: REGEX FILTER ROWS" >&2; exit 2; }
+  local ncu name report
+  ncu=$(ncu_path)
+  name=$(echo "$2" | tr -c 'A-Za-z0-9_\n' '_')
+  report="$logs/ncu-$name"
+  # shellcheck disable=SC2086 # BENCH_ARGS are several arguments
+  "$ncu" --clock-control none --section SpeedOfLight --section Occupancy --section LaunchStats \
+    --section WarpStateStats --section SchedulerStats --section SourceCounters \
+    -k "regex:$1" --launch-skip 2 --launch-count 1 -f -o "$report" \
+    "$here/ragged" bench ${BENCH_ARGS:-} --filter "$2" > "$report.txt" 2>&1 || { echo "FAILED: ncu $1"; status=1; return; }
+  "$ncu" --import "$report.ncu-rep" --page details 2>&1 \
+    | grep -E "Duration|DRAM Throughput|Registers Per|Achieved Occupancy|Issued Warp|Avg. Active Threads|Block Limit (Reg|Shared)" \
+    | sed 's/  */ /g'
+  "$ncu" --import "$report.ncu-rep" --page source --csv --print-source sass 2>/dev/null | gzip > "$report.sass.csv.gz"
+  python3 "$here/ncu-phases.py" "$report.sass.csv.gz" --rows "$3" --hot 8 || status=1
+}
+
 ms_since() { echo $(( ($(date +%s%N) - $1) / 1000000 )); }
 
 run_startup() {
@@ -226,6 +256,7 @@ case "${1:-all}" in
   startup) run_startup ;;
   all) run_tests; run_sanitize; run_bench ;;
   variants|builds) run_compared "$@" ;;
-  *) echo "usage: $0 test|sanitize|sanitize-each [BINARY...]|bench|startup|all|variants DIR...|builds DIR..." >&2; exit 2 ;;
+  phases) shift; run_phases "$@" ;;
+  *) echo "usage: $0 test|sanitize|sanitize-each [BINARY...]|bench|startup|all|variants DIR...|builds DIR...|phases REGEX FILTER ROWS" >&2; exit 2 ;;
 esac
 exit $status
