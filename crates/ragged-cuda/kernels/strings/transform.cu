@@ -554,9 +554,9 @@ __device__ __forceinline__ void write_replaced(const StringInput& col, const Til
 // the rows' sizes scanned and the tile's total published (TileScan), the rows written
 // into the shared stage (by words from a staged tile, copy_shared), then the earlier
 // tiles' total taken by look-back and the stage stored 16 bytes at a time, realigned
-// (flush_stage_shifted). Input offsets I. The output's validity is the input's (the host keeps it).
-// counts[0]: the output's bytes (the last tile); a tile ending past `capacity` writes
-// no chars (the host then runs the functor).
+// (flush_stage_shifted). Input offsets I. The output's validity is the input's (the
+// host keeps it). counts[0]: the output's bytes (the last tile); a tile ending past
+// `capacity` writes no chars (the host then runs the functor).
 template <typename I, typename O>
 __device__ void replace_tiles(StringInput col, uint64_t rows, uint32_t tile_rows, string_view p, string_view rep,
                               unsigned long long max_count, O* offsets, uint8_t* chars, unsigned long long capacity,
