@@ -11,7 +11,7 @@
 //! writes, and the tasks fill the list offsets, the parts' offsets and their bytes in
 //! parallel.
 
-use arrow_buffer::{BooleanBuffer, NullBuffer};
+use arrow_buffer::NullBuffer;
 use rayon::prelude::*;
 
 use std::sync::Arc;
@@ -20,7 +20,7 @@ use memchr::memmem;
 use ragged_core::ops::{split_ranges_into, SplitOn};
 use ragged_core::{Error, ListColumn, OffsetSize, Result, ScalarBuffer, StringColumn};
 
-use crate::{output_vec, CHUNK};
+use crate::{bool_words, output_vec, set_bits, CHUNK};
 
 /// One task's rows: their parts (absolute byte ranges of the values) and where each
 /// row's parts begin in `parts` (`rows + 1` entries).
@@ -298,11 +298,12 @@ fn column<O: OffsetSize>(
             *end = O::usize_as(base + at);
         }
     });
-    let valid = BooleanBuffer::from_iter(
-        tasks
-            .iter()
-            .flat_map(|t| (0..t.firsts.len() - 1).map(move |r| t.get(r, k).is_some())),
-    );
+    // Valid where the row has part k, 64 rows to a word across the tasks (whose rows
+    // are bool_words' tasks of CHUNK rows).
+    let valid = bool_words(n, |base, words| {
+        let t = &tasks[base / CHUNK];
+        set_bits(words, base, n, |row| t.get(row - base, k).is_some());
+    });
     let validity = NullBuffer::new(valid);
     let validity = (validity.null_count() > 0).then_some(validity);
     // SAFETY: the offsets start at 0, do not decrease and end at the values' length
