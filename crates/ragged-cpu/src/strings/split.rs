@@ -59,6 +59,10 @@ fn parts_of<O: OffsetSize>(
                 parts: Vec::new(),
                 firsts: Vec::with_capacity(rows.len() + 1),
             };
+            if let (Finder::Byte(b), false) = (&finder, from_right) {
+                cut_task_left(col, rows, *b, max_splits, &mut out);
+                return out;
+            }
             for i in rows {
                 out.firsts.push(out.parts.len());
                 if col.is_valid(i) {
@@ -74,6 +78,47 @@ fn parts_of<O: OffsetSize>(
             out
         })
         .collect())
+}
+
+/// The parts of `rows` (valid rows only) cut from the left at the byte `b`, found by
+/// one `memchr` scan over the rows' bytes rather than one per row: rows are a few bytes
+/// long, and starting a search cost more than the search (6 M names on 2 cores: split
+/// 295-320 -> 219-239 ms, split_record 196-200 -> 119-129 ms). The same parts as
+/// [`Finder::parts`] gives row by row.
+fn cut_task_left<O: OffsetSize>(
+    col: &StringColumn<O>,
+    rows: std::ops::Range<usize>,
+    b: u8,
+    max_splits: Option<usize>,
+    out: &mut Parts,
+) {
+    let offsets = col.offsets();
+    let cuts = max_splits.unwrap_or(usize::MAX);
+    let (lo, hi) = (offsets[rows.start].as_usize(), offsets[rows.end].as_usize());
+    let mut matches = memchr::memchr_iter(b, &col.values()[lo..hi])
+        .map(|p| p + lo)
+        .peekable();
+    for i in rows {
+        out.firsts.push(out.parts.len());
+        let (start, end) = (offsets[i].as_usize(), offsets[i + 1].as_usize());
+        // Matches in earlier rows' bytes (past their cuts, or in null rows) are skipped.
+        while matches.next_if(|&m| m < start).is_some() {}
+        if !col.is_valid(i) {
+            continue;
+        }
+        let mut from = start;
+        let mut made = 0;
+        while made < cuts {
+            let Some(m) = matches.next_if(|&m| m < end) else {
+                break;
+            };
+            out.parts.push((from, m));
+            from = m + 1;
+            made += 1;
+        }
+        out.parts.push((from, end));
+    }
+    out.firsts.push(out.parts.len());
 }
 
 /// How a row is cut: a literal delimiter found by `memchr` (one byte) or a `memmem`
