@@ -3,8 +3,9 @@
 //! list of strings per row ([`ragged_core::StringOps::split_record`]).
 //!
 //! One pass over rows in chunks across rayon tasks records every valid row's parts as
-//! byte ranges (one buffer per task; a literal delimiter found by `memchr` / `memmem`,
-//! whitespace by [`split_ranges_into`]). For `split`, the column
+//! byte ranges (one buffer per task; a one-byte delimiter from the left found by one
+//! `memchr` scan over the task's bytes, other literal delimiters by `memchr` / `memmem`
+//! per row, whitespace by [`split_ranges_into`]). For `split`, the column
 //! count is the most parts of a row, and each output column is then built in two
 //! passes over the tasks: sizes, then the copies into place. For `split_record`, each
 //! task's parts and bytes are counted, a prefix over the tasks gives where each task
