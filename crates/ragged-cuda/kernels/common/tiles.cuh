@@ -133,47 +133,6 @@ template <typename O> struct TileRows {
     __device__ __forceinline__ int begin(int r) const { return staged ? tile.starts[r] : 0; }
 };
 
-/// The exclusive scan of a tile's TILE_ROWS items, TILE_ITEMS consecutive ones per
-/// thread in `items` (0 past the tile's rows), in place: returns where the tile's
-/// first output position will be, the earlier tiles' total by decoupled look-back over
-/// the tile state at state_mem (TILE_THREADS threads, tile = blockIdx.x), and sets `total` to
-/// the tile's own. T is uint32_t for sizes, or unsigned long long for two counts
-/// packed in one word (each half's totals must stay below 2^32). Block-wide; the
-/// base lives in shared memory, which the caller reads after a __syncthreads.
-template <typename T>
-__device__ __forceinline__ const unsigned long long* scan_tile_items(T (&items)[TILE_ITEMS], void* state_mem,
-                                                                     uint64_t state_bytes, int tiles, T& total) {
-    typedef unsigned long long Acc;
-    typedef ScanTuning<TILE_THREADS, TILE_ITEMS, 648, 1245> Tuning;
-    typedef cub::ScanTileState<Acc> TileState;
-    typedef cub::TilePrefixCallbackOp<Acc, SumOp, TileState, typename Tuning::Delay> Prefix;
-    typedef cub::BlockScan<T, TILE_THREADS, cub::BLOCK_SCAN_WARP_SCANS> Scanner;
-    __shared__ struct {
-        typename Scanner::TempStorage scan;
-        typename Prefix::TempStorage prefix;
-    } temp;
-    __shared__ Acc tile_base;
-    const int t = blockIdx.x;
-    const unsigned tid = threadIdx.x;
-    Scanner(temp.scan).ExclusiveSum(items, items, total);
-    if (t == 0) {
-        if (tid == 0) {
-            if (tiles > 1) {
-                TileState state = scan_state<Acc>(state_mem, state_bytes, tiles);
-                state.SetInclusive(0, total);
-            }
-            tile_base = 0;
-        }
-    } else if (tid < 32) {
-        // The first warp looks back (TilePrefixCallbackOp's contract).
-        TileState state = scan_state<Acc>(state_mem, state_bytes, tiles);
-        Prefix prefix(state, temp.prefix, SumOp{}, t);
-        const Acc before = prefix(static_cast<Acc>(total));
-        if (tid == 0) tile_base = before;
-    }
-    return &tile_base;
-}
-
 /// A tile's exclusive scan in two steps, so that the block writes its rows into the
 /// stage between them (one_pass's order, ARCHITECTURE "one pass"): `publish` scans the
 /// tile's TILE_ROWS items (sizes, or two counts packed in one word as in
@@ -183,9 +142,8 @@ __device__ __forceinline__ const unsigned long long* scan_tile_items(T (&items)[
 /// then the earlier tiles have long published theirs, so the look-back polls every
 /// 100 ns with no sleep before the first poll: with cub's 1245 ns first sleep every
 /// block waited at the barrier behind it.
-template <typename T> struct TileScan {
+template <typename T, typename Tuning = ScanTuning<TILE_THREADS, TILE_ITEMS, 100, 0>> struct TileScan {
     typedef unsigned long long Acc;
-    typedef ScanTuning<TILE_THREADS, TILE_ITEMS, 100, 0> Tuning;
     typedef cub::ScanTileState<Acc> TileState;
     typedef cub::TilePrefixCallbackOp<Acc, SumOp, TileState, typename Tuning::Delay> Prefix;
     typedef cub::BlockScan<T, TILE_THREADS, cub::BLOCK_SCAN_WARP_SCANS> Scanner;
@@ -246,23 +204,80 @@ __device__ __forceinline__ void publish_tile_sizes(TileScan<uint32_t>& scan, uin
 
 /// TileScan::publish of pairs of counts (`low`, `high`) packed as in scan_tile_pairs,
 /// in place. Block-wide; ends with a __syncthreads.
-__device__ __forceinline__ void publish_tile_pairs(TileScan<unsigned long long>& scan, uint32_t* low, uint32_t* high,
-                                                   unsigned long long& total) {
+/// The thread's TILE_ITEMS consecutive pairs of `low` and `high`, packed high << 32 |
+/// low (what the pair scans take).
+__device__ __forceinline__ void load_pairs(const uint32_t* low, const uint32_t* high,
+                                           unsigned long long (&items)[TILE_ITEMS]) {
     const unsigned tid = threadIdx.x;
-    unsigned long long items[TILE_ITEMS];
 #pragma unroll
     for (int q = 0; q < TILE_ITEMS; ++q) {
         const int r = tid * TILE_ITEMS + q;
         items[q] = static_cast<unsigned long long>(high[r]) << 32 | low[r];
     }
-    scan.publish(items, total);
+}
+
+/// The inverse of load_pairs: `items` back into `low` and `high`.
+__device__ __forceinline__ void store_pairs(const unsigned long long (&items)[TILE_ITEMS], uint32_t* low,
+                                            uint32_t* high) {
+    const unsigned tid = threadIdx.x;
 #pragma unroll
     for (int q = 0; q < TILE_ITEMS; ++q) {
         const int r = tid * TILE_ITEMS + q;
         low[r] = static_cast<uint32_t>(items[q]);
         high[r] = static_cast<uint32_t>(items[q] >> 32);
     }
+}
+
+__device__ __forceinline__ void publish_tile_pairs(TileScan<unsigned long long>& scan, uint32_t* low, uint32_t* high,
+                                                   unsigned long long& total) {
+    unsigned long long items[TILE_ITEMS];
+    load_pairs(low, high, items);
+    scan.publish(items, total);
+    store_pairs(items, low, high);
     __syncthreads();
+}
+
+
+/// The exclusive scan of a tile's TILE_ROWS items, TILE_ITEMS consecutive ones per
+/// thread in `items` (0 past the tile's rows), in place: returns where the tile's
+/// first output position will be, the earlier tiles' total by decoupled look-back over
+/// the tile state at state_mem (TILE_THREADS threads, tile = blockIdx.x), and sets `total` to
+/// the tile's own. T is uint32_t for sizes, or unsigned long long for two counts
+/// packed in one word (each half's totals must stay below 2^32). Block-wide; the
+/// base lives in shared memory, which the caller reads after a __syncthreads.
+template <typename T>
+__device__ __forceinline__ const unsigned long long* scan_tile_items(T (&items)[TILE_ITEMS], void* state_mem,
+                                                                     uint64_t state_bytes, int tiles, T& total) {
+    // TileScan's types with the library scans' look-back delays.
+    typedef TileScan<T, ScanTuning<TILE_THREADS, TILE_ITEMS, 648, 1245>> Shape;
+    typedef typename Shape::Acc Acc;
+    typedef typename Shape::TileState TileState;
+    typedef typename Shape::Prefix Prefix;
+    typedef typename Shape::Scanner Scanner;
+    __shared__ struct {
+        typename Scanner::TempStorage scan;
+        typename Prefix::TempStorage prefix;
+    } temp;
+    __shared__ Acc tile_base;
+    const int t = blockIdx.x;
+    const unsigned tid = threadIdx.x;
+    Scanner(temp.scan).ExclusiveSum(items, items, total);
+    if (t == 0) {
+        if (tid == 0) {
+            if (tiles > 1) {
+                TileState state = scan_state<Acc>(state_mem, state_bytes, tiles);
+                state.SetInclusive(0, total);
+            }
+            tile_base = 0;
+        }
+    } else if (tid < 32) {
+        // The first warp looks back (TilePrefixCallbackOp's contract).
+        TileState state = scan_state<Acc>(state_mem, state_bytes, tiles);
+        Prefix prefix(state, temp.prefix, SumOp{}, t);
+        const Acc before = prefix(static_cast<Acc>(total));
+        if (tid == 0) tile_base = before;
+    }
+    return &tile_base;
 }
 
 /// The exclusive scan, in place, of pairs of TILE_ROWS counts (`low`, `high`; 0 past
@@ -273,20 +288,10 @@ __device__ __forceinline__ void publish_tile_pairs(TileScan<unsigned long long>&
 __device__ __forceinline__ unsigned long long scan_tile_pairs(uint32_t* low, uint32_t* high, void* state_mem,
                                                               uint64_t state_bytes, int tiles,
                                                               unsigned long long& total) {
-    const unsigned tid = threadIdx.x;
     unsigned long long items[TILE_ITEMS];
-#pragma unroll
-    for (int q = 0; q < TILE_ITEMS; ++q) {
-        const int r = tid * TILE_ITEMS + q;
-        items[q] = static_cast<unsigned long long>(high[r]) << 32 | low[r];
-    }
+    load_pairs(low, high, items);
     const unsigned long long* base = scan_tile_items(items, state_mem, state_bytes, tiles, total);
-#pragma unroll
-    for (int q = 0; q < TILE_ITEMS; ++q) {
-        const int r = tid * TILE_ITEMS + q;
-        low[r] = static_cast<uint32_t>(items[q]);
-        high[r] = static_cast<uint32_t>(items[q] >> 32);
-    }
+    store_pairs(items, low, high);
     __syncthreads();
     return *base;
 }
