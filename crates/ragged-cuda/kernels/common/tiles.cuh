@@ -139,9 +139,10 @@ template <typename O> struct TileRows {
 /// scan_tile_pairs) in place into positions relative to the tile's first and publishes
 /// the tile's total at once; `look_back` then takes the earlier tiles' total (first
 /// warp, decoupled look-back over the tile state at state_mem, tile = blockIdx.x). By
-/// then the earlier tiles have long published theirs, so the look-back polls every
-/// 100 ns with no sleep before the first poll: with cub's 1245 ns first sleep every
-/// block waited at the barrier behind it.
+/// then the earlier tiles have long published theirs, so by default (`Tuning`) the
+/// look-back polls every 100 ns with no sleep before the first poll: with cub's 1245 ns
+/// first sleep every block waited at the barrier behind it (scan_tile_items keeps
+/// those delays).
 template <typename T, typename Tuning = ScanTuning<TILE_THREADS, TILE_ITEMS, 100, 0>> struct TileScan {
     typedef unsigned long long Acc;
     typedef cub::ScanTileState<Acc> TileState;
