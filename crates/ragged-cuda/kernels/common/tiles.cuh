@@ -129,6 +129,11 @@ template <typename O> struct TileRows {
         return string_view{tile.bytes + tile.starts[r], tile.starts[r + 1] - tile.starts[r]};
     }
 
+    /// Row first + r's first byte in the staged tile (only when staged): a pointer the
+    /// compiler knows to be shared memory, so that copies from it load by LDS rather
+    /// than by generic loads (get's pointer may also be global).
+    __device__ __forceinline__ const uint8_t* staged_bytes(int r) const { return tile.bytes + tile.starts[r]; }
+
     /// Row first + r's first byte's tile position (when staged).
     __device__ __forceinline__ int begin(int r) const { return staged ? tile.starts[r] : 0; }
 };

@@ -226,6 +226,42 @@ __device__ __forceinline__ bool contains_direct(const uint8_t* bytes, int begin,
     return found;
 }
 
+/// contains_direct of a warp's stage (search_rows_contains), G places at a time (2 or
+/// 4): the words holding bytes [p, p + G + 7) are loaded once and funnel-shifted to
+/// each of the places p .. p + G - 1, rather than three words loaded and the masks
+/// rebuilt per place. Pairs suit rows of one or two places for the pattern (PERFORMANCE
+/// v0.39). The stage must hold 16 bytes from each place's aligned word (its zero
+/// piece).
+template <int G>
+__device__ __forceinline__ bool contains_by_places(const uint8_t* bytes, int begin, int end, const PatternWords& pw) {
+    static_assert(G == 2 || G == 4, "two or four places at a time");
+    // Words loaded: [p & ~3, (p & ~3) + 4 W) holds [p, p + G + 7).
+    constexpr int W = G == 4 ? 4 : 3;
+    const int last = end - pw.m;  // places [begin, last]
+    bool found = false;
+    for (int p = begin; p <= last; p += G) {
+        const uint32_t* words = reinterpret_cast<const uint32_t*>(bytes) + (p >> 2);
+        const int shift = 8 * (p & 3);
+        uint32_t w[W];
+#pragma unroll
+        for (int k = 0; k < W; ++k) w[k] = words[k];
+        // Bytes [p, p + 12) as three words (with pairs only byte p + 8 of the third
+        // is used, and it lies in w[2]).
+        const uint32_t r0 = __funnelshift_r(w[0], w[1], shift), r1 = __funnelshift_r(w[1], w[2], shift),
+                       r2 = W == 4 ? __funnelshift_r(w[2], w[W - 1], shift) : w[2] >> shift;
+        // Places p + j up to `last`: at most G, at least one.
+        const int more = last - p;
+#pragma unroll
+        for (int j = 0; j < G; ++j) {
+            const uint32_t x = j == 0 ? r0 : __funnelshift_r(r0, r1, 8 * j);
+            const uint32_t y = j == 0 ? r1 : __funnelshift_r(r1, r2, 8 * j);
+            const uint32_t differ = ((x ^ pw.first) & pw.first_mask) | ((y ^ pw.second) & pw.second_mask);
+            found |= differ == 0 && (j == 0 || j <= more);
+        }
+    }
+    return found;
+}
+
 /// The answers of the rows [first, first + n) of a staged tile (span >= 0) or of one
 /// that did not fit (span < 0: searched in global memory): from the match bits
 /// (tile_answer), or, when `edge` (starts_with / ends_with), from each row's first or
@@ -545,9 +581,9 @@ __device__ __forceinline__ int4 lane_offsets(const int32_t* offsets, uint64_t ro
 /// - with BITS, from the pattern's matches at every position of the step, found as
 ///   bits (tile_match_word, 32 positions per lane and word), by any_bit: any pattern
 ///   length, rows averaging up to about 24 bytes (names);
-/// - else by comparing its places as words (contains_direct): patterns of 1 to 8
-///   bytes in rows of few places for them ("public" / "private"), where that costs
-///   fewer instructions than the bits.
+/// - else by comparing its places as words, G at a time (contains_by_places): patterns
+///   of 1 to 8 bytes in rows of few places for them ("public" / "private"), where
+///   that costs fewer instructions than the bits.
 /// The four answers of 8 lanes are OR-ed by shuffles into one output word, written by
 /// the first of them. A step whose bytes exceed the stage is searched in global memory
 /// (search_row). Against the tile kernel there is no block barrier. Measured slower
@@ -555,7 +591,7 @@ __device__ __forceinline__ int4 lane_offsets(const int32_t* offsets, uint64_t ro
 /// 32k + l, answers by ballots), 8 blocks per SM rather than the 6 that the direct
 /// kernel's 39 registers allow, the next step copied by cp.async while this one is
 /// answered, and the bits in rows as short as "public" / "private".
-template <bool BITS>
+template <bool BITS, int G = 4>
 __device__ __forceinline__ void search_rows_contains(const int32_t* offsets, const uint8_t* chars, uint64_t rows,
                                                      const int32_t* pattern_offsets, const uint8_t* pattern_chars,
                                                      void* out, unsigned long long* falses) {
@@ -605,7 +641,7 @@ __device__ __forceinline__ void search_rows_contains(const int32_t* offsets, con
             const int chunks = static_cast<int>((w1 - base + 15) / 16);
             // The pieces of [w0, w1) and zeros after them: up to the next 32-byte
             // boundary plus 16 (what tile_match_word reads), or one piece
-            // (head_matches_at reads up to 12 bytes past a place).
+            // (contains_by_places reads 16 bytes from a place's aligned word).
             const int padded = BITS ? (span + 31) / 32 * 2 + 1 : chunks + 1;
             for (int c = static_cast<int>(lane); c < padded; c += 32) {
                 const long long lo = base + 16ll * c;
@@ -628,15 +664,20 @@ __device__ __forceinline__ void search_rows_contains(const int32_t* offsets, con
             __syncwarp();
         }
         unsigned found = 0;
+        if (staged) {  // uniform
 #pragma unroll
-        for (int k = 0; k < 4; ++k) {
-            if (mine + k < rows) {
+            for (int k = 0; k < 4; ++k) {
                 const int begin = static_cast<int>(starts[k] - base), end = static_cast<int>(starts[k + 1] - base);
-                const bool hit = !staged ? search_row<CONTAINS>(chars, starts[k], starts[k + 1], needle, m) != 0
-                                 : BITS  ? end - begin >= m && any_bit(match, begin, end - m + 1)
-                                         : contains_direct(stage, begin, end, pw);
-                found |= static_cast<unsigned>(hit) << k;
+                const bool hit = BITS ? end - begin >= m && any_bit(match, begin, end - m + 1)
+                                      : contains_by_places<G>(stage, begin, end, pw);
+                found |= static_cast<unsigned>(hit && mine + k < rows) << k;
             }
+        } else {
+#pragma unroll
+            for (int k = 0; k < 4; ++k)
+                if (mine + k < rows)
+                    found |= static_cast<unsigned>(search_row<CONTAINS>(chars, starts[k], starts[k + 1], needle, m) != 0)
+                             << k;
         }
         // Every lane is done with the stage before the next step overwrites it.
         __syncwarp();
@@ -658,12 +699,22 @@ __device__ __forceinline__ void search_rows_contains(const int32_t* offsets, con
     flush_count(falses, false_count);
 }
 
-/// search_rows_contains by places compared as words (patterns of 1 to 8 bytes).
+/// search_rows_contains by places compared as words, four at a time (patterns of 1 to
+/// 8 bytes).
 extern "C" __global__ void __launch_bounds__(SEARCH_BLOCK)
     search_rows_contains_i32(const int32_t* offsets, const uint8_t* chars, uint64_t rows,
                              const int32_t* pattern_offsets, const uint8_t* pattern_chars, void* out,
                              unsigned long long* falses) {
-    search_rows_contains<false>(offsets, chars, rows, pattern_offsets, pattern_chars, out, falses);
+    search_rows_contains<false, 4>(offsets, chars, rows, pattern_offsets, pattern_chars, out, falses);
+}
+
+/// search_rows_contains by places compared as words, two at a time (patterns of 1 to
+/// 8 bytes in rows of about one or two places for them).
+extern "C" __global__ void __launch_bounds__(SEARCH_BLOCK)
+    search_rows_contains_pairs_i32(const int32_t* offsets, const uint8_t* chars, uint64_t rows,
+                                   const int32_t* pattern_offsets, const uint8_t* pattern_chars, void* out,
+                                   unsigned long long* falses) {
+    search_rows_contains<false, 2>(offsets, chars, rows, pattern_offsets, pattern_chars, out, falses);
 }
 
 /// search_rows_contains by match bits (any pattern length).

@@ -477,10 +477,12 @@ __device__ void split_columns(StringInput col, uint64_t rows, uint32_t tile_rows
         // Part `size` bytes from `start` of row slot r to dst: the stage (to_stage) or
         // the chars.
         const auto copy_part = [&](uint8_t* dst, int r, uint32_t start, uint32_t size, bool to_stage) {
-            const uint8_t* src = staged.get(r).data + start;
-            if (staged.staged && to_stage) copy_shared(dst, src, size);
-            else
+            if (staged.staged && to_stage) {
+                copy_shared(dst, staged.staged_bytes(r) + start, size);
+            } else {
+                const uint8_t* src = staged.get(r).data + start;
                 for (uint32_t j = 0; j < size; ++j) dst[j] = src[j];
+            }
         };
 #pragma unroll 1
         for (int i = 0; i < TILE_ITEMS; ++i) {

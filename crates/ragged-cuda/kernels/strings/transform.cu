@@ -517,17 +517,18 @@ __device__ __forceinline__ void write_replaced(const StringInput& col, const Til
             const int r = i * TILE_THREADS + tid;
             if (r >= n || !col.valid(first + r)) continue;
             const string_view s = staged.get(r);
+            const uint8_t* const bytes = staged.staged_bytes(r);
             uint8_t* const dst = out + at[r];
             uint32_t written = 0, copied = 0;
             for (uint32_t k = 0; k < found[i]; ++k) {
                 const uint32_t q = static_cast<uint32_t>(find_in_row(s, staged.match, staged.begin(r), p, copied));
-                copy_shared(dst + written, s.data + copied, q - copied);
+                copy_shared(dst + written, bytes + copied, q - copied);
                 written += q - copied;
                 for (long long j = 0; j < rep.size; ++j) dst[written + j] = rep.data[j];
                 written += static_cast<uint32_t>(rep.size);
                 copied = q + static_cast<uint32_t>(m);
             }
-            copy_shared(dst + written, s.data + copied, static_cast<uint32_t>(s.size) - copied);
+            copy_shared(dst + written, bytes + copied, static_cast<uint32_t>(s.size) - copied);
         }
         return;
     }

@@ -1,13 +1,14 @@
 //! The literal searches on the GPU (`contains`, `starts_with`, `ends_with`, `find`,
 //! `rfind`, `count_matches`): host dispatch for `kernels/strings/search.cu` — a
 //! scalar pattern by tiles of rows matched byte-parallel (`search_tiles_<op>_<O>`), or
-//! for `contains` in short rows a warp per 128 rows (`search_rows_contains_i32` and
-//! `search_rows_contains_bits_i32`, see [`short_rows`]), a per-row pattern one thread
-//! per row (`search_<op>_<O>_<P>`).
+//! for `contains` in short rows a warp per 128 rows (`search_rows_contains_pairs_i32`,
+//! `search_rows_contains_i32` and `search_rows_contains_bits_i32`, see [`short_rows`]),
+//! a per-row pattern one thread per row (`search_<op>_<O>_<P>`).
 //!
-//! A scalar pattern is uploaded as a one-row `Utf8` column. The output validity is the
-//! column's or the pattern's when only one has a bitmap; when both have one the kernel
-//! writes their AND. Boolean answers are bit-packed by the kernel.
+//! A scalar pattern is uploaded as a one-row `Utf8` column, in one copy with the
+//! search's zeroed counters ([`Counters`]). The output validity is the column's or the
+//! pattern's when only one has a bitmap; when both have one the kernel writes their
+//! AND. Boolean answers are bit-packed by the kernel.
 
 use ragged_core::ops::{Pattern, Search};
 use ragged_core::{BooleanColumn, Error, OffsetSize, PrimitiveColumn, Result, StringColumn};
@@ -32,8 +33,57 @@ struct DevicePattern<'a> {
     scalar: Option<usize>,
     validity: Option<&'a DeviceBitmap>,
     offset_name: &'static str,
-    /// The uploaded buffers of a scalar pattern, kept alive until the kernel is done.
-    _owned: Option<(DeviceBuffer<i32>, DeviceBuffer<u8>)>,
+    /// A scalar pattern's one upload, kept alive until the kernel is done: the
+    /// search's two counters (zeros, see [`Counters`]), the pattern's two i32 offsets
+    /// and its bytes, at [`SCALAR_OFFSETS`] and [`SCALAR_CHARS`] — one copy to the
+    /// device where two uploads and a memset went before.
+    upload: Option<DeviceBuffer<u8>>,
+}
+
+/// Where a scalar pattern's offsets start in its upload (after the two counters).
+const SCALAR_OFFSETS: usize = 16;
+/// Where a scalar pattern's bytes start in its upload.
+const SCALAR_CHARS: usize = SCALAR_OFFSETS + 8;
+
+/// A search's two counters on the device (false answers, then nulls), zeroed before
+/// the launch: in a scalar pattern's upload, or allocated and zeroed for a pattern
+/// column.
+enum Counters<'p> {
+    Own(DeviceBuffer<u64>),
+    Upload(&'p DeviceBuffer<u8>),
+}
+
+impl<'p> Counters<'p> {
+    fn new(backend: &CudaBackend, pattern: &'p DevicePattern<'_>) -> Result<Self> {
+        if let Some(upload) = &pattern.upload {
+            return Ok(Counters::Upload(upload));
+        }
+        let counters = backend.alloc::<u64>(2)?;
+        backend.zero(&counters)?;
+        Ok(Counters::Own(counters))
+    }
+
+    /// The false answers' counter; the nulls' follows it.
+    fn device_ptr(&self) -> u64 {
+        match self {
+            Counters::Own(b) => b.device_ptr(),
+            Counters::Upload(b) => b.device_ptr(),
+        }
+    }
+
+    /// Both counters (waits for queued work).
+    fn read(&self, backend: &CudaBackend) -> Result<[u64; 2]> {
+        let bytes = match self {
+            Counters::Own(b) => backend.read_bytes(b, 0, 16)?,
+            Counters::Upload(b) => backend.read_bytes(b, 0, 16)?,
+        };
+        let word = |i: usize| {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(&bytes[8 * i..8 * i + 8]);
+            u64::from_le_bytes(w)
+        };
+        Ok([word(0), word(1)])
+    }
 }
 
 impl<'a> DevicePattern<'a> {
@@ -45,7 +95,7 @@ impl<'a> DevicePattern<'a> {
                 scalar: None,
                 validity: c.validity(),
                 offset_name: P::OFFSET_NAME,
-                _owned: None,
+                upload: None,
             }
         }
         Ok(match pattern {
@@ -53,15 +103,19 @@ impl<'a> DevicePattern<'a> {
                 let len = i32::try_from(s.len()).map_err(|_| {
                     Error::invalid_argument("search", "a scalar pattern of 2^31 bytes or more")
                 })?;
-                let offsets = backend.upload_slice(&[0i32, len])?;
-                let chars = backend.upload_slice(s.as_bytes())?;
+                let mut bytes = Vec::with_capacity(SCALAR_CHARS + s.len());
+                bytes.extend_from_slice(&[0u8; SCALAR_OFFSETS]);
+                bytes.extend_from_slice(&0i32.to_le_bytes());
+                bytes.extend_from_slice(&len.to_le_bytes());
+                bytes.extend_from_slice(s.as_bytes());
+                let upload = backend.upload_slice(&bytes)?;
                 DevicePattern {
-                    offsets: offsets.device_ptr(),
-                    chars: chars.device_ptr(),
+                    offsets: upload.device_ptr() + SCALAR_OFFSETS as u64,
+                    chars: upload.device_ptr() + SCALAR_CHARS as u64,
                     scalar: Some(s.len()),
                     validity: None,
                     offset_name: "i32",
-                    _owned: Some((offsets, chars)),
+                    upload: Some(upload),
                 }
             }
             Pattern::Utf8(c) => column(c),
@@ -109,8 +163,7 @@ fn run<O: OffsetSize, B>(
     } else {
         None
     };
-    let counters = backend.alloc::<u64>(2)?;
-    backend.zero(&counters)?;
+    let counters = Counters::new(backend, pattern)?;
     if pattern.scalar.is_some() {
         run_tiles::<O>(
             backend,
@@ -188,7 +241,7 @@ fn finish<B>(
     out: B,
     and_words: Option<DeviceBuffer<u32>>,
     word: Option<ErrorWord>,
-    counters: &DeviceBuffer<u64>,
+    counters: &Counters<'_>,
 ) -> Result<Launched<B>> {
     if let Some((row, _)) = word.map(|w| w.read(backend)).transpose()?.flatten() {
         return Err(Error::Overflow {
@@ -196,7 +249,7 @@ fn finish<B>(
             message: format!("the answer of row {row} exceeds the i32 offset type"),
         });
     }
-    let counts = backend.download_vec(counters)?;
+    let counts = counters.read(backend)?;
     Ok(Launched {
         out,
         and_words,
@@ -254,14 +307,20 @@ fn run_tiles<O: OffsetSize>(
 /// words costs fewer instructions than match bits.
 const SHORT_ROW_PLACES: usize = 8;
 
+/// As [`SHORT_ROW_PLACES`], for `search_rows_contains_pairs_i32`: rows of about one
+/// or two places for the pattern, compared two at a time rather than four.
+const PAIR_ROW_PLACES: usize = 2;
+
 /// The most bytes a row of `search_rows_contains_bits_i32`'s columns averages (its
 /// chars buffer over its rows): a warp's step of 128 such rows fits its 4 KiB stage.
 const SHORT_ROW_BYTES: usize = 24;
 
 /// The warp-per-128-rows kernel that answers `contains` of a scalar pattern of `m`
 /// bytes in `col`, if any: with i32 offsets that start 16-byte aligned (an unsliced
-/// column), `search_rows_contains_i32` (places compared as words) for a pattern of 1
-/// to 8 bytes in rows averaging fewer than m + [`SHORT_ROW_PLACES`] bytes, else
+/// column), for a pattern of 1 to 8 bytes places compared as words, two at a time
+/// (`search_rows_contains_pairs_i32`) in rows averaging fewer than
+/// m + [`PAIR_ROW_PLACES`] bytes, else four at a time (`search_rows_contains_i32`) in
+/// rows averaging fewer than m + [`SHORT_ROW_PLACES`]; else
 /// `search_rows_contains_bits_i32` (match bits) in rows averaging at most
 /// [`SHORT_ROW_BYTES`].
 fn short_rows<O: OffsetSize>(
@@ -277,7 +336,9 @@ fn short_rows<O: OffsetSize>(
     {
         return None;
     }
-    if m <= 8 && average < m + SHORT_ROW_PLACES {
+    if m <= 8 && average < m + PAIR_ROW_PLACES {
+        Some("search_rows_contains_pairs_i32")
+    } else if m <= 8 && average < m + SHORT_ROW_PLACES {
         Some("search_rows_contains_i32")
     } else if average <= SHORT_ROW_BYTES {
         Some("search_rows_contains_bits_i32")
@@ -311,12 +372,13 @@ fn run_rows_contains<O: OffsetSize>(
         out_ptr,
         falses_ptr
     ];
-    // SAFETY: `search_rows_contains_i32` and `search_rows_contains_bits_i32(const
-    // int32_t*, const uint8_t*, uint64_t, const int32_t*, const uint8_t*, void*,
-    // unsigned long long*)`: read rows + 1 i32 offsets (16-byte aligned, checked by
-    // short_rows) and the bytes between them, the scalar pattern's two offsets and its
-    // m bytes (1 to 8 for the first); write ceil(rows / 32) answer words into `out`
-    // (allocated by the caller) and add to the zeroed counter.
+    // SAFETY: `search_rows_contains_pairs_i32`, `search_rows_contains_i32` and
+    // `search_rows_contains_bits_i32(const int32_t*, const uint8_t*, uint64_t, const
+    // int32_t*, const uint8_t*, void*, unsigned long long*)`: read rows + 1 i32
+    // offsets (16-byte aligned, checked by short_rows) and the bytes between them, the
+    // scalar pattern's two offsets and its m bytes (1 to 8 for the first two); write
+    // ceil(rows / 32) answer words into `out` (allocated by the caller) and add to the
+    // zeroed counter.
     unsafe { launch(function, grid, BLOCK, 0, backend.stream(), &mut args) }
 }
 

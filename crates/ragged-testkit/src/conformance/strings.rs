@@ -409,7 +409,9 @@ pub fn search_short_rows<B: Backend>(backend: &B) {
         "lic",
         "p",
     ];
-    let patterns = ["public", "p", "ic", "é", "𝄞", "private", "xpublicx", "c"];
+    let patterns = [
+        "public", "p", "ic", "é", "𝄞", "private", "xpublicx", "c", "lic", "ubli",
+    ];
     // Rows of one word (about 5 bytes: places compared as words on the GPU) or of
     // three (about 19 bytes, as names: match bits).
     for (count, joined) in [1usize, 31, 127, 128, 129, 1000, 5000]
