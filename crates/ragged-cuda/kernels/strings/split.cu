@@ -377,21 +377,31 @@ __device__ void split_columns(StringInput col, uint64_t rows, uint32_t tile_rows
     // Each row's walk, resumed column by column: from the left columns go 0, 1, ...;
     // from the right the parts come last column first, so columns go down from the
     // last, and a row with p parts starts at column p - 1. Kept per row between
-    // columns: the walk's position and parts found (DONE set when it has ended) and
-    // the part count (from the right).
+    // pairs of columns: the walk's position and parts found (DONE set when it has
+    // ended) and the part count (from the right). The first pair from the left starts
+    // its walks in registers: these arrays live in local memory, whose loads missed
+    // the L1 left beside the shared memory (PERFORMANCE v0.39), and two columns
+    // (one pair) never touch them.
     constexpr uint32_t DONE = 0x80000000u;
     uint32_t pos[TILE_ITEMS], found[TILE_ITEMS], parts[TILE_ITEMS];
-#pragma unroll 1
-    for (int i = 0; i < TILE_ITEMS; ++i) {
+    // Row slot i's walk from its start: found DONE for a null row or none.
+    const auto start_walk = [&](int i, uint32_t& walk_pos, uint32_t& walk_found) {
         const int r = i * TILE_THREADS + tid;
-        pos[i] = parts[i] = 0;
-        found[i] = DONE;
+        walk_pos = 0;
+        walk_found = DONE;
         if (r < n && col.valid(first + r)) {
-            const string_view s = staged.get(r);
-            found[i] = 0;
-            pos[i] = static_cast<uint32_t>(PartWalk<RIGHT>(s).pos);
-            if (RIGHT) {
-                const long long p = part_count<true>(s, d, cuts, staged.match, staged.begin(r));
+            walk_found = 0;
+            walk_pos = static_cast<uint32_t>(PartWalk<RIGHT>(staged.get(r)).pos);
+        }
+    };
+    if (RIGHT) {
+#pragma unroll 1
+        for (int i = 0; i < TILE_ITEMS; ++i) {
+            const int r = i * TILE_THREADS + tid;
+            start_walk(i, pos[i], found[i]);
+            parts[i] = 0;
+            if (!(found[i] & DONE)) {
+                const long long p = part_count<true>(staged.get(r), d, cuts, staged.match, staged.begin(r));
                 parts[i] = static_cast<uint32_t>(p);
                 if (p > static_cast<long long>(columns)) {
                     report_error(error_word, first + r, 2);
@@ -400,17 +410,18 @@ __device__ void split_columns(StringInput col, uint64_t rows, uint32_t tile_rows
             }
         }
     }
-    // Row slot i's part k, resumed from its walk: its start and size; false when the
-    // row has none.
-    const auto next_part = [&](int i, uint32_t k, uint32_t& start, uint32_t& size) {
+    // Row slot i's part k, resumed from its walk (walk_pos, walk_found, advanced): its
+    // start and size; false when the row has none.
+    const auto next_part = [&](int i, uint32_t k, uint32_t& walk_pos, uint32_t& walk_found, uint32_t& start,
+                               uint32_t& size) {
         const int r = i * TILE_THREADS + tid;
         long long x = 0, y = 0;
         bool has = false;
-        if (!(found[i] & DONE) && (!RIGHT || k < parts[i])) {
-            PartWalk<RIGHT> walk(staged.get(r), staged.match, staged.begin(r), pos[i], found[i]);
+        if (!(walk_found & DONE) && (!RIGHT || k < parts[i])) {
+            PartWalk<RIGHT> walk(staged.get(r), staged.match, staged.begin(r), walk_pos, walk_found);
             has = walk.next(d, cuts, x, y);
-            pos[i] = static_cast<uint32_t>(walk.pos);
-            found[i] = static_cast<uint32_t>(walk.found) | (walk.done ? DONE : 0u);
+            walk_pos = static_cast<uint32_t>(walk.pos);
+            walk_found = static_cast<uint32_t>(walk.found) | (walk.done ? DONE : 0u);
         }
         start = static_cast<uint32_t>(x);
         size = static_cast<uint32_t>(y - x);
@@ -419,6 +430,7 @@ __device__ void split_columns(StringInput col, uint64_t rows, uint32_t tile_rows
 
     for (uint32_t c = 0; c < columns; c += 2) {
         const bool pair = c + 1 < columns;
+        const bool last = c + 2 >= columns;
         // The pair's columns k0, then k1 (when `pair`).
         const uint32_t k0 = RIGHT ? columns - 1 - c : c;
         const uint32_t k1 = RIGHT ? k0 - 1 : k0 + 1;
@@ -427,10 +439,26 @@ __device__ void split_columns(StringInput col, uint64_t rows, uint32_t tile_rows
 #pragma unroll 1
         for (int i = 0; i < TILE_ITEMS; ++i) {
             const int r = i * TILE_THREADS + tid;
+            uint32_t walk_pos, walk_found;
+            if (RIGHT || c > 0) {  // uniform
+                walk_pos = pos[i];
+                walk_found = found[i];
+            } else {
+                start_walk(i, walk_pos, walk_found);
+            }
             uint32_t size0 = 0, size1 = 0;
             start1[i] = 0;
-            const bool has0 = next_part(i, k0, start0[i], size0);
-            const bool has1 = pair && next_part(i, k1, start1[i], size1);
+            const bool has0 = next_part(i, k0, walk_pos, walk_found, start0[i], size0);
+            const bool has1 = pair && next_part(i, k1, walk_pos, walk_found, start1[i], size1);
+            if (!last) {
+                pos[i] = walk_pos;
+                found[i] = walk_found;
+            } else if (!RIGHT && !(walk_found & DONE)) {
+                // Every row's parts must have run out by the last column.
+                long long x, y;
+                if (PartWalk<false>(staged.get(r), staged.match, staged.begin(r), walk_pos, walk_found).next(d, cuts, x, y))
+                    report_error(error_word, first + r, 2);
+            }
             at[r] = size0;
             at_second[r] = size1;
             // Uniform per warp: a warp whose first row is past the tile has no word.
@@ -441,16 +469,6 @@ __device__ void split_columns(StringInput col, uint64_t rows, uint32_t tile_rows
         }
         flush_count(counts + k0, nulls0);
         if (pair) flush_count(counts + k1, nulls1);
-        if (!RIGHT && c + 2 >= columns) {
-            // Every row's parts must have run out by the last column.
-#pragma unroll 1
-            for (int i = 0; i < TILE_ITEMS; ++i) {
-                const int r = i * TILE_THREADS + tid;
-                long long x, y;
-                if (!(found[i] & DONE) && PartWalk<false>(staged.get(r), staged.match, staged.begin(r), pos[i], found[i]).next(d, cuts, x, y))
-                    report_error(error_word, first + r, 2);
-            }
-        }
         __syncthreads();
 
         // The tile's positions in both columns (k1's half zero without a pair), its
@@ -484,12 +502,18 @@ __device__ void split_columns(StringInput col, uint64_t rows, uint32_t tile_rows
                 for (uint32_t j = 0; j < size; ++j) dst[j] = src[j];
             }
         };
+        // Each slot's local-memory values loaded one slot ahead (their loads missed L1).
+        uint32_t s0 = start0[0], s1 = start1[0], a1 = at1[0], p1 = part1[0];
 #pragma unroll 1
         for (int i = 0; i < TILE_ITEMS; ++i) {
             const int r = i * TILE_THREADS + tid;
+            const bool more = i + 1 < TILE_ITEMS;
+            const uint32_t ns0 = more ? start0[i + 1] : 0, ns1 = more ? start1[i + 1] : 0;
+            const uint32_t na1 = more ? at1[i + 1] : 0, np1 = more ? part1[i + 1] : 0;
             const uint32_t part0 = (r + 1 < TILE_ROWS ? at[r + 1] : size0) - at[r];
-            if (stage0 && part0 != 0) copy_part(stage + at[r], r, start0[i], part0, true);
-            if (stage1 && part1[i] != 0) copy_part(stage + second + at1[i], r, start1[i], part1[i], true);
+            if (stage0 && part0 != 0) copy_part(stage + at[r], r, s0, part0, true);
+            if (stage1 && p1 != 0) copy_part(stage + second + a1, r, s1, p1, true);
+            s0 = ns0, s1 = ns1, a1 = na1, p1 = np1;
         }
         const Acc base = scan.look_back(aggregate);
         const uint32_t base0 = static_cast<uint32_t>(base), base1 = static_cast<uint32_t>(base >> 32);
