@@ -67,11 +67,16 @@ def registers(path):
     return out
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def arguments(doc):
+    """The command line of a cubin script: its cubins and --filter (`doc`: its help)."""
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     parser.add_argument("cubins", nargs="+")
     parser.add_argument("--filter", default="", help="only kernels whose name contains this")
-    args = parser.parse_args()
+    return parser.parse_args()
+
+
+def main():
+    args = arguments(__doc__)
     status = 0
     for path in args.cubins:
         try:

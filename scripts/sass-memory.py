@@ -12,7 +12,6 @@ L2 (split's column kernel, PERFORMANCE v0.39). Generic loads of bytes staged in 
 memory mean the compiler could not see the pointer was shared (`TileRows::staged_bytes`
 gives one it can). The cubins come from `cargo run -p ragged-cuda --example cubin`.
 """
-import argparse
 import glob
 import importlib.util
 import os
@@ -37,13 +36,13 @@ def nvdisasm():
     return matches[-1] if matches else None
 
 
-def registers_of(path):
-    """{kernel: registers} from cubin-registers.py beside this script."""
+def cubin_registers():
+    """cubin-registers.py beside this script, as a module."""
     here = os.path.dirname(os.path.abspath(__file__))
     spec = importlib.util.spec_from_file_location("cubin_registers", os.path.join(here, "cubin-registers.py"))
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return module.registers(path)
+    return module
 
 
 def counts(tool, path):
@@ -66,10 +65,8 @@ def counts(tool, path):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("cubins", nargs="+")
-    parser.add_argument("--filter", default="", help="only kernels whose name contains this")
-    args = parser.parse_args()
+    registers = cubin_registers()
+    args = registers.arguments(__doc__)
     tool = nvdisasm()
     if tool is None:
         sys.exit("sass-memory: no nvdisasm (PATH, $NVDISASM, or pip install nvidia-cuda-nvdisasm)")
@@ -77,7 +74,7 @@ def main():
     print(f"{'regs':>4} {'LDL':>4} {'STL':>4} {'LD.E':>5} {'ST.E':>5} {'SASS':>6}  kernel")
     for path in args.cubins:
         try:
-            regs = registers_of(path)
+            regs = registers.registers(path)
             found = counts(tool, path)
         except (OSError, ValueError, StopIteration, subprocess.CalledProcessError) as e:
             print(f"{path}: {e}", file=sys.stderr)
