@@ -4,7 +4,7 @@ write_replaced_pieces): each warp's row slots, the warp scan of the rows' pieces
 owner found by the kernel's binary search over the lanes' first pieces, the piece's ends
 from the match bits (nth_bit, first_bit) and its place in the stage, lane by lane,
 checked against bytes.replace (with a count limit) on random tiles with nulls, empty
-rows and long rows (random_tile and Bits of experiments/run_walk_model.py):
+rows and long rows (replace_tile of experiments/run_walk_model.py):
 
     python3 experiments/replace_pieces_model.py
 """
@@ -13,35 +13,20 @@ import random
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from run_walk_model import TILE_BYTES, TILE_ROWS, TILE_THREADS, Bits, random_tile  # noqa: E402
+from run_walk_model import TILE_ROWS, TILE_THREADS, replace_tile  # noqa: E402
 
 TILE_ITEMS = TILE_ROWS // TILE_THREADS
 MASK = 0xFFFFFFFF
 
 
-def nth_bit(bits, a, b, k):
-    """The k-th set position in [a, b), or -1."""
-    for i in range(a, b):
-        if bits.bit(i):
-            if k == 0:
-                return i
-            k -= 1
-    return -1
-
-
-def first_bit(bits, a, b):
-    return nth_bit(bits, a, b, 0)
-
-
 def pieces_case(rnd):
-    rows, tile, starts = random_tile(rnd, b"abcA a")
-    n = len(rows)
-    if starts[n] > TILE_BYTES:
+    case = replace_tile(rnd)
+    if case is None:
         return None
-    rep = rnd.choice([b"AA", b"", b"X", b"XYZ"])
+    rows, tile, starts, rep, bits = case
+    n = len(rows)
     max_count = rnd.choice([1 << 62, 0, 1, 2])
     grow = (len(rep) - 1) & MASK
-    bits = Bits(tile, ord("a"))
     valid = [r < n and rows[r][1] for r in range(TILE_ROWS)]
     found = [min(bits.count(starts[r], starts[r + 1]), max_count) if valid[r] else 0 for r in range(TILE_ROWS)]
     at, total_bytes = [], 0
@@ -70,9 +55,9 @@ def pieces_case(rnd):
                     row = row_of[owner]
                     j = q - before[owner]
                     begin, size = starts[row], starts[row + 1] - starts[row]
-                    previous = -1 if j == 0 else nth_bit(bits, begin, begin + size, j - 1) - begin
+                    previous = -1 if j == 0 else bits.nth(begin, begin + size, j - 1) - begin
                     start = previous + 1
-                    stop = first_bit(bits, begin + start, begin + size) - begin if j < occurrences[owner] else size
+                    stop = bits.nth(begin + start, begin + size, 0) - begin if j < occurrences[owner] else size
                     dst = (at[row] + start + j * grow) & MASK
                     stage[dst:dst + stop - start] = tile[begin + start:begin + stop]
                     if j < occurrences[owner]:

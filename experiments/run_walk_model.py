@@ -47,6 +47,19 @@ class Bits:
     def last(self, a, b):
         return next((i for i in range(b - 1, a - 1, -1) if self.bit(i)), -1)
 
+    def nth(self, a, b, k):
+        """The k-th set position (k from 0) in [a, b), or -1 (nth_bit)."""
+        return next((i for i in range(a, b) if self.bit(i) and (k := k - 1) < 0), -1)
+
+
+def replace_tile(rnd):
+    """A random tile for replace of b"a" that fits TILE_BYTES: (rows, tile, starts, the
+    replacement, the match bits), or None."""
+    rows, tile, starts = random_tile(rnd, b"abcA a")
+    if starts[len(rows)] > TILE_BYTES:
+        return None
+    return rows, tile, starts, rnd.choice([b"AA", b"", b"X", b"XYZ"]), Bits(tile, ord("a"))
+
 
 def runs(starts, n):
     """Each thread's run [lo, hi) and the row holding lo, as the kernels compute them."""
@@ -63,13 +76,12 @@ def runs(starts, n):
 
 
 def replace_case(rnd):
-    rows, tile, starts = random_tile(rnd, b"abcA a")
-    n = len(rows)
-    if starts[n] > TILE_BYTES:
+    case = replace_tile(rnd)
+    if case is None:
         return None
-    rep = rnd.choice([b"AA", b"", b"X", b"XYZ"])
+    rows, tile, starts, rep, bits = case
+    n = len(rows)
     grow = len(rep) - 1
-    bits = Bits(tile, ord("a"))
     at, total = [], 0
     for r in range(TILE_ROWS):
         at.append(total)

@@ -126,7 +126,7 @@ template <typename O> struct TileRows {
     /// Row first + r's bytes (r < n).
     __device__ __forceinline__ string_view get(int r) const {
         if (!staged) return col.get(first + r);
-        return string_view{tile.bytes + tile.starts[r], tile.starts[r + 1] - tile.starts[r]};
+        return string_view{staged_bytes(r), tile.starts[r + 1] - tile.starts[r]};
     }
 
     /// Row first + r's first byte in the staged tile (only when staged): a pointer the
@@ -208,8 +208,6 @@ __device__ __forceinline__ void publish_tile_sizes(TileScan<uint32_t>& scan, uin
     __syncthreads();
 }
 
-/// TileScan::publish of pairs of counts (`low`, `high`) packed as in scan_tile_pairs,
-/// in place. Block-wide; ends with a __syncthreads.
 /// The thread's TILE_ITEMS consecutive pairs of `low` and `high`, packed high << 32 |
 /// low (what the pair scans take).
 __device__ __forceinline__ void load_pairs(const uint32_t* low, const uint32_t* high,
@@ -234,6 +232,8 @@ __device__ __forceinline__ void store_pairs(const unsigned long long (&items)[TI
     }
 }
 
+/// TileScan::publish of pairs of counts (`low`, `high`) packed as in scan_tile_pairs,
+/// in place. Block-wide; ends with a __syncthreads.
 __device__ __forceinline__ void publish_tile_pairs(TileScan<unsigned long long>& scan, uint32_t* low, uint32_t* high,
                                                    unsigned long long& total) {
     unsigned long long items[TILE_ITEMS];
@@ -242,7 +242,6 @@ __device__ __forceinline__ void publish_tile_pairs(TileScan<unsigned long long>&
     store_pairs(items, low, high);
     __syncthreads();
 }
-
 
 /// The exclusive scan of a tile's TILE_ROWS items, TILE_ITEMS consecutive ones per
 /// thread in `items` (0 past the tile's rows), in place: returns where the tile's
