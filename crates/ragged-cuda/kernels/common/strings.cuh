@@ -453,6 +453,44 @@ __device__ __forceinline__ bool head_matches_at(const uint8_t* bytes, int p, con
     return differ == 0;
 }
 
+/// Whether the pattern of at most 8 bytes (`pw`, m > 0) occurs in the row at positions
+/// [begin, end) of a 4-byte aligned buffer in shared memory (search_rows_contains'
+/// warp stage, redact's), G places at a time (2 or 4): the words holding bytes
+/// [p, p + G + 7) are loaded once and funnel-shifted to each of the places
+/// p .. p + G - 1, rather than three words loaded and the masks rebuilt per place.
+/// Pairs suit rows of one or two places for the pattern (PERFORMANCE v0.39). The
+/// buffer must hold 16 bytes from each place's aligned word (a zero piece after the
+/// rows).
+template <int G>
+__device__ __forceinline__ bool contains_by_places(const uint8_t* bytes, int begin, int end, const PatternWords& pw) {
+    static_assert(G == 2 || G == 4, "two or four places at a time");
+    // Words loaded: [p & ~3, (p & ~3) + 4 W) holds [p, p + G + 7).
+    constexpr int W = G == 4 ? 4 : 3;
+    const int last = end - pw.m;  // places [begin, last]
+    bool found = false;
+    for (int p = begin; p <= last; p += G) {
+        const uint32_t* words = reinterpret_cast<const uint32_t*>(bytes) + (p >> 2);
+        const int shift = 8 * (p & 3);
+        uint32_t w[W];
+#pragma unroll
+        for (int k = 0; k < W; ++k) w[k] = words[k];
+        // Bytes [p, p + 12) as three words (with pairs only byte p + 8 of the third
+        // is used, and it lies in w[2]).
+        const uint32_t r0 = __funnelshift_r(w[0], w[1], shift), r1 = __funnelshift_r(w[1], w[2], shift),
+                       r2 = W == 4 ? __funnelshift_r(w[2], w[W - 1], shift) : w[2] >> shift;
+        // Places p + j up to `last`: at most G, at least one.
+        const int more = last - p;
+#pragma unroll
+        for (int j = 0; j < G; ++j) {
+            const uint32_t x = j == 0 ? r0 : __funnelshift_r(r0, r1, 8 * j);
+            const uint32_t y = j == 0 ? r1 : __funnelshift_r(r1, r2, 8 * j);
+            const uint32_t differ = ((x ^ pw.first) & pw.first_mask) | ((y ^ pw.second) & pw.second_mask);
+            found |= differ == 0 && (j == 0 || j <= more);
+        }
+    }
+    return found;
+}
+
 /// Bit k set where the 4-byte word at position k of the 32 bytes `w` (with `next`, the
 /// 4 bytes after them) equals `pattern` under `mask`: for each word and each of its
 /// four byte offsets a funnel shift, a masked XOR and a compare — fewer instructions

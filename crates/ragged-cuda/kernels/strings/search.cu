@@ -226,42 +226,6 @@ __device__ __forceinline__ bool contains_direct(const uint8_t* bytes, int begin,
     return found;
 }
 
-/// contains_direct of a warp's stage (search_rows_contains), G places at a time (2 or
-/// 4): the words holding bytes [p, p + G + 7) are loaded once and funnel-shifted to
-/// each of the places p .. p + G - 1, rather than three words loaded and the masks
-/// rebuilt per place. Pairs suit rows of one or two places for the pattern (PERFORMANCE
-/// v0.39). The stage must hold 16 bytes from each place's aligned word (its zero
-/// piece).
-template <int G>
-__device__ __forceinline__ bool contains_by_places(const uint8_t* bytes, int begin, int end, const PatternWords& pw) {
-    static_assert(G == 2 || G == 4, "two or four places at a time");
-    // Words loaded: [p & ~3, (p & ~3) + 4 W) holds [p, p + G + 7).
-    constexpr int W = G == 4 ? 4 : 3;
-    const int last = end - pw.m;  // places [begin, last]
-    bool found = false;
-    for (int p = begin; p <= last; p += G) {
-        const uint32_t* words = reinterpret_cast<const uint32_t*>(bytes) + (p >> 2);
-        const int shift = 8 * (p & 3);
-        uint32_t w[W];
-#pragma unroll
-        for (int k = 0; k < W; ++k) w[k] = words[k];
-        // Bytes [p, p + 12) as three words (with pairs only byte p + 8 of the third
-        // is used, and it lies in w[2]).
-        const uint32_t r0 = __funnelshift_r(w[0], w[1], shift), r1 = __funnelshift_r(w[1], w[2], shift),
-                       r2 = W == 4 ? __funnelshift_r(w[2], w[W - 1], shift) : w[2] >> shift;
-        // Places p + j up to `last`: at most G, at least one.
-        const int more = last - p;
-#pragma unroll
-        for (int j = 0; j < G; ++j) {
-            const uint32_t x = j == 0 ? r0 : __funnelshift_r(r0, r1, 8 * j);
-            const uint32_t y = j == 0 ? r1 : __funnelshift_r(r1, r2, 8 * j);
-            const uint32_t differ = ((x ^ pw.first) & pw.first_mask) | ((y ^ pw.second) & pw.second_mask);
-            found |= differ == 0 && (j == 0 || j <= more);
-        }
-    }
-    return found;
-}
-
 /// The answers of the rows [first, first + n) of a staged tile (span >= 0) or of one
 /// that did not fit (span < 0: searched in global memory): from the match bits
 /// (tile_answer), or, when `edge` (starts_with / ends_with), from each row's first or

@@ -182,6 +182,364 @@ struct Redact {
 RAGGED_TWO_PASS(Redact, redact)
 RAGGED_ONE_PASS(Redact, redact)
 
+// ---- redact_staged: redact in one pass by warps of staged rows ---------------------
+
+/// Rows per warp of redact_staged: lane l plans rows 2l and 2l + 1 of its warp's,
+/// which are rows 2 tid and 2 tid + 1 of the tile (cub's blocked arrangement).
+constexpr int REDACT_WARP_ROWS = 32 * ONE_PASS_ITEMS;
+/// Bytes of a warp's stage of its rows' names, and of their visibility: rows averaging
+/// up to about 31 and 15 bytes fit; a warp whose rows do not fit plans them in global
+/// memory (redact_plan_unstaged).
+constexpr int REDACT_NAMES_STAGE = 2048;
+constexpr int REDACT_VISIBILITY_STAGE = 1024;
+/// Bytes of the tile's output stage (512 rows of "L First" up to about 16 bytes).
+constexpr int REDACT_OUT_STAGE = 8192;
+
+/// The bytes [w0, w1) of chars (readable over [0, end)) staged at stage[w0 - base]
+/// (base = aligned_base(chars, w0); w1 - base within the stage, which the caller
+/// checked) by the warp's 16-byte loads, followed by one zero piece of 16 bytes.
+/// Warp-wide; the caller synchronizes the warp before reading the stage.
+__device__ __forceinline__ void stage_warp_bytes(const uint8_t* chars, long long w0, long long w1, long long end,
+                                                 long long base, uint8_t* stage) {
+    const int chunks = static_cast<int>((w1 - base + 15) >> 4);
+    for (int c = static_cast<int>(threadIdx.x & 31u); c <= chunks; c += 32) {
+        const long long lo = base + 16ll * c;
+        uint4 v = make_uint4(0, 0, 0, 0);
+        if (c < chunks) {
+            if (lo >= 0 && lo + 16 <= end) v = *reinterpret_cast<const uint4*>(chars + lo);
+            else edge_piece(chars, lo, w0, w1, v);
+        }
+        *reinterpret_cast<uint4*>(stage + 16 * c) = v;
+    }
+}
+
+/// The first space in the staged row at positions [b, e) of an 8-byte aligned stage
+/// (readable 8 bytes past e rounded down to 8), or -1: eight bytes at a time.
+__device__ __forceinline__ int staged_first_space(const uint8_t* stage, int b, int e) {
+    const uint2* words = reinterpret_cast<const uint2*>(stage);
+    int q = b & ~7;
+    uint2 v = words[q >> 3];
+    unsigned long long spaces =
+        ((static_cast<unsigned long long>(__vcmpeq4(v.y, 0x20202020u)) << 32) | __vcmpeq4(v.x, 0x20202020u)) &
+        (~0ull << (8 * (b & 7)));
+    while (spaces == 0 && q + 8 < e) {
+        q += 8;
+        v = words[q >> 3];
+        spaces = (static_cast<unsigned long long>(__vcmpeq4(v.y, 0x20202020u)) << 32) | __vcmpeq4(v.x, 0x20202020u);
+    }
+    const int at = q + ((__ffsll(static_cast<long long>(spaces)) - 1) >> 3);
+    return spaces != 0 && at < e ? at : -1;
+}
+
+/// "public" as pattern_words gives it, from constants (pattern_words reads its bytes
+/// from memory).
+__device__ __forceinline__ PatternWords public_words() {
+    return PatternWords{0x6c627570u /* "publ" */, ~0u, 0x6369u /* "ic" */, 0xffffu, 6};
+}
+
+/// A staged row's plan: what redact_staged writes for it.
+struct StagedPlan {
+    /// The name's first byte in the warp's names stage, or -1 for "X X".
+    int begin;
+    /// The first space's position after begin (the first name's bytes).
+    int space;
+    /// The initial's bytes (0 to 4), after the space.
+    int initial;
+};
+
+/// Write the row of `plan` (valid, of size > 0) at dst: "X X", or the initial, a
+/// space and the first name from the names stage.
+__device__ __forceinline__ void write_staged(uint8_t* dst, const uint8_t* names, const StagedPlan& plan) {
+    if (plan.begin < 0) {
+        dst[0] = 'X';
+        dst[1] = ' ';
+        dst[2] = 'X';
+        return;
+    }
+    const uint8_t* name = names + plan.begin;
+    for (int i = 0; i < plan.initial; ++i) dst[i] = name[plan.space + 1 + i];
+    dst[plan.initial] = ' ';
+    copy_shared(dst + plan.initial + 1, name, static_cast<uint32_t>(plan.space));
+}
+
+/// Row `row`'s plan and size as Redact::plan gives them, for redact_staged's rows
+/// that are not staged (a scalar or i64 input, or long rows): byte by byte, with fewer
+/// registers than Redact::plan's grouped loads, so that the staged path keeps its own.
+/// Returns whether the row is valid; a size of 2^31 bytes or more is reported through
+/// the error word (code 1) and the row sized 0.
+__device__ __forceinline__ bool redact_plan_unstaged(const Redact& f, uint64_t row, uint64_t* error_word,
+                                                     Redact::Plan& p, int32_t& size) {
+    p.name = nullptr;
+    size = 3;
+    const string_view v = f.visibility.get(row);
+    if (!(f.visibility.valid(row) && v.find(string_view{reinterpret_cast<const uint8_t*>("public"), 6}) >= 0))
+        return true;
+    size = 0;
+    if (!f.names.valid(row)) return false;
+    const string_view name = f.names.get(row);
+    const long long space = name.find_byte(' ');
+    if (space < 0) return false;
+    p.name = name.data;
+    p.space = space;
+    p.initial = space + 1 < name.size && name[space + 1] != ' ' ? name.char_bytes_at(space + 1) : 0;
+    const long long bytes = space + 1 + p.initial;
+    if (bytes > 0x7fffffffll) {
+        report_error(error_word, row, 1);
+        return true;
+    }
+    size = static_cast<int32_t>(bytes);
+    return true;
+}
+
+/// Row `row`'s bytes (valid, of size > 0) at dst, for redact_staged's rows that are
+/// not staged: planned again by redact_plan_unstaged and written byte by byte.
+__device__ __forceinline__ void redact_write_unstaged(const Redact& f, uint64_t row, uint64_t* error_word,
+                                                      uint8_t* dst) {
+    Redact::Plan p;
+    int32_t size;
+    redact_plan_unstaged(f, row, error_word, p, size);
+    if (p.name == nullptr) {
+        dst[0] = 'X';
+        dst[1] = ' ';
+        dst[2] = 'X';
+        return;
+    }
+    const int n = static_cast<int>(p.space);
+    for (int i = 0; i < p.initial; ++i) dst[i] = p.name[n + 1 + i];
+    dst[p.initial] = ' ';
+    for (int i = 0; i < n; ++i) dst[p.initial + 1 + i] = p.name[i];
+}
+
+/// Plan the lane's rows mine and mine + 1 of a warp's 64 staged ones (redact_staged,
+/// i32 offsets; the visibility may be a scalar): their sizes, validity bits and plans.
+/// Returns false, having planned nothing, when the warp's rows do not fit its stages
+/// (uniform per warp).
+__device__ __forceinline__ bool plan_staged_rows(const Redact& f, uint64_t rows, uint64_t mine, uint8_t* names,
+                                                 uint8_t* visibility, StagedPlan (&plans)[ONE_PASS_ITEMS],
+                                                 int32_t (&sizes)[ONE_PASS_ITEMS], uint32_t& valid) {
+    constexpr unsigned FULL = 0xffffffffu;
+    const unsigned lane = threadIdx.x & 31u;
+    const StringInput& names_in = f.names;
+    const StringInput& visibility_in = f.visibility;
+    const int32_t* name_offsets = static_cast<const int32_t*>(names_in.offsets);
+    const int32_t* visibility_offsets = static_cast<const int32_t*>(visibility_in.offsets);
+    const bool scalar = visibility_in.scalar;  // its one row serves every row
+    // The lane's rows' starts and the end of its second row, in each input (rows past
+    // the end are empty).
+    int32_t n[3], v[3];
+#pragma unroll
+    for (int k = 0; k < 2; ++k) {
+        n[k] = name_offsets[mine + k <= rows ? mine + k : rows];
+        v[k] = scalar ? 0 : visibility_offsets[mine + k <= rows ? mine + k : rows];
+    }
+    n[2] = __shfl_down_sync(FULL, n[0], 1);
+    v[2] = __shfl_down_sync(FULL, v[0], 1);
+    if (lane == 31) {
+        n[2] = name_offsets[mine + 2 <= rows ? mine + 2 : rows];
+        v[2] = scalar ? 0 : visibility_offsets[mine + 2 <= rows ? mine + 2 : rows];
+    }
+    const int32_t n0 = __shfl_sync(FULL, n[0], 0), n1 = __shfl_sync(FULL, n[2], 31);
+    const int32_t v0 = __shfl_sync(FULL, v[0], 0), v1 = __shfl_sync(FULL, v[2], 31);
+    const long long name_base = aligned_base(names_in.chars, n0);
+    const long long visibility_base = aligned_base(visibility_in.chars, v0);
+    if (n1 - name_base > REDACT_NAMES_STAGE || v1 - visibility_base > REDACT_VISIBILITY_STAGE) return false;
+    stage_warp_bytes(names_in.chars, n0, n1, name_offsets[rows], name_base, names);
+    if (!scalar) stage_warp_bytes(visibility_in.chars, v0, v1, visibility_offsets[rows], visibility_base, visibility);
+    // Positions in the stages.
+    int nb[3], vb[3];
+#pragma unroll
+    for (int j = 0; j < 3; ++j) {
+        nb[j] = static_cast<int>(n[j] - name_base);
+        vb[j] = static_cast<int>(v[j] - visibility_base);
+    }
+    __syncwarp();
+    // A scalar visibility: "public" in it or not, for every row.
+    const bool scalar_open = scalar && visibility_in.valid(0) &&
+                             visibility_in.get(0).find(string_view{reinterpret_cast<const uint8_t*>("public"), 6}) >= 0;
+    const PatternWords pw = public_words();
+    const uint32_t name_valid = valid_bits<2>(names_in.bits, names_in.bit_offset, mine, rows);
+    const uint32_t visibility_valid =
+        scalar ? 0u : valid_bits<2>(visibility_in.bits, visibility_in.bit_offset, mine, rows);
+#pragma unroll
+    for (int k = 0; k < 2; ++k) {
+        plans[k].begin = -1;
+        if (mine + k >= rows) continue;
+        const bool open =
+            scalar ? scalar_open
+                   : ((visibility_valid >> k) & 1u) && contains_by_places<2>(visibility, vb[k], vb[k + 1], pw);
+        if (!open) {
+            sizes[k] = 3;
+            valid |= 1u << k;
+            continue;
+        }
+        if (!((name_valid >> k) & 1u)) continue;
+        const int b = nb[k], e = nb[k + 1];
+        const int at = staged_first_space(names, b, e);
+        if (at < 0) continue;
+        const uint32_t after = at + 1 < e ? names[at + 1] : 0u;
+        const int initial =
+            at + 1 < e && after != ' ' ? (after < 0xC0u ? 1 : (after < 0xE0u ? 2 : (after < 0xF0u ? 3 : 4))) : 0;
+        plans[k] = StagedPlan{b, at - b, initial};
+        sizes[k] = at - b + 1 + initial;
+        valid |= 1u << k;
+    }
+    return true;
+}
+
+/// redact in one pass for names with i32 offsets and a visibility column with i32
+/// offsets or a scalar (the host's choice, src/strings/transform.rs; other inputs take
+/// RAGGED_ONE_PASS's redact_one_pass): one_pass.cuh's order, contract and tiles,
+/// planned from rows staged per warp. Each warp stages the names and visibility bytes
+/// of its 64 consecutive rows in shared memory by 16-byte loads, and each lane plans
+/// its two rows from there — "public" compared as words two places at a time
+/// (contains_by_places), the first space found eight bytes at a time — and writes
+/// them into the tile's output stage from the names stage by words (copy_shared). A
+/// warp whose rows do not fit its stages plans them in global memory
+/// (redact_plan_unstaged) and writes them by planning them again. Against the generic
+/// one-pass kernel: 642 warp instructions per 32 rows against 711, and 40 registers
+/// (6 blocks per SM) against 48 (PERFORMANCE v0.40); every offset width in one kernel
+/// took 48 registers and lost that gain.
+template <typename O>
+__device__ __forceinline__ void redact_staged(const Redact& f, uint64_t rows, uint64_t capacity, O* offsets,
+                                                uint8_t* chars, uint32_t* validity, unsigned long long* counts,
+                                                uint64_t* error_word, void* state_mem, uint64_t state_bytes) {
+    typedef unsigned long long Acc;
+    typedef cub::ScanTileState<Acc> TileState;
+    typedef cub::TilePrefixCallbackOp<Acc, SumOp, TileState, typename OnePassTuning::Delay> Prefix;
+    typedef cub::BlockScan<Acc, ONE_PASS_THREADS, cub::BLOCK_SCAN_WARP_SCANS> Scanner;
+    constexpr unsigned FULL = 0xffffffffu;
+    constexpr int WARPS = ONE_PASS_THREADS / 32;
+    __shared__ struct {
+        typename Scanner::TempStorage scan;
+        typename Prefix::TempStorage prefix;
+    } temp;
+    __shared__ __align__(16) uint8_t name_stages[WARPS][REDACT_NAMES_STAGE + 16];
+    __shared__ __align__(16) uint8_t visibility_stages[WARPS][REDACT_VISIBILITY_STAGE + 16];
+    // 16 bytes more than staged, which flush_stage_shifted may read past the end.
+    __shared__ __align__(16) uint8_t stage[REDACT_OUT_STAGE + 16];
+    __shared__ Acc tile_base;
+
+    const int tiles = static_cast<int>((rows + ONE_PASS_ROWS - 1) / ONE_PASS_ROWS);
+    const int tile = blockIdx.x;
+    const unsigned tid = threadIdx.x, lane = tid & 31u;
+    const uint64_t first = static_cast<uint64_t>(tile) * ONE_PASS_ROWS;
+    // This lane's rows: mine and mine + 1.
+    const uint64_t mine = first + ONE_PASS_ITEMS * tid;
+    uint8_t* names = name_stages[tid >> 5];
+
+    // 1. Plans, sizes and validity.
+    StagedPlan plans[ONE_PASS_ITEMS];
+    int32_t sizes[ONE_PASS_ITEMS] = {0, 0};
+    uint32_t valid = 0;
+    uint8_t* visibility = visibility_stages[tid >> 5];
+    const bool staged = plan_staged_rows(f, rows, mine, names, visibility, plans, sizes, valid);  // uniform per warp
+    if (!staged) {  // uniform per warp
+#pragma unroll
+        for (int k = 0; k < 2; ++k) {
+            if (mine + k >= rows) continue;
+            Redact::Plan plan;
+            int32_t size;
+            const bool row_valid = redact_plan_unstaged(f, mine + k, error_word, plan, size);
+            sizes[k] = row_valid ? size : 0;
+            valid |= static_cast<uint32_t>(row_valid) << k;
+        }
+    }
+    // The validity of the warp's rows: rows 32j .. 32j + 31 of its 64 from lanes 16j ..
+    // 16j + 15, two bits each.
+    unsigned long long null_count = 0;
+    {
+        uint32_t word = valid << (2 * (lane & 15u));
+        word |= __shfl_xor_sync(FULL, word, 1);
+        word |= __shfl_xor_sync(FULL, word, 2);
+        word |= __shfl_xor_sync(FULL, word, 4);
+        word |= __shfl_xor_sync(FULL, word, 8);
+        const uint64_t word_row = first + REDACT_WARP_ROWS * (tid >> 5) + 32 * (lane >> 4);
+        if ((lane & 15u) == 0 && word_row < rows) {
+            validity[word_row / 32] = word;
+            const uint64_t present = rows - word_row < 32 ? rows - word_row : 32;
+            null_count = present - __popc(word);
+        }
+        null_count += __shfl_xor_sync(FULL, null_count, 16);
+    }
+    flush_count(counts, null_count);
+
+    // 2. The tile's own exclusive scan, its total published at once.
+    Acc items[ONE_PASS_ITEMS];
+#pragma unroll
+    for (int k = 0; k < ONE_PASS_ITEMS; ++k) items[k] = static_cast<Acc>(sizes[k]);
+    Acc aggregate;
+    Scanner(temp.scan).ExclusiveSum(items, items, aggregate);
+    TileState state = scan_state<Acc>(state_mem, state_bytes, tiles);
+    if (tid == 0 && tiles > 1) {
+        if (tile == 0) state.SetInclusive(0, aggregate);
+        else state.SetPartial(tile, aggregate);
+    }
+
+    // 3. The rows into the stage, at their places in the tile's output.
+    const bool staged_out = aggregate <= static_cast<Acc>(REDACT_OUT_STAGE);  // uniform
+    if (staged_out) {
+#pragma unroll
+        for (int k = 0; k < ONE_PASS_ITEMS; ++k) {
+            if (sizes[k] == 0) continue;
+            if (staged) {
+                write_staged(stage + items[k], names, plans[k]);
+            } else {
+                redact_write_unstaged(f, mine + k, error_word, stage + items[k]);
+            }
+        }
+    }
+
+    // 4. The earlier tiles' bytes, by the first warp (TilePrefixCallbackOp's contract).
+    if (tile == 0) {
+        if (tid == 0) tile_base = 0;
+    } else if (tid < 32) {
+        Prefix prefix(state, temp.prefix, SumOp{}, tile);
+        const Acc before = prefix(aggregate);
+        if (tid == 0) tile_base = before;
+    }
+    __syncthreads();
+
+    // 5. Offsets; then the bytes.
+    const Acc base = tile_base;
+    const Acc end = base + aggregate;
+#pragma unroll
+    for (int k = 0; k < ONE_PASS_ITEMS; ++k)
+        if (mine + k < rows) offsets[mine + k] = static_cast<O>(base + items[k]);
+    if (tile == tiles - 1 && tid == 0) {
+        offsets[rows] = static_cast<O>(end);
+        counts[1] = end;
+    }
+    if (end > capacity) return;  // uniform: the host falls back to the two-pass helper
+    if (staged_out) {
+        flush_stage_shifted(stage, chars + base, static_cast<long long>(aggregate));
+        return;
+    }
+#pragma unroll
+    for (int k = 0; k < ONE_PASS_ITEMS; ++k) {
+        if (sizes[k] == 0) continue;
+        const Acc at = base + items[k];
+        if (staged) {
+            write_staged(chars + at, names, plans[k]);
+        } else {
+            redact_write_unstaged(f, mine + k, error_word, chars + at);
+        }
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(ONE_PASS_THREADS)
+    redact_staged_one_pass_i32(Redact f, uint64_t rows, uint64_t capacity, int32_t* offsets, uint8_t* chars,
+                        uint32_t* validity, unsigned long long* counts, uint64_t* error_word, void* state,
+                        uint64_t state_bytes) {
+    redact_staged(f, rows, capacity, offsets, chars, validity, counts, error_word, state, state_bytes);
+}
+
+extern "C" __global__ void __launch_bounds__(ONE_PASS_THREADS)
+    redact_staged_one_pass_i64(Redact f, uint64_t rows, uint64_t capacity, long long* offsets, uint8_t* chars,
+                        uint32_t* validity, unsigned long long* counts, uint64_t* error_word, void* state,
+                        uint64_t state_bytes) {
+    redact_staged(f, rows, capacity, offsets, chars, validity, counts, error_word, state, state_bytes);
+}
+
 // ---- per-row rewrites: upper / lower, strip, pad, repeat, replace --------------------
 
 // upper / lower: ASCII by arithmetic; another character by a binary search of the

@@ -11,7 +11,7 @@ use ragged_core::{BooleanColumn, Error, OffsetSize, Result, StringColumn, Validi
 
 use super::two_pass::{
     alloc_offsets, any_strings, arg_bytes, bool_input, column_input, transform, transform_as,
-    two_pass, BoolInput, StringInput, Uploads, ONE_PASS_MAX_BOUND,
+    transform_with_one_pass, two_pass, BoolInput, StringInput, Uploads, ONE_PASS_MAX_BOUND,
 };
 use super::{launch_tiles, tile_plan};
 use crate::compile::{user_transform_module, STRINGS_TRANSFORM};
@@ -189,9 +189,14 @@ pub(crate) fn redact<O: OffsetSize>(
     };
     // "L First" is at most the name's bytes ("First Last"); "X X" is 3.
     let bound = plus_per_row(col_bytes(names), 3, names.len());
-    builtin(
+    // Inputs with i32 offsets (or a scalar visibility) are planned from rows staged
+    // per warp (redact_staged_one_pass); others by the generic one-pass kernel.
+    let staged = std::mem::size_of::<O>() == 4 && !matches!(visibility, StringArg::LargeUtf8(_));
+    transform_with_one_pass(
         backend,
+        &STRINGS_TRANSFORM,
         "redact",
+        if staged { "redact_staged" } else { "redact" },
         "redact",
         functor,
         names.len(),

@@ -168,8 +168,35 @@ pub(crate) fn transform<F: Copy>(
     width: OffsetWidth,
     bound: Option<u64>,
 ) -> Result<AnyStringColumn<Device>> {
+    transform_with_one_pass(backend, module, name, name, op, functor, rows, width, bound)
+}
+
+/// `transform` whose one pass runs `<one_pass_name>_one_pass_<O>` (a kernel with
+/// `<name>_one_pass_<O>`'s parameters and tiles, specialized for the inputs at hand),
+/// its two passes `<name>`'s.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn transform_with_one_pass<F: Copy>(
+    backend: &CudaBackend,
+    module: &ModuleSource,
+    name: &str,
+    one_pass_name: &str,
+    op: &'static str,
+    functor: F,
+    rows: usize,
+    width: OffsetWidth,
+    bound: Option<u64>,
+) -> Result<AnyStringColumn<Device>> {
     if let Some(bound) = bound.filter(|&b| b <= ONE_PASS_MAX_BOUND && rows > 0) {
-        if let Some(out) = one_pass(backend, module, name, op, functor, rows, width, bound)? {
+        if let Some(out) = one_pass(
+            backend,
+            module,
+            one_pass_name,
+            op,
+            functor,
+            rows,
+            width,
+            bound,
+        )? {
             return Ok(out);
         }
     }

@@ -23,7 +23,9 @@ use ragged_core::{Backend, BooleanColumn, Column, Error, Host, OffsetSize, Strin
 
 use super::backend_error;
 use crate::check::{compare_validity, Failures, Mismatch};
-use crate::gen::{in_shard, random_string, string_cases, CharMix, StringCase, StringSpec};
+use crate::gen::{
+    in_shard, large_rows, random_string, string_cases, CharMix, StringCase, StringSpec,
+};
 use crate::native::TestNative;
 use crate::rng::Rng;
 
@@ -895,8 +897,9 @@ fn redact_composed<B: Backend, O: OffsetSize>(
     )
 }
 
-/// Suite test: `redact` over generated names (0, 1, 31–33, 257 and 5 000 rows, and
-/// 1 200 rows of edge_rows; sliced too) equals the oracle and the composition of the
+/// Suite test: `redact` over generated names (0, 1, 31–33, 257, 5 000 and
+/// [`large_rows`] rows — many tiles of the GPU's one-pass kernel — and 1 200 rows of
+/// edge_rows; sliced too) equals the oracle and the composition of the
 /// API's ops on the same backend, at automatic and forced-i64 widths; a visibility
 /// scalar works too.
 ///
@@ -912,6 +915,7 @@ pub fn redact<B: Backend, O: OffsetSize + TestNative>(backend: &B) {
         (false, 33),
         (false, 257),
         (false, 5000),
+        (false, large_rows()),
         (true, 1200),
     ] {
         for sliced in [false, true] {
