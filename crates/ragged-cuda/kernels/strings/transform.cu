@@ -406,7 +406,10 @@ __device__ __forceinline__ void redact_staged(const Redact& f, uint64_t rows, ui
     typedef unsigned long long Acc;
     typedef cub::ScanTileState<Acc> TileState;
     typedef cub::TilePrefixCallbackOp<Acc, SumOp, TileState, typename OnePassTuning::Delay> Prefix;
-    typedef cub::BlockScan<Acc, ONE_PASS_THREADS, cub::BLOCK_SCAN_WARP_SCANS> Scanner;
+    // The tile's scan in 32 bits: a row's size is at most its name's bytes + 4 (the
+    // initial's length comes from its lead byte) or 3, and the names' i32 offsets
+    // cover under 2^31 bytes, so a tile's total stays below 2^32.
+    typedef cub::BlockScan<uint32_t, ONE_PASS_THREADS, cub::BLOCK_SCAN_WARP_SCANS> Scanner;
     constexpr unsigned FULL = 0xffffffffu;
     constexpr int WARPS = ONE_PASS_THREADS / 32;
     __shared__ struct {
@@ -464,19 +467,19 @@ __device__ __forceinline__ void redact_staged(const Redact& f, uint64_t rows, ui
     flush_count(counts, null_count);
 
     // 2. The tile's own exclusive scan, its total published at once.
-    Acc items[ONE_PASS_ITEMS];
+    uint32_t items[ONE_PASS_ITEMS];
 #pragma unroll
-    for (int k = 0; k < ONE_PASS_ITEMS; ++k) items[k] = static_cast<Acc>(sizes[k]);
-    Acc aggregate;
+    for (int k = 0; k < ONE_PASS_ITEMS; ++k) items[k] = static_cast<uint32_t>(sizes[k]);
+    uint32_t aggregate;
     Scanner(temp.scan).ExclusiveSum(items, items, aggregate);
     TileState state = scan_state<Acc>(state_mem, state_bytes, tiles);
     if (tid == 0 && tiles > 1) {
-        if (tile == 0) state.SetInclusive(0, aggregate);
-        else state.SetPartial(tile, aggregate);
+        if (tile == 0) state.SetInclusive(0, static_cast<Acc>(aggregate));
+        else state.SetPartial(tile, static_cast<Acc>(aggregate));
     }
 
     // 3. The rows into the stage, at their places in the tile's output.
-    const bool staged_out = aggregate <= static_cast<Acc>(REDACT_OUT_STAGE);  // uniform
+    const bool staged_out = aggregate <= static_cast<uint32_t>(REDACT_OUT_STAGE);  // uniform
     if (staged_out) {
 #pragma unroll
         for (int k = 0; k < ONE_PASS_ITEMS; ++k) {
@@ -494,7 +497,7 @@ __device__ __forceinline__ void redact_staged(const Redact& f, uint64_t rows, ui
         if (tid == 0) tile_base = 0;
     } else if (tid < 32) {
         Prefix prefix(state, temp.prefix, SumOp{}, tile);
-        const Acc before = prefix(aggregate);
+        const Acc before = prefix(static_cast<Acc>(aggregate));
         if (tid == 0) tile_base = before;
     }
     __syncthreads();
@@ -528,15 +531,15 @@ __device__ __forceinline__ void redact_staged(const Redact& f, uint64_t rows, ui
 
 extern "C" __global__ void __launch_bounds__(ONE_PASS_THREADS)
     redact_staged_one_pass_i32(Redact f, uint64_t rows, uint64_t capacity, int32_t* offsets, uint8_t* chars,
-                        uint32_t* validity, unsigned long long* counts, uint64_t* error_word, void* state,
-                        uint64_t state_bytes) {
+                               uint32_t* validity, unsigned long long* counts, uint64_t* error_word, void* state,
+                               uint64_t state_bytes) {
     redact_staged(f, rows, capacity, offsets, chars, validity, counts, error_word, state, state_bytes);
 }
 
 extern "C" __global__ void __launch_bounds__(ONE_PASS_THREADS)
     redact_staged_one_pass_i64(Redact f, uint64_t rows, uint64_t capacity, long long* offsets, uint8_t* chars,
-                        uint32_t* validity, unsigned long long* counts, uint64_t* error_word, void* state,
-                        uint64_t state_bytes) {
+                               uint32_t* validity, unsigned long long* counts, uint64_t* error_word, void* state,
+                               uint64_t state_bytes) {
     redact_staged(f, rows, capacity, offsets, chars, validity, counts, error_word, state, state_bytes);
 }
 

@@ -901,7 +901,7 @@ fn redact_composed<B: Backend, O: OffsetSize>(
 /// [`large_rows`] rows — many tiles of the GPU's one-pass kernel — and 1 200 rows of
 /// edge_rows; sliced too) equals the oracle and the composition of the
 /// API's ops on the same backend, at automatic and forced-i64 widths; a visibility
-/// scalar works too.
+/// scalar works too (holding "public", not holding it, and null).
 ///
 /// # Panics
 /// When any output differs.
@@ -977,22 +977,26 @@ pub fn redact<B: Backend, O: OffsetSize + TestNative>(backend: &B) {
                         check_any(backend, &format!("{label} composition"), &out, None, &want)
                     }),
             );
-            let all_public: Vec<Option<String>> = names
-                .iter()
-                .map(|n| redact_oracle(n.as_deref(), Some("public")))
-                .collect();
-            failures.record(
-                backend
-                    .redact(
-                        &names_dev,
-                        StringArg::Scalar(Some("public")),
-                        OffsetWidth::Auto,
-                    )
-                    .map_err(|e| fail("redact(scalar)", e))
-                    .and_then(|out| {
-                        check_any(backend, &format!("{label} scalar"), &out, None, &all_public)
-                    }),
-            );
+            for scalar in [Some("public"), Some("a public one"), Some("private"), None] {
+                let want: Vec<Option<String>> = names
+                    .iter()
+                    .map(|n| redact_oracle(n.as_deref(), scalar))
+                    .collect();
+                failures.record(
+                    backend
+                        .redact(&names_dev, StringArg::Scalar(scalar), OffsetWidth::Auto)
+                        .map_err(|e| fail("redact(scalar)", e))
+                        .and_then(|out| {
+                            check_any(
+                                backend,
+                                &format!("{label} scalar {scalar:?}"),
+                                &out,
+                                None,
+                                &want,
+                            )
+                        }),
+                );
+            }
         }
     }
     failures.finish(&format!("redact<{}>", O::OFFSET_NAME));
