@@ -263,8 +263,9 @@ __device__ __forceinline__ void write_staged(uint8_t* dst, const uint8_t* names,
 }
 
 /// Row `row`'s plan and size as Redact::plan gives them, for redact_staged's rows
-/// that are not staged (a scalar or i64 input, or long rows): byte by byte, with fewer
-/// registers than Redact::plan's grouped loads, so that the staged path keeps its own.
+/// that are not staged (a warp's rows too long for its stages): byte by byte, with
+/// fewer registers than Redact::plan's grouped loads, so that the staged path keeps
+/// its own.
 /// Returns whether the row is valid; a size of 2^31 bytes or more is reported through
 /// the error word (code 1) and the row sized 0.
 __device__ __forceinline__ bool redact_plan_unstaged(const Redact& f, uint64_t row, uint64_t* error_word,
