@@ -820,7 +820,8 @@ fn random_visibility(n: usize, rng: &mut Rng) -> Vec<Option<String>> {
 /// starts with "!", the byte one above a space's, so that a word-wise search that
 /// reads across rows would be caught), one name of 30 000 bytes at row 700 among
 /// short ones (one GPU tile too long for shared memory), and visibilities around
-/// "public" ("publi", "xpublic", "!public", "publicc", "pu blic").
+/// "public" ("publi", "xpublic", "!public", "publicc", "pu blic"), one of them 3 006
+/// bytes long at row 900 (longer than a GPU warp's stage of them).
 fn edge_rows(n: usize, rng: &mut Rng) -> (Vec<Option<String>>, Vec<Option<String>>) {
     const PIECES: [&str; 5] = [" ", "!", "a", "é", "𝄞"];
     const VISIBILITIES: [&str; 8] = [
@@ -839,7 +840,13 @@ fn edge_rows(n: usize, rng: &mut Rng) -> (Vec<Option<String>>, Vec<Option<String
         })
         .collect();
     let visibility = (0..n)
-        .map(|_| (!rng.chance(3)).then(|| VISIBILITIES[rng.index(VISIBILITIES.len())].to_string()))
+        .map(|i| {
+            if i == 900 {
+                // A visibility row longer than a warp's stage of them.
+                return Some(format!("{}public", "x".repeat(3000)));
+            }
+            (!rng.chance(3)).then(|| VISIBILITIES[rng.index(VISIBILITIES.len())].to_string())
+        })
         .collect();
     (names, visibility)
 }
