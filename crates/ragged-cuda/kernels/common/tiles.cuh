@@ -140,8 +140,8 @@ template <typename O> struct TileRows {
 
 /// A tile's exclusive scan in two steps, so that the block writes its rows into the
 /// stage between them (one_pass's order, ARCHITECTURE "one pass"): `publish` scans the
-/// tile's TILE_ROWS items (sizes, or two counts packed in one word as in
-/// scan_tile_pairs) in place into positions relative to the tile's first and publishes
+/// tile's items (sizes, or two counts packed in one word as in scan_tile_pairs; the
+/// tile kernels' TILE_ROWS, redact_staged's ONE_PASS_ROWS) in place into positions relative to the tile's first and publishes
 /// the tile's total at once; `look_back` then takes the earlier tiles' total (first
 /// warp, decoupled look-back over the tile state at state_mem, tile = blockIdx.x). By
 /// then the earlier tiles have long published theirs, so by default (`Tuning`) the
@@ -152,7 +152,8 @@ template <typename T, typename Tuning = ScanTuning<TILE_THREADS, TILE_ITEMS, 100
     typedef unsigned long long Acc;
     typedef cub::ScanTileState<Acc> TileState;
     typedef cub::TilePrefixCallbackOp<Acc, SumOp, TileState, typename Tuning::Delay> Prefix;
-    typedef cub::BlockScan<T, TILE_THREADS, cub::BLOCK_SCAN_WARP_SCANS> Scanner;
+    // The block: Tuning::THREADS threads (TILE_THREADS for the tile kernels).
+    typedef cub::BlockScan<T, Tuning::THREADS, cub::BLOCK_SCAN_WARP_SCANS> Scanner;
     /// The shared memory of both steps (the kernel declares it __shared__).
     struct Storage {
         typename Scanner::TempStorage scan;
@@ -165,10 +166,11 @@ template <typename T, typename Tuning = ScanTuning<TILE_THREADS, TILE_ITEMS, 100
     uint64_t state_bytes;
     int tiles;
 
-    /// Scan `items` (TILE_ITEMS consecutive items per thread, 0 past the tile's rows)
-    /// in place and publish the tile's total, which `total` receives. Block-wide; no
-    /// barrier at the end.
-    __device__ __forceinline__ void publish(T (&items)[TILE_ITEMS], T& total) {
+    /// Scan `items` (ITEMS consecutive items per thread — TILE_ITEMS for the tile
+    /// kernels, ONE_PASS_ITEMS for redact_staged —, 0 past the tile's rows) in place
+    /// and publish the tile's total, which `total` receives. Block-wide; no barrier at
+    /// the end.
+    template <int ITEMS> __device__ __forceinline__ void publish(T (&items)[ITEMS], T& total) {
         Scanner(temp.scan).ExclusiveSum(items, items, total);
         if (threadIdx.x == 0 && tiles > 1) {
             TileState state = scan_state<Acc>(state_mem, state_bytes, tiles);

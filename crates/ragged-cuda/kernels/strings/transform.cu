@@ -237,6 +237,13 @@ __device__ __forceinline__ PatternWords public_words() {
     return PatternWords{0x6c627570u /* "publ" */, ~0u, 0x6369u /* "ic" */, 0xffffu, 6};
 }
 
+/// A row whose visibility does not hold "public": "X X" at dst.
+__device__ __forceinline__ void write_hidden(uint8_t* dst) {
+    dst[0] = 'X';
+    dst[1] = ' ';
+    dst[2] = 'X';
+}
+
 /// A staged row's plan: what redact_staged writes for it.
 struct StagedPlan {
     /// The name's first byte in the warp's names stage, or -1 for "X X".
@@ -251,9 +258,7 @@ struct StagedPlan {
 /// space and the first name from the names stage.
 __device__ __forceinline__ void write_staged(uint8_t* dst, const uint8_t* names, const StagedPlan& plan) {
     if (plan.begin < 0) {
-        dst[0] = 'X';
-        dst[1] = ' ';
-        dst[2] = 'X';
+        write_hidden(dst);
         return;
     }
     const uint8_t* name = names + plan.begin;
@@ -300,9 +305,7 @@ __device__ __forceinline__ void redact_write_unstaged(const Redact& f, uint64_t 
     int32_t size;
     redact_plan_unstaged(f, row, error_word, p, size);
     if (p.name == nullptr) {
-        dst[0] = 'X';
-        dst[1] = ' ';
-        dst[2] = 'X';
+        write_hidden(dst);
         return;
     }
     const int n = static_cast<int>(p.space);
@@ -405,23 +408,17 @@ __device__ __forceinline__ void redact_staged(const Redact& f, uint64_t rows, ui
                                                 uint8_t* chars, uint32_t* validity, unsigned long long* counts,
                                                 uint64_t* error_word, void* state_mem, uint64_t state_bytes) {
     typedef unsigned long long Acc;
-    typedef cub::ScanTileState<Acc> TileState;
-    typedef cub::TilePrefixCallbackOp<Acc, SumOp, TileState, typename OnePassTuning::Delay> Prefix;
     // The tile's scan in 32 bits: a row's size is at most its name's bytes + 4 (the
     // initial's length comes from its lead byte) or 3, and the names' i32 offsets
     // cover under 2^31 bytes, so a tile's total stays below 2^32.
-    typedef cub::BlockScan<uint32_t, ONE_PASS_THREADS, cub::BLOCK_SCAN_WARP_SCANS> Scanner;
+    typedef TileScan<uint32_t, OnePassTuning> Scan;
     constexpr unsigned FULL = 0xffffffffu;
     constexpr int WARPS = ONE_PASS_THREADS / 32;
-    __shared__ struct {
-        typename Scanner::TempStorage scan;
-        typename Prefix::TempStorage prefix;
-    } temp;
+    __shared__ typename Scan::Storage temp;
     __shared__ __align__(16) uint8_t name_stages[WARPS][REDACT_NAMES_STAGE + 16];
     __shared__ __align__(16) uint8_t visibility_stages[WARPS][REDACT_VISIBILITY_STAGE + 16];
     // 16 bytes more than staged, which flush_stage_shifted may read past the end.
     __shared__ __align__(16) uint8_t stage[REDACT_OUT_STAGE + 16];
-    __shared__ Acc tile_base;
 
     const int tiles = static_cast<int>((rows + ONE_PASS_ROWS - 1) / ONE_PASS_ROWS);
     const int tile = blockIdx.x;
@@ -472,12 +469,8 @@ __device__ __forceinline__ void redact_staged(const Redact& f, uint64_t rows, ui
 #pragma unroll
     for (int k = 0; k < ONE_PASS_ITEMS; ++k) items[k] = static_cast<uint32_t>(sizes[k]);
     uint32_t aggregate;
-    Scanner(temp.scan).ExclusiveSum(items, items, aggregate);
-    TileState state = scan_state<Acc>(state_mem, state_bytes, tiles);
-    if (tid == 0 && tiles > 1) {
-        if (tile == 0) state.SetInclusive(0, static_cast<Acc>(aggregate));
-        else state.SetPartial(tile, static_cast<Acc>(aggregate));
-    }
+    Scan scan{temp, state_mem, state_bytes, tiles};
+    scan.publish(items, aggregate);
 
     // 3. The rows into the stage, at their places in the tile's output.
     const bool staged_out = aggregate <= static_cast<uint32_t>(REDACT_OUT_STAGE);  // uniform
@@ -493,18 +486,10 @@ __device__ __forceinline__ void redact_staged(const Redact& f, uint64_t rows, ui
         }
     }
 
-    // 4. The earlier tiles' bytes, by the first warp (TilePrefixCallbackOp's contract).
-    if (tile == 0) {
-        if (tid == 0) tile_base = 0;
-    } else if (tid < 32) {
-        Prefix prefix(state, temp.prefix, SumOp{}, tile);
-        const Acc before = prefix(static_cast<Acc>(aggregate));
-        if (tid == 0) tile_base = before;
-    }
-    __syncthreads();
+    // 4. The earlier tiles' bytes (block-wide, ends with a barrier).
+    const Acc base = scan.look_back(aggregate);
 
     // 5. Offsets; then the bytes.
-    const Acc base = tile_base;
     const Acc end = base + aggregate;
 #pragma unroll
     for (int k = 0; k < ONE_PASS_ITEMS; ++k)
