@@ -28,6 +28,8 @@ template <int THREADS_, int ITEMS_, int SPIN_NS = 350, int START_NS = 450> struc
     static constexpr int THREADS = THREADS_;
     static constexpr int ITEMS = ITEMS_;
     static constexpr int TILE = THREADS_ * ITEMS_;
+    /// Nanoseconds between polls of the tile states.
+    static constexpr int SPIN = SPIN_NS;
     typedef cub::detail::fixed_delay_constructor_t<SPIN_NS, START_NS> Delay;
 };
 

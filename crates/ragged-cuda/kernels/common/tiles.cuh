@@ -8,8 +8,9 @@
 //   tile is staged;
 // - TileScan: the tile's output sizes scanned into positions and its total published
 //   at once; the earlier tiles' total taken later by decoupled look-back
-//   (cub::TilePrefixCallbackOp over the tile state the host initializes as acc_u64),
-//   after the block has written its rows into the stage (as one_pass does);
+//   (cub::TilePrefixCallbackOp, or look_back_wide, over the tile state the host
+//   initializes as acc_u64), after the block has written its rows into the stage (as
+//   one_pass does);
 // - scan_tile_pairs: the same scan with the look-back at once, for a kernel that needs
 //   its base to write its rows (split_record).
 // A kernel launches TILE_THREADS threads per block, one block per tile (tile =
@@ -138,6 +139,66 @@ template <typename O> struct TileRows {
     __device__ __forceinline__ int begin(int r) const { return staged ? tile.starts[r] : 0; }
 };
 
+/// Tile states each lane of look_back_wide reads per round trip: two (64 a round trip)
+/// keep redact_staged at 40 registers; four spilled there and measured no faster than
+/// cub's 32 (PERFORMANCE v0.41).
+constexpr int LOOK_BACK_LANE_TILES = 2;
+
+/// The exclusive prefix of tile t (> 0) of a decoupled look-back over `state`: the sum
+/// of the earlier tiles' totals. The calling warp (the first) reads the states of the
+/// 32 LOOK_BACK_LANE_TILES tiles before the ones it has summed, all at once, waits
+/// (polling every POLL_NS) until those nearer than the nearest published inclusive
+/// prefix are valid, and adds that prefix and the partial totals after it; with no
+/// inclusive prefix among them it adds all of their totals and goes further back.
+/// cub's TilePrefixCallbackOp reads 32 states per round trip: with hundreds of tiles
+/// in flight the nearest inclusive prefix tends to lie further back than that, and
+/// each round trip of the walk kept the block waiting at the barrier behind it.
+template <int POLL_NS>
+__device__ __forceinline__ unsigned long long look_back_wide(cub::ScanTileState<unsigned long long>& state, int t) {
+    typedef cub::ScanTileState<unsigned long long> State;
+    constexpr unsigned FULL = 0xffffffffu;
+    constexpr int K = LOOK_BACK_LANE_TILES;
+    const int lane = static_cast<int>(threadIdx.x & 31u);
+    unsigned long long prefix = 0;
+    for (int end = t;; end -= 32 * K) {
+        // Tile end - 1 - k for k = 32 j + lane (the padding's out-of-bounds states
+        // before tile 0, for tiles below it), and the nearest boundary — a published
+        // inclusive prefix or the padding — at distance `nearest` (32 K: none).
+        unsigned long long status[K], value[K];
+        int nearest;
+        for (;;) {
+#pragma unroll
+            for (int j = 0; j < K; ++j) {
+                const int tile = end - 1 - (32 * j + lane);
+                const ulonglong2 word =
+                    cub::detail::load_relaxed(state.d_tile_descriptors + State::TILE_STATUS_PADDING + (tile < -1 ? -1 : tile));
+                status[j] = word.x;
+                value[j] = word.y;
+            }
+            nearest = 32 * K;
+#pragma unroll
+            for (int j = K - 1; j >= 0; --j) {
+                const unsigned boundary =
+                    __ballot_sync(FULL, status[j] == cub::SCAN_TILE_INCLUSIVE || status[j] == cub::SCAN_TILE_OOB);
+                if (boundary != 0) nearest = 32 * j + __ffs(static_cast<int>(boundary)) - 1;
+            }
+            bool waiting = false;
+#pragma unroll
+            for (int j = 0; j < K; ++j) waiting |= status[j] == cub::SCAN_TILE_INVALID && 32 * j + lane < nearest;
+            if (!__any_sync(FULL, waiting)) break;
+            __nanosleep(POLL_NS);
+        }
+        unsigned long long sum = 0;
+#pragma unroll
+        for (int j = 0; j < K; ++j)
+            if (32 * j + lane <= nearest && status[j] != cub::SCAN_TILE_OOB) sum += value[j];
+#pragma unroll
+        for (int d = 16; d > 0; d >>= 1) sum += __shfl_xor_sync(FULL, sum, d);
+        prefix += sum;
+        if (nearest < 32 * K) return prefix;
+    }
+}
+
 /// A tile's exclusive scan in two steps, so that the block writes its rows into the
 /// stage between them (one_pass's order, ARCHITECTURE "one pass"): `publish` scans the
 /// tile's items (sizes, or two counts packed in one word as in scan_tile_pairs; the
@@ -147,8 +208,11 @@ template <typename O> struct TileRows {
 /// then the earlier tiles have long published theirs, so by default (`Tuning`) the
 /// look-back polls every 100 ns with no sleep before the first poll: with cub's 1245 ns
 /// first sleep every block waited at the barrier behind it (scan_tile_items keeps
-/// those delays).
-template <typename T, typename Tuning = ScanTuning<TILE_THREADS, TILE_ITEMS, 100, 0>> struct TileScan {
+/// those delays). WIDE: look back by look_back_wide (64 tile states per round trip)
+/// rather than cub's TilePrefixCallbackOp (32) — redact_staged's choice; the split and
+/// replace tile kernels measured no faster with it.
+template <typename T, typename Tuning = ScanTuning<TILE_THREADS, TILE_ITEMS, 100, 0>, bool WIDE = false>
+struct TileScan {
     typedef unsigned long long Acc;
     typedef cub::ScanTileState<Acc> TileState;
     typedef cub::TilePrefixCallbackOp<Acc, SumOp, TileState, typename Tuning::Delay> Prefix;
@@ -186,11 +250,19 @@ template <typename T, typename Tuning = ScanTuning<TILE_THREADS, TILE_ITEMS, 100
         if (t == 0) {
             if (threadIdx.x == 0) temp.base = 0;
         } else if (threadIdx.x < 32) {
-            // TilePrefixCallbackOp's contract: the first warp.
             TileState state = scan_state<Acc>(state_mem, state_bytes, tiles);
-            Prefix prefix(state, temp.prefix, SumOp{}, t);
-            const Acc before = prefix(static_cast<Acc>(total));
-            if (threadIdx.x == 0) temp.base = before;
+            if constexpr (WIDE) {
+                const Acc before = look_back_wide<Tuning::SPIN>(state, t);
+                if (threadIdx.x == 0) {
+                    state.SetInclusive(t, before + static_cast<Acc>(total));
+                    temp.base = before;
+                }
+            } else {
+                // TilePrefixCallbackOp's contract: the first warp.
+                Prefix prefix(state, temp.prefix, SumOp{}, t);
+                const Acc before = prefix(static_cast<Acc>(total));
+                if (threadIdx.x == 0) temp.base = before;
+            }
         }
         __syncthreads();
         return temp.base;

@@ -195,12 +195,22 @@ constexpr int REDACT_VISIBILITY_STAGE = 1024;
 /// Bytes of the tile's output stage (512 rows of "L First" up to about 16 bytes).
 constexpr int REDACT_OUT_STAGE = 8192;
 
+/// The spaces among a 32-bit word's four bytes as four bits (bit j: byte j is ' '),
+/// exactly (no carry from one byte into the next).
+__device__ __forceinline__ uint32_t space_nibble(uint32_t x) {
+    const uint32_t y = x ^ 0x20202020u;                                  // spaces are 0
+    const uint32_t zero = ~((((y & 0x7f7f7f7fu) + 0x7f7f7f7fu) | y) | 0x7f7f7f7fu);  // 0x80 at each
+    return ((zero >> 7) * 0x01020408u) >> 24;
+}
+
 /// The bytes [w0, w1) of chars (readable over [0, end)) staged at stage[w0 - base]
 /// (base = aligned_base(chars, w0); w1 - base within the stage, which the caller
-/// checked) by the warp's 16-byte loads, followed by one zero piece of 16 bytes.
-/// Warp-wide; the caller synchronizes the warp before reading the stage.
+/// checked) by the warp's 16-byte loads, followed by one zero piece of 16 bytes; and,
+/// when `spaces` is not null, the spaces among those bytes as bits (spaces[c] bit j:
+/// stage byte 16 c + j is ' '). Warp-wide; the caller synchronizes the warp before
+/// reading the stage.
 __device__ __forceinline__ void stage_warp_bytes(const uint8_t* chars, long long w0, long long w1, long long end,
-                                                 long long base, uint8_t* stage) {
+                                                 long long base, uint8_t* stage, uint16_t* spaces) {
     const int chunks = static_cast<int>((w1 - base + 15) >> 4);
     for (int c = static_cast<int>(threadIdx.x & 31u); c <= chunks; c += 32) {
         const long long lo = base + 16ll * c;
@@ -210,25 +220,24 @@ __device__ __forceinline__ void stage_warp_bytes(const uint8_t* chars, long long
             else edge_piece(chars, lo, w0, w1, v);
         }
         *reinterpret_cast<uint4*>(stage + 16 * c) = v;
+        if (spaces != nullptr)
+            spaces[c] = static_cast<uint16_t>(space_nibble(v.x) | space_nibble(v.y) << 4 | space_nibble(v.z) << 8 |
+                                              space_nibble(v.w) << 12);
     }
 }
 
-/// The first space in the staged row at positions [b, e) of an 8-byte aligned stage
-/// (readable 8 bytes past e rounded down to 8), or -1: eight bytes at a time.
-__device__ __forceinline__ int staged_first_space(const uint8_t* stage, int b, int e) {
-    const uint2* words = reinterpret_cast<const uint2*>(stage);
-    int q = b & ~7;
-    uint2 v = words[q >> 3];
-    unsigned long long spaces =
-        ((static_cast<unsigned long long>(__vcmpeq4(v.y, 0x20202020u)) << 32) | __vcmpeq4(v.x, 0x20202020u)) &
-        (~0ull << (8 * (b & 7)));
-    while (spaces == 0 && q + 8 < e) {
-        q += 8;
-        v = words[q >> 3];
-        spaces = (static_cast<unsigned long long>(__vcmpeq4(v.y, 0x20202020u)) << 32) | __vcmpeq4(v.x, 0x20202020u);
+/// The first space in the staged row at positions [b, e), or -1, from the stage's
+/// space bits (stage_warp_bytes; one word past the row's readable): 32 positions at a
+/// time.
+__device__ __forceinline__ int staged_first_space(const uint32_t* spaces, int b, int e) {
+    int at = b;
+    uint32_t bits = __funnelshift_r(spaces[at >> 5], spaces[(at >> 5) + 1], static_cast<uint32_t>(at & 31));
+    while (bits == 0 && at + 32 < e) {
+        at += 32;
+        bits = __funnelshift_r(spaces[at >> 5], spaces[(at >> 5) + 1], static_cast<uint32_t>(at & 31));
     }
-    const int at = q + ((__ffsll(static_cast<long long>(spaces)) - 1) >> 3);
-    return spaces != 0 && at < e ? at : -1;
+    const int found = at + __ffs(static_cast<int>(bits)) - 1;
+    return bits != 0 && found < e ? found : -1;
 }
 
 /// "public" as pattern_words gives it, from constants (pattern_words reads its bytes
@@ -255,7 +264,8 @@ struct StagedPlan {
 };
 
 /// Write the row of `plan` (valid, of size > 0) at dst: "X X", or the initial, a
-/// space and the first name from the names stage.
+/// space and the first name from the names stage (redact_staged's rows when the
+/// tile's output does not fit the stage and goes straight to the chars).
 __device__ __forceinline__ void write_staged(uint8_t* dst, const uint8_t* names, const StagedPlan& plan) {
     if (plan.begin < 0) {
         write_hidden(dst);
@@ -265,6 +275,70 @@ __device__ __forceinline__ void write_staged(uint8_t* dst, const uint8_t* names,
     for (int i = 0; i < plan.initial; ++i) dst[i] = name[plan.space + 1 + i];
     dst[plan.initial] = ' ';
     copy_shared(dst + plan.initial + 1, name, static_cast<uint32_t>(plan.space));
+}
+
+/// The mask of a 32-bit word's n low bits (n <= 0: none; n >= 32: all).
+__device__ __forceinline__ uint32_t low_bits(int n) {
+    return __funnelshift_lc(~0u, 0u, static_cast<uint32_t>(n > 0 ? n : 0));
+}
+
+/// OR byte b into byte j of the 4-byte words at `words`.
+__device__ __forceinline__ void or_byte(uint32_t* words, uint32_t j, uint32_t b) {
+    atomicOr(words + (j >> 2), b << (8u * (j & 3u)));
+}
+
+/// Write the row of `plan` (valid, of `size` > 0 bytes) at byte o of redact_staged's
+/// output stage (`out`, zeroed before the tile's rows are written): "X X", or the
+/// initial, a space and the first name from the names stage (16 readable bytes before
+/// it and 16 after its rows' end). Each 4-byte word of the stage that the row touches
+/// is ORed with the row's bytes in it, so that rows sharing a word need no order: the
+/// name's bytes taken from the names stage by one funnel shift per word (the stage
+/// bytes at an offset that puts the name after the head), masked to the name's places,
+/// and the head's bytes (the initial and the space, or "X X") ORed in. The first four
+/// words (rows of up to 13 bytes at any alignment) take the same instructions in every
+/// lane; longer rows loop over the rest.
+__device__ __forceinline__ void or_staged_row(uint32_t* out, uint32_t o, const uint8_t* names, const StagedPlan& plan,
+                                              int size) {
+    const uint32_t* w = reinterpret_cast<const uint32_t*>(names);
+    const int a = static_cast<int>(o & 3u);
+    // The head (h bytes) and the name (s bytes from names + b).
+    uint64_t head = 0x582058u;  // "X X"
+    int h = 3, b = a + 3, s = 0;
+    if (plan.begin >= 0) {
+        b = plan.begin;
+        s = plan.space;
+        const int p = b + s + 1;  // the initial's first byte
+        const uint32_t initial = __funnelshift_r(w[p >> 2], w[(p >> 2) + 1], 8u * (p & 3)) & low_bits(8 * plan.initial);
+        head = initial | (0x20ull << (8 * plan.initial));
+        h = plan.initial + 1;
+    }
+    // The row's bytes are stage words o / 4 ..: the head at bytes [a, a + h) of them,
+    // the name at [a + h, a + h + s), which are names bytes from q = b - a - h (at least
+    // -8: the names stage's readable bytes before it).
+    const int lo = a + h, hi = a + h + s, end = a + size;
+    const int lo_bits = 8 * lo, hi_bits = 8 * hi;
+    const int q = b - lo;
+    const int qw = q >> 2;  // rounds down
+    const uint32_t shift = 8u * static_cast<uint32_t>(q & 3);
+    const uint64_t placed = head << (8 * a);
+    uint32_t* const dst = out + (o >> 2);
+    uint32_t left = w[qw];
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+        const uint32_t right = w[qw + i + 1];
+        uint32_t word = __funnelshift_r(left, right, shift) & (low_bits(hi_bits - 32 * i) ^ low_bits(lo_bits - 32 * i));
+        if (i < 2) word |= static_cast<uint32_t>(placed >> (32 * i));
+        // Past the row's end the word is 0 (the stage's 16 bytes of padding hold the
+        // last row's): ORed all the same, without a branch.
+        atomicOr(dst + i, 4 * i < end ? word : 0u);
+        left = right;
+    }
+    for (int i = 4; 4 * i < end; ++i) {
+        const uint32_t right = w[qw + i + 1];
+        atomicOr(dst + i,
+                 __funnelshift_r(left, right, shift) & (low_bits(hi_bits - 32 * i) ^ low_bits(lo_bits - 32 * i)));
+        left = right;
+    }
 }
 
 /// Row `row`'s plan and size as Redact::plan gives them, for redact_staged's rows
@@ -297,21 +371,25 @@ __device__ __forceinline__ bool redact_plan_unstaged(const Redact& f, uint64_t r
     return true;
 }
 
-/// Row `row`'s bytes (valid, of size > 0) at dst, for redact_staged's rows that are
-/// not staged: planned again by redact_plan_unstaged and written byte by byte.
+/// Row `row`'s bytes (valid, of size > 0), for redact_staged's rows that are not
+/// staged: planned again by redact_plan_unstaged and written byte by byte, byte j by
+/// put(j, byte).
+template <typename Put>
 __device__ __forceinline__ void redact_write_unstaged(const Redact& f, uint64_t row, uint64_t* error_word,
-                                                      uint8_t* dst) {
+                                                      const Put& put) {
     Redact::Plan p;
     int32_t size;
     redact_plan_unstaged(f, row, error_word, p, size);
     if (p.name == nullptr) {
-        write_hidden(dst);
+        put(0, 'X');
+        put(1, ' ');
+        put(2, 'X');
         return;
     }
     const int n = static_cast<int>(p.space);
-    for (int i = 0; i < p.initial; ++i) dst[i] = p.name[n + 1 + i];
-    dst[p.initial] = ' ';
-    for (int i = 0; i < n; ++i) dst[p.initial + 1 + i] = p.name[i];
+    for (int i = 0; i < p.initial; ++i) put(i, p.name[n + 1 + i]);
+    put(p.initial, ' ');
+    for (int i = 0; i < n; ++i) put(p.initial + 1 + i, p.name[i]);
 }
 
 /// Plan the lane's rows mine and mine + 1 of a warp's 64 staged ones (redact_staged,
@@ -319,7 +397,8 @@ __device__ __forceinline__ void redact_write_unstaged(const Redact& f, uint64_t 
 /// Returns false, having planned nothing, when the warp's rows do not fit its stages
 /// (uniform per warp).
 __device__ __forceinline__ bool plan_staged_rows(const Redact& f, uint64_t rows, uint64_t mine, uint8_t* names,
-                                                 uint8_t* visibility, StagedPlan (&plans)[ONE_PASS_ITEMS],
+                                                 uint32_t* spaces, uint8_t* visibility,
+                                                 StagedPlan (&plans)[ONE_PASS_ITEMS],
                                                  int32_t (&sizes)[ONE_PASS_ITEMS], uint32_t& valid) {
     constexpr unsigned FULL = 0xffffffffu;
     const unsigned lane = threadIdx.x & 31u;
@@ -347,8 +426,9 @@ __device__ __forceinline__ bool plan_staged_rows(const Redact& f, uint64_t rows,
     const long long name_base = aligned_base(names_in.chars, n0);
     const long long visibility_base = aligned_base(visibility_in.chars, v0);
     if (n1 - name_base > REDACT_NAMES_STAGE || v1 - visibility_base > REDACT_VISIBILITY_STAGE) return false;
-    stage_warp_bytes(names_in.chars, n0, n1, name_offsets[rows], name_base, names);
-    if (!scalar) stage_warp_bytes(visibility_in.chars, v0, v1, visibility_offsets[rows], visibility_base, visibility);
+    stage_warp_bytes(names_in.chars, n0, n1, name_offsets[rows], name_base, names, reinterpret_cast<uint16_t*>(spaces));
+    if (!scalar)
+        stage_warp_bytes(visibility_in.chars, v0, v1, visibility_offsets[rows], visibility_base, visibility, nullptr);
     // Positions in the stages.
     int nb[3], vb[3];
 #pragma unroll
@@ -378,7 +458,7 @@ __device__ __forceinline__ bool plan_staged_rows(const Redact& f, uint64_t rows,
         }
         if (!((name_valid >> k) & 1u)) continue;
         const int b = nb[k], e = nb[k + 1];
-        const int at = staged_first_space(names, b, e);
+        const int at = staged_first_space(spaces, b, e);
         if (at < 0) continue;
         const uint32_t after = at + 1 < e ? names[at + 1] : 0u;
         const int initial =
@@ -394,15 +474,16 @@ __device__ __forceinline__ bool plan_staged_rows(const Redact& f, uint64_t rows,
 /// offsets or a scalar (the host's choice, src/strings/transform.rs; other inputs take
 /// RAGGED_ONE_PASS's redact_one_pass): one_pass.cuh's order, contract and tiles,
 /// planned from rows staged per warp. Each warp stages the names and visibility bytes
-/// of its 64 consecutive rows in shared memory by 16-byte loads, and each lane plans
-/// its two rows from there — "public" compared as words two places at a time
-/// (contains_by_places), the first space found eight bytes at a time — and writes
-/// them into the tile's output stage from the names stage by words (copy_shared). A
-/// warp whose rows do not fit its stages plans them in global memory
-/// (redact_plan_unstaged) and writes them by planning them again. Against the generic
-/// one-pass kernel: 642 warp instructions per 32 rows against 711, and 40 registers
-/// (6 blocks per SM) against 48 (PERFORMANCE v0.40); every offset width in one kernel
-/// took 48 registers and lost that gain.
+/// of its 64 consecutive rows in shared memory by 16-byte loads, with a bit per names
+/// byte for the spaces, and each lane plans its two rows from there — "public"
+/// compared as words two places at a time (contains_by_places), the first space from
+/// the bits 32 positions at a time — and ORs them into the tile's zeroed output stage
+/// word by word (or_staged_row). A warp whose rows do not fit its stages plans them in
+/// global memory (redact_plan_unstaged) and writes them by planning them again. The
+/// tile scan looks back 64 tile states per round trip (TileScan's WIDE). Against the
+/// generic one-pass kernel: 40 registers (6 blocks per SM) against 48, and 1.42 ms
+/// against 1.91 at 60 M rows on the H200 (PERFORMANCE v0.40, v0.41); every offset
+/// width in one kernel took 48 registers and lost the first half of that gain.
 template <typename O>
 __device__ __forceinline__ void redact_staged(const Redact& f, uint64_t rows, uint64_t capacity, O* offsets,
                                                 uint8_t* chars, uint32_t* validity, unsigned long long* counts,
@@ -411,11 +492,16 @@ __device__ __forceinline__ void redact_staged(const Redact& f, uint64_t rows, ui
     // The tile's scan in 32 bits: a row's size is at most its name's bytes + 4 (the
     // initial's length comes from its lead byte) or 3, and the names' i32 offsets
     // cover under 2^31 bytes, so a tile's total stays below 2^32.
-    typedef TileScan<uint32_t, OnePassTuning> Scan;
+    typedef TileScan<uint32_t, OnePassTuning, true> Scan;
     constexpr unsigned FULL = 0xffffffffu;
     constexpr int WARPS = ONE_PASS_THREADS / 32;
     __shared__ typename Scan::Storage temp;
-    __shared__ __align__(16) uint8_t name_stages[WARPS][REDACT_NAMES_STAGE + 16];
+    // Each warp's names from byte 16 (or_staged_row reads up to 8 bytes before them),
+    // with 32 bytes after the stage's 16 of padding that or_staged_row may read.
+    __shared__ __align__(16) uint8_t name_stages[WARPS][REDACT_NAMES_STAGE + 64];
+    // Each warp's spaces among its names stage as bits (stage_warp_bytes), with the
+    // zero piece's and one word more, which staged_first_space reads.
+    __shared__ uint32_t space_stages[WARPS][REDACT_NAMES_STAGE / 32 + 2];
     __shared__ __align__(16) uint8_t visibility_stages[WARPS][REDACT_VISIBILITY_STAGE + 16];
     // 16 bytes more than staged, which flush_stage_shifted may read past the end.
     __shared__ __align__(16) uint8_t stage[REDACT_OUT_STAGE + 16];
@@ -426,14 +512,15 @@ __device__ __forceinline__ void redact_staged(const Redact& f, uint64_t rows, ui
     const uint64_t first = static_cast<uint64_t>(tile) * ONE_PASS_ROWS;
     // This lane's rows: mine and mine + 1.
     const uint64_t mine = first + ONE_PASS_ITEMS * tid;
-    uint8_t* names = name_stages[tid >> 5];
+    uint8_t* names = name_stages[tid >> 5] + 16;
 
     // 1. Plans, sizes and validity.
     StagedPlan plans[ONE_PASS_ITEMS];
     int32_t sizes[ONE_PASS_ITEMS] = {0, 0};
     uint32_t valid = 0;
     uint8_t* visibility = visibility_stages[tid >> 5];
-    const bool staged = plan_staged_rows(f, rows, mine, names, visibility, plans, sizes, valid);  // uniform per warp
+    uint32_t* spaces = space_stages[tid >> 5];
+    const bool staged = plan_staged_rows(f, rows, mine, names, spaces, visibility, plans, sizes, valid);  // uniform per warp
     if (!staged) {  // uniform per warp
 #pragma unroll
         for (int k = 0; k < 2; ++k) {
@@ -464,6 +551,11 @@ __device__ __forceinline__ void redact_staged(const Redact& f, uint64_t rows, ui
     }
     flush_count(counts, null_count);
 
+    // The output stage zeroed (the scan's barrier orders this before the rows are ORed
+    // into it, or_staged_row).
+    for (int c = tid; c < REDACT_OUT_STAGE / 16; c += ONE_PASS_THREADS)
+        reinterpret_cast<uint4*>(stage)[c] = make_uint4(0, 0, 0, 0);
+
     // 2. The tile's own exclusive scan, its total published at once.
     uint32_t items[ONE_PASS_ITEMS];
 #pragma unroll
@@ -475,13 +567,16 @@ __device__ __forceinline__ void redact_staged(const Redact& f, uint64_t rows, ui
     // 3. The rows into the stage, at their places in the tile's output.
     const bool staged_out = aggregate <= static_cast<uint32_t>(REDACT_OUT_STAGE);  // uniform
     if (staged_out) {
+        uint32_t* const words = reinterpret_cast<uint32_t*>(stage);
 #pragma unroll
         for (int k = 0; k < ONE_PASS_ITEMS; ++k) {
             if (sizes[k] == 0) continue;
             if (staged) {
-                write_staged(stage + items[k], names, plans[k]);
+                or_staged_row(words, items[k], names, plans[k], sizes[k]);
             } else {
-                redact_write_unstaged(f, mine + k, error_word, stage + items[k]);
+                const uint32_t o = items[k];
+                redact_write_unstaged(f, mine + k, error_word,
+                                      [&](uint32_t j, uint32_t b) { or_byte(words, o + j, b); });
             }
         }
     }
@@ -510,19 +605,20 @@ __device__ __forceinline__ void redact_staged(const Redact& f, uint64_t rows, ui
         if (staged) {
             write_staged(chars + at, names, plans[k]);
         } else {
-            redact_write_unstaged(f, mine + k, error_word, chars + at);
+            uint8_t* const dst = chars + at;
+            redact_write_unstaged(f, mine + k, error_word, [&](uint32_t j, uint32_t b) { dst[j] = b; });
         }
     }
 }
 
-extern "C" __global__ void __launch_bounds__(ONE_PASS_THREADS)
+extern "C" __global__ void __launch_bounds__(ONE_PASS_THREADS, 6)
     redact_staged_one_pass_i32(Redact f, uint64_t rows, uint64_t capacity, int32_t* offsets, uint8_t* chars,
                                uint32_t* validity, unsigned long long* counts, uint64_t* error_word, void* state,
                                uint64_t state_bytes) {
     redact_staged(f, rows, capacity, offsets, chars, validity, counts, error_word, state, state_bytes);
 }
 
-extern "C" __global__ void __launch_bounds__(ONE_PASS_THREADS)
+extern "C" __global__ void __launch_bounds__(ONE_PASS_THREADS, 6)
     redact_staged_one_pass_i64(Redact f, uint64_t rows, uint64_t capacity, long long* offsets, uint8_t* chars,
                                uint32_t* validity, unsigned long long* counts, uint64_t* error_word, void* state,
                                uint64_t state_bytes) {
