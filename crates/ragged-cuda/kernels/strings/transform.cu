@@ -203,31 +203,72 @@ __device__ __forceinline__ uint32_t space_nibble(uint32_t x) {
     return ((zero >> 7) * 0x01020408u) >> 24;
 }
 
-/// The bytes [w0, w1) of chars (readable over [0, end)) staged at stage[w0 - base]
-/// (base = aligned_base(chars, w0); w1 - base within the stage, which the caller
-/// checked) by the warp's 16-byte loads, followed by one zero piece of 16 bytes; and,
-/// when `spaces` is not null, the spaces among those bytes as bits (spaces[c] bit j:
-/// stage byte 16 c + j is ' '). Warp-wide; the caller synchronizes the warp before
-/// reading the stage.
-__device__ __forceinline__ void stage_warp_bytes(const uint8_t* chars, long long w0, long long w1, long long end,
-                                                 long long base, uint8_t* stage, uint16_t* spaces) {
-    const int chunks = static_cast<int>((w1 - base + 15) >> 4);
-    for (int c = static_cast<int>(threadIdx.x & 31u); c <= chunks; c += 32) {
-        const long long lo = base + 16ll * c;
-        uint4 v = make_uint4(0, 0, 0, 0);
-        if (c < chunks) {
-            if (lo >= 0 && lo + 16 <= end) v = *reinterpret_cast<const uint4*>(chars + lo);
-            else edge_piece(chars, lo, w0, w1, v);
-        }
-        *reinterpret_cast<uint4*>(stage + 16 * c) = v;
-        if (spaces != nullptr)
-            spaces[c] = static_cast<uint16_t>(space_nibble(v.x) | space_nibble(v.y) << 4 | space_nibble(v.z) << 8 |
-                                              space_nibble(v.w) << 12);
+/// Piece c (16 bytes) of the bytes [w0, w1) of chars (readable over [0, end)) staged
+/// from base = aligned_base(chars, w0): a vector load, or byte loads at the ends of
+/// chars; zeros for the piece after the last (c == chunks).
+__device__ __forceinline__ uint4 warp_piece(const uint8_t* chars, long long w0, long long w1, long long end,
+                                            long long base, int c, int chunks) {
+    const long long lo = base + 16ll * c;
+    uint4 v = make_uint4(0, 0, 0, 0);
+    if (c < chunks) {
+        if (lo >= 0 && lo + 16 <= end) v = *reinterpret_cast<const uint4*>(chars + lo);
+        else edge_piece(chars, lo, w0, w1, v);
     }
+    return v;
+}
+
+/// A staged names piece's spaces as 16 bits (bit j: its byte j is ' ').
+__device__ __forceinline__ uint16_t piece_spaces(const uint4& v) {
+    return static_cast<uint16_t>(space_nibble(v.x) | space_nibble(v.y) << 4 | space_nibble(v.z) << 8 |
+                                 space_nibble(v.w) << 12);
+}
+
+/// A warp's byte range of one input: chars bytes [w0, w1), staged from base =
+/// aligned_base(chars, w0) in `chunks` pieces of 16 bytes (readable over [0, end)).
+struct WarpRange {
+    const uint8_t* chars;
+    long long w0, w1, end, base;
+    int chunks;  // -1: nothing staged (a scalar visibility)
+
+    __device__ __forceinline__ uint4 piece(int c) const { return warp_piece(chars, w0, w1, end, base, c, chunks); }
+};
+
+/// Stage a warp's names (at names[w - names.base] for byte w, with their spaces as
+/// bits: spaces[c] bit j for stage byte 16 c + j) and visibility (likewise, unless its
+/// chunks are -1), each followed by one zero piece; the ranges fit their stages (the
+/// caller checked). The first 64 pieces of names and 32 of visibility (rows averaging
+/// up to 16 bytes of each) are loaded before any is stored, so that a lane's three
+/// loads are in flight at once (6-9 % faster at 60 M rows than a load-then-store loop
+/// per input, PERFORMANCE v0.41); the rest follow one at a time. Warp-wide; the caller
+/// synchronizes the warp before reading the stages.
+__device__ __forceinline__ void stage_warp_rows(const WarpRange& name_range, uint8_t* names, uint16_t* spaces,
+                                                const WarpRange& visibility_range, uint8_t* visibility) {
+    const int lane = static_cast<int>(threadIdx.x & 31u);
+    const int name_chunks = name_range.chunks, visibility_chunks = visibility_range.chunks;
+    uint4 a = make_uint4(0, 0, 0, 0), b = a, x = a;
+    a = name_range.piece(lane);
+    if (lane + 32 <= name_chunks) b = name_range.piece(lane + 32);
+    if (lane <= visibility_chunks) x = visibility_range.piece(lane);
+    if (lane <= name_chunks) {
+        *reinterpret_cast<uint4*>(names + 16 * lane) = a;
+        spaces[lane] = piece_spaces(a);
+    }
+    if (lane + 32 <= name_chunks) {
+        *reinterpret_cast<uint4*>(names + 16 * (lane + 32)) = b;
+        spaces[lane + 32] = piece_spaces(b);
+    }
+    if (lane <= visibility_chunks) *reinterpret_cast<uint4*>(visibility + 16 * lane) = x;
+    for (int c = lane + 64; c <= name_chunks; c += 32) {
+        const uint4 v = name_range.piece(c);
+        *reinterpret_cast<uint4*>(names + 16 * c) = v;
+        spaces[c] = piece_spaces(v);
+    }
+    for (int c = lane + 32; c <= visibility_chunks; c += 32)
+        *reinterpret_cast<uint4*>(visibility + 16 * c) = visibility_range.piece(c);
 }
 
 /// The first space in the staged row at positions [b, e), or -1, from the stage's
-/// space bits (stage_warp_bytes; one word past the row's readable): 32 positions at a
+/// space bits (stage_warp_rows; one word past the row's readable): 32 positions at a
 /// time.
 __device__ __forceinline__ int staged_first_space(const uint32_t* spaces, int b, int e) {
     int at = b;
@@ -426,9 +467,11 @@ __device__ __forceinline__ bool plan_staged_rows(const Redact& f, uint64_t rows,
     const long long name_base = aligned_base(names_in.chars, n0);
     const long long visibility_base = aligned_base(visibility_in.chars, v0);
     if (n1 - name_base > REDACT_NAMES_STAGE || v1 - visibility_base > REDACT_VISIBILITY_STAGE) return false;
-    stage_warp_bytes(names_in.chars, n0, n1, name_offsets[rows], name_base, names, reinterpret_cast<uint16_t*>(spaces));
-    if (!scalar)
-        stage_warp_bytes(visibility_in.chars, v0, v1, visibility_offsets[rows], visibility_base, visibility, nullptr);
+    const WarpRange name_range{names_in.chars, n0, n1, name_offsets[rows], name_base,
+                               static_cast<int>((n1 - name_base + 15) >> 4)};
+    const WarpRange visibility_range{visibility_in.chars, v0, v1, scalar ? 0 : visibility_offsets[rows],
+                                     visibility_base, scalar ? -1 : static_cast<int>((v1 - visibility_base + 15) >> 4)};
+    stage_warp_rows(name_range, names, reinterpret_cast<uint16_t*>(spaces), visibility_range, visibility);
     // Positions in the stages.
     int nb[3], vb[3];
 #pragma unroll
@@ -474,14 +517,15 @@ __device__ __forceinline__ bool plan_staged_rows(const Redact& f, uint64_t rows,
 /// offsets or a scalar (the host's choice, src/strings/transform.rs; other inputs take
 /// RAGGED_ONE_PASS's redact_one_pass): one_pass.cuh's order, contract and tiles,
 /// planned from rows staged per warp. Each warp stages the names and visibility bytes
-/// of its 64 consecutive rows in shared memory by 16-byte loads, with a bit per names
-/// byte for the spaces, and each lane plans its two rows from there — "public"
+/// of its 64 consecutive rows in shared memory by 16-byte loads, a lane's first three
+/// in flight at once (stage_warp_rows), with a bit per names byte for the spaces, and
+/// each lane plans its two rows from there — "public"
 /// compared as words two places at a time (contains_by_places), the first space from
 /// the bits 32 positions at a time — and ORs them into the tile's zeroed output stage
 /// word by word (or_staged_row). A warp whose rows do not fit its stages plans them in
 /// global memory (redact_plan_unstaged) and writes them by planning them again. The
 /// tile scan looks back 64 tile states per round trip (TileScan's WIDE). Against the
-/// generic one-pass kernel: 40 registers (6 blocks per SM) against 48, and 1.42 ms
+/// generic one-pass kernel: 40 registers (6 blocks per SM) against 48, and 1.35 ms
 /// against 1.91 at 60 M rows on the H200 (PERFORMANCE v0.40, v0.41); every offset
 /// width in one kernel took 48 registers and lost the first half of that gain.
 template <typename O>
@@ -499,7 +543,7 @@ __device__ __forceinline__ void redact_staged(const Redact& f, uint64_t rows, ui
     // Each warp's names from byte 16 (or_staged_row reads up to 8 bytes before them),
     // with 32 bytes after the stage's 16 of padding that or_staged_row may read.
     __shared__ __align__(16) uint8_t name_stages[WARPS][REDACT_NAMES_STAGE + 64];
-    // Each warp's spaces among its names stage as bits (stage_warp_bytes), with the
+    // Each warp's spaces among its names stage as bits (stage_warp_rows), with the
     // zero piece's and one word more, which staged_first_space reads.
     __shared__ uint32_t space_stages[WARPS][REDACT_NAMES_STAGE / 32 + 2];
     __shared__ __align__(16) uint8_t visibility_stages[WARPS][REDACT_VISIBILITY_STAGE + 16];
