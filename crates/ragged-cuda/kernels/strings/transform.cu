@@ -233,9 +233,10 @@ struct WarpRange {
     __device__ __forceinline__ uint4 piece(int c) const { return warp_piece(chars, w0, w1, end, base, c, chunks); }
 };
 
-/// Stage a warp's names (at names[w - names.base] for byte w, with their spaces as
-/// bits: spaces[c] bit j for stage byte 16 c + j) and visibility (likewise, unless its
-/// chunks are -1), each followed by one zero piece; the ranges fit their stages (the
+/// Stage a warp's names (chars byte w at names[w - name_range.base], with their
+/// spaces as bits: spaces[c] bit j for stage byte 16 c + j) and visibility (likewise
+/// at visibility[w - visibility_range.base], unless its chunks are -1), each followed
+/// by one zero piece; the ranges fit their stages (the
 /// caller checked). The first 64 pieces of names and 32 of visibility (rows averaging
 /// up to 16 bytes of each) are loaded before any is stored, so that a lane's three
 /// loads are in flight at once (6-9 % faster at 60 M rows than a load-then-store loop
