@@ -38,7 +38,7 @@ pub struct BenchArgs {
     quick: bool,
     /// Run only the cases whose name contains this text (e.g. `scan_sum`), or one of
     /// its comma-separated parts (`redact/60000000,like/`); a part ending in `$` must
-    /// end the name (`redact/600000$`).
+    /// end the name (`redact/600000$`). Selecting no case is an error.
     #[arg(long)]
     filter: Option<String>,
 }

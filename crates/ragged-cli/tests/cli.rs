@@ -944,6 +944,33 @@ fn bench_unknown_suite_fails() {
 }
 
 #[test]
+fn bench_filter_selecting_nothing_fails() {
+    let dir = tempdir();
+    let json = dir.path().join("bench.json");
+    let result = capture(
+        ragged()
+            .args([
+                "-q",
+                "bench",
+                "--quick",
+                "--suite",
+                "runtime",
+                "--device",
+                "cpu",
+                "--filter",
+                "(upload|download)/",
+                "--json",
+            ])
+            .arg(&json),
+    );
+    assert_error(
+        &result,
+        &["'(upload|download)/'", "selects no case", "runtime suite"],
+    );
+    assert_entries(dir.path(), &[]);
+}
+
+#[test]
 fn bench_json_in_a_missing_directory_fails() {
     let dir = tempdir();
     let json = dir.path().join("missing").join("bench.json");

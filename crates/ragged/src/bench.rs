@@ -54,7 +54,8 @@ pub struct BenchOptions {
     pub quick: bool,
     /// Run only the cases whose name contains this text, or one of its comma-separated
     /// parts (`redact/60000000,like/`); a part ending in `$` must end the name
-    /// (`redact/600000$` leaves out `redact/6000000`).
+    /// (`redact/600000$` leaves out `redact/6000000`). A filter that selects no case of
+    /// the suites run is an invalid-argument error.
     pub filter: Option<String>,
 }
 
@@ -281,6 +282,24 @@ fn run_on<B: BenchBackend>(
     }
     if wants("sequences") {
         sequences::sequences_suite(&mut h, options.quick)?;
+    }
+    // Only the copy recorded: a filter that selects nothing is a mistake (a regular
+    // expression, say), not an empty result.
+    if let Some(filter) = options.filter.as_deref() {
+        if h.records.len() == 1 && !selected(Some(filter), "copy") {
+            return Err(ragged_core::Error::invalid_argument(
+                "bench",
+                format!(
+                    "the filter '{filter}' selects no case of {} (it keeps the cases whose \
+                     name contains one of its comma-separated parts; a part ending in '$' \
+                     must end the name)",
+                    options
+                        .suite
+                        .as_deref()
+                        .map_or("any suite".to_string(), |s| format!("the {s} suite"))
+                ),
+            ));
+        }
     }
     Ok(h.records)
 }
