@@ -195,32 +195,11 @@ constexpr int REDACT_VISIBILITY_STAGE = 1024;
 /// Bytes of the tile's output stage (512 rows of "L First" up to about 16 bytes).
 constexpr int REDACT_OUT_STAGE = 8192;
 
-/// The spaces among a 32-bit word's four bytes as four bits (bit j: byte j is ' '),
-/// exactly (no carry from one byte into the next).
-__device__ __forceinline__ uint32_t space_nibble(uint32_t x) {
-    const uint32_t y = x ^ 0x20202020u;                                  // spaces are 0
-    const uint32_t zero = ~((((y & 0x7f7f7f7fu) + 0x7f7f7f7fu) | y) | 0x7f7f7f7fu);  // 0x80 at each
-    return ((zero >> 7) * 0x01020408u) >> 24;
-}
-
-/// Piece c (16 bytes) of the bytes [w0, w1) of chars (readable over [0, end)) staged
-/// from base = aligned_base(chars, w0): a vector load, or byte loads at the ends of
-/// chars; zeros for the piece after the last (c == chunks).
-__device__ __forceinline__ uint4 warp_piece(const uint8_t* chars, long long w0, long long w1, long long end,
-                                            long long base, int c, int chunks) {
-    const long long lo = base + 16ll * c;
-    uint4 v = make_uint4(0, 0, 0, 0);
-    if (c < chunks) {
-        if (lo >= 0 && lo + 16 <= end) v = *reinterpret_cast<const uint4*>(chars + lo);
-        else edge_piece(chars, lo, w0, w1, v);
-    }
-    return v;
-}
-
 /// A staged names piece's spaces as 16 bits (bit j: its byte j is ' ').
 __device__ __forceinline__ uint16_t piece_spaces(const uint4& v) {
-    return static_cast<uint16_t>(space_nibble(v.x) | space_nibble(v.y) << 4 | space_nibble(v.z) << 8 |
-                                 space_nibble(v.w) << 12);
+    constexpr uint32_t SPACES = 0x20202020u;
+    return static_cast<uint16_t>(equal_bytes(v.x, SPACES) | equal_bytes(v.y, SPACES) << 4 |
+                                 equal_bytes(v.z, SPACES) << 8 | equal_bytes(v.w, SPACES) << 12);
 }
 
 /// A warp's byte range of one input: chars bytes [w0, w1), staged from base =
@@ -230,24 +209,34 @@ struct WarpRange {
     long long w0, w1, end, base;
     int chunks;  // -1: nothing staged (a scalar visibility)
 
-    __device__ __forceinline__ uint4 piece(int c) const { return warp_piece(chars, w0, w1, end, base, c, chunks); }
+    /// Piece c: a vector load, or byte loads at the ends of chars; zeros for the piece
+    /// after the last (c == chunks).
+    __device__ __forceinline__ uint4 piece(int c) const {
+        const long long lo = base + 16ll * c;
+        uint4 v = make_uint4(0, 0, 0, 0);
+        if (c < chunks) {
+            if (lo >= 0 && lo + 16 <= end) v = *reinterpret_cast<const uint4*>(chars + lo);
+            else edge_piece(chars, lo, w0, w1, v);
+        }
+        return v;
+    }
 };
 
 /// Stage a warp's names (chars byte w at names[w - name_range.base], with their
 /// spaces as bits: spaces[c] bit j for stage byte 16 c + j) and visibility (likewise
 /// at visibility[w - visibility_range.base], unless its chunks are -1), each followed
-/// by one zero piece; the ranges fit their stages (the
-/// caller checked). The first 64 pieces of names and 32 of visibility (rows averaging
-/// up to 16 bytes of each) are loaded before any is stored, so that a lane's three
-/// loads are in flight at once (6-9 % faster at 60 M rows than a load-then-store loop
-/// per input, PERFORMANCE v0.41); the rest follow one at a time. Warp-wide; the caller
-/// synchronizes the warp before reading the stages.
+/// by one zero piece; the ranges fit their stages (the caller checked). The first 64
+/// pieces of names and 32 of visibility (rows averaging up to 16 bytes of each) are
+/// loaded before any is stored, so that a lane's three loads are in flight at once
+/// (6-9 % faster at 60 M rows than a load-then-store loop per input, PERFORMANCE
+/// v0.41); the rest follow one at a time. Warp-wide; the caller synchronizes the warp
+/// before reading the stages.
 __device__ __forceinline__ void stage_warp_rows(const WarpRange& name_range, uint8_t* names, uint16_t* spaces,
                                                 const WarpRange& visibility_range, uint8_t* visibility) {
     const int lane = static_cast<int>(threadIdx.x & 31u);
     const int name_chunks = name_range.chunks, visibility_chunks = visibility_range.chunks;
-    uint4 a = make_uint4(0, 0, 0, 0), b = a, x = a;
-    a = name_range.piece(lane);
+    const uint4 a = name_range.piece(lane);
+    uint4 b = make_uint4(0, 0, 0, 0), x = b;
     if (lane + 32 <= name_chunks) b = name_range.piece(lane + 32);
     if (lane <= visibility_chunks) x = visibility_range.piece(lane);
     if (lane <= name_chunks) {
