@@ -1330,7 +1330,8 @@ pub fn modify<B: Backend, O: OffsetSize + TestNative>(backend: &B) {
             .and_then(|r| r.chars().nth(rng.index(r.chars().count())))
             .map_or_else(|| "a".to_string(), String::from);
         for pattern in [from_data.as_str(), "a", "é\u{1F600}"] {
-            for replacement in ["", "XY", "\u{10FFFF}ü"] {
+            // Replacements of 0, 1, 2, 4 and 6 bytes (the GPU writes up to 4 from a register).
+            for replacement in ["", "Z", "XY", "\u{1F600}", "\u{10FFFF}ü"] {
                 for max in [None, Some(1)] {
                     failures.record(check_op(
                         backend,
