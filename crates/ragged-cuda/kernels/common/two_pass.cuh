@@ -119,6 +119,15 @@ __device__ __forceinline__ void flush_stage(const uint8_t* stage, uint8_t* dst, 
     }
 }
 
+/// Zero the first `bytes` (a multiple of 16) of a 16-byte aligned stage, 16 bytes per
+/// store, the block's `threads` threads taking every threads-th chunk: the stage of a
+/// kernel that ORs its rows into it (redact_staged, replace_tiles' or_replaced_rows),
+/// before the barrier that precedes those writes. Block-wide; no barrier.
+__device__ __forceinline__ void zero_stage(uint8_t* stage, int bytes, int threads) {
+    for (int c = static_cast<int>(threadIdx.x); c < bytes / 16; c += threads)
+        reinterpret_cast<uint4*>(stage)[c] = make_uint4(0, 0, 0, 0);
+}
+
 /// Write a tile's bytes staged from stage[0] (stage has 16 readable bytes past n): bytes
 /// [0, n) go to dst[0, n) whatever dst's alignment, each aligned 16-byte chunk of dst
 /// assembled from five 4-byte words of the stage by funnel shifts and stored at once,

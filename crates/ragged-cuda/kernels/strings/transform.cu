@@ -587,8 +587,7 @@ __device__ __forceinline__ void redact_staged(const Redact& f, uint64_t rows, ui
 
     // The output stage zeroed (the scan's barrier orders this before the rows are ORed
     // into it, or_staged_row).
-    for (int c = tid; c < REDACT_OUT_STAGE / 16; c += ONE_PASS_THREADS)
-        reinterpret_cast<uint4*>(stage)[c] = make_uint4(0, 0, 0, 0);
+    zero_stage(stage, REDACT_OUT_STAGE, ONE_PASS_THREADS);
 
     // 2. The tile's own exclusive scan, its total published at once.
     uint32_t items[ONE_PASS_ITEMS];
@@ -1121,9 +1120,9 @@ __device__ __forceinline__ void or_replaced_rows(const StringInput& col, const T
 // pattern and a replacement of up to four bytes, or_replaced_rows; else by words
 // between the occurrences, copy_shared), then the earlier tiles' total taken by
 // look-back and the stage stored 16 bytes at a time, realigned (flush_stage_shifted).
-// Input offsets I. The output's validity is the input's (the
-// host keeps it). counts[0]: the output's bytes (the last tile); a tile ending past
-// `capacity` writes no chars (the host then runs the functor).
+// Input offsets I. The output's validity is the input's (the host keeps it).
+// counts[0]: the output's bytes (the last tile); a tile ending past `capacity` writes
+// no chars (the host then runs the functor).
 template <typename I, typename O>
 __device__ void replace_tiles(StringInput col, uint64_t rows, uint32_t tile_rows, string_view p, string_view rep,
                               unsigned long long max_count, O* offsets, uint8_t* chars, unsigned long long capacity,
@@ -1138,9 +1137,9 @@ __device__ void replace_tiles(StringInput col, uint64_t rows, uint32_t tile_rows
     const uint64_t first = span.first;
     const unsigned tid = threadIdx.x;
     const long long m = p.size;
-    // A one-byte pattern and a replacement of up to REPLACE_OR_MAX bytes: the staged
-    // rows are ORed into the stage (or_replaced_rows) through these selectors, filled
-    // before the staging's barriers.
+    // A one-byte pattern and a replacement of up to REPLACE_OR_MAX bytes: a staged
+    // tile's rows are ORed into the stage (or_replaced_rows) through these selectors,
+    // which each block fills before the staging's barriers.
     __shared__ uint32_t selectors[64];
     if (m == 1 && rep.size <= REPLACE_OR_MAX) fill_replace_selectors(selectors, static_cast<uint32_t>(rep.size));
     const TileRows<I> staged(col, shared.tile, shared.match, first, n, p);
@@ -1170,9 +1169,7 @@ __device__ void replace_tiles(StringInput col, uint64_t rows, uint32_t tile_rows
     // or_replaced_rows' stage, zeroed here: the scan's barrier orders this before the
     // rows are ORed into it. Uniform.
     const bool or_rows = staged.match != nullptr && m == 1 && rep.size <= REPLACE_OR_MAX;
-    if (or_rows)
-        for (int c = tid; c < TWO_PASS_STAGE / 16; c += TILE_THREADS)
-            reinterpret_cast<uint4*>(stage)[c] = make_uint4(0, 0, 0, 0);
+    if (or_rows) zero_stage(stage, TWO_PASS_STAGE, TILE_THREADS);
     __syncthreads();
 
     __shared__ TileScan<uint32_t>::Storage scan_temp;
