@@ -132,14 +132,16 @@ __device__ __forceinline__ void zero_stage(uint8_t* stage, int bytes, int thread
 /// [0, n) go to dst[0, n) whatever dst's alignment, each aligned 16-byte chunk of dst
 /// assembled from five 4-byte words of the stage by funnel shifts and stored at once,
 /// the two partial end chunks byte by byte (one_pass, which stages before it knows
-/// where its bytes go).
-__device__ __forceinline__ void flush_stage_shifted(const uint8_t* stage, uint8_t* dst, long long n) {
+/// where its bytes go). I: the index type, long long, or int for a stage's size known
+/// to stay under 2^31 - 32 (fewer instructions per chunk).
+template <typename I>
+__device__ __forceinline__ void flush_stage_shifted(const uint8_t* stage, uint8_t* dst, I n) {
     const int shift = static_cast<int>(reinterpret_cast<unsigned long long>(dst) & 15u);
-    const long long span = n + shift;
-    const long long chunks = (span + 15) / 16;
+    const I span = n + shift;
+    const I chunks = (span + 15) / 16;
     uint8_t* aligned = dst - shift;
-    for (long long c = threadIdx.x; c < chunks; c += blockDim.x) {
-        const long long a = c * 16;
+    for (I c = threadIdx.x; c < chunks; c += blockDim.x) {
+        const I a = c * 16;
         if (a >= shift && a + 16 <= span) {
             // dst chunk [a, a + 16) holds stage bytes [a - shift, a - shift + 16).
             const int o = static_cast<int>(a - shift);
@@ -153,9 +155,9 @@ __device__ __forceinline__ void flush_stage_shifted(const uint8_t* stage, uint8_
             v.w = __funnelshift_r(w3, w4, r);
             *reinterpret_cast<uint4*>(aligned + a) = v;
         } else {
-            const long long lo = a > shift ? a : shift;
-            const long long hi = a + 16 < span ? a + 16 : span;
-            for (long long k = lo; k < hi; ++k) aligned[k] = stage[k - shift];
+            const I lo = a > shift ? a : shift;
+            const I hi = a + 16 < span ? a + 16 : span;
+            for (I k = lo; k < hi; ++k) aligned[k] = stage[k - shift];
         }
     }
 }

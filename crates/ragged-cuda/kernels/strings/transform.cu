@@ -195,11 +195,19 @@ constexpr int REDACT_VISIBILITY_STAGE = 1024;
 /// Bytes of the tile's output stage (512 rows of "L First" up to about 16 bytes).
 constexpr int REDACT_OUT_STAGE = 8192;
 
+/// Bit k of the result = bit 7 of byte k of `low` (k = 0..3) and of byte k - 4 of
+/// `high` (k = 4..7): gather_flags for two words by one multiplication (high's flags
+/// shifted to bits 4, 12, 20, 28 land on bits 25-28, low's on 21-24, nothing carries).
+__device__ __forceinline__ uint32_t gather_flag_pair(uint32_t low, uint32_t high) {
+    return ((low >> 7 | high >> 3) * 0x00204081u) >> 21 & 0xFFu;
+}
+
 /// A staged names piece's spaces as 16 bits (bit j: its byte j is ' ').
 __device__ __forceinline__ uint16_t piece_spaces(const uint4& v) {
     constexpr uint32_t SPACES = 0x20202020u;
-    return static_cast<uint16_t>(equal_bytes(v.x, SPACES) | equal_bytes(v.y, SPACES) << 4 |
-                                 equal_bytes(v.z, SPACES) << 8 | equal_bytes(v.w, SPACES) << 12);
+    return static_cast<uint16_t>(
+        gather_flag_pair(equal_flags(v.x, SPACES), equal_flags(v.y, SPACES)) |
+        gather_flag_pair(equal_flags(v.z, SPACES), equal_flags(v.w, SPACES)) << 8);
 }
 
 /// A warp's byte range of one input: chars bytes [w0, w1), staged from base =
@@ -275,6 +283,29 @@ __device__ __forceinline__ int staged_first_space(const uint32_t* spaces, int b,
 /// from memory).
 __device__ __forceinline__ PatternWords public_words() {
     return PatternWords{0x6c627570u /* "publ" */, ~0u, 0x6369u /* "ic" */, 0xffffu, 6};
+}
+
+/// Whether the needle of pw (5 to 8 bytes: public_words) is among the staged bytes
+/// [b, e) of a warp's visibility stage (readable 16 bytes past b): a row with up to
+/// four places (up to pw.m + 3 bytes) from three words at once, the places compared
+/// without a loop; a longer one by contains_by_places.
+__device__ __forceinline__ bool staged_public(const uint8_t* visibility, int b, int e, const PatternWords& pw) {
+    if (e - b > pw.m + 3) return contains_by_places<2>(visibility, b, e, pw);
+    const uint32_t* w = reinterpret_cast<const uint32_t*>(visibility) + (b >> 2);
+    const uint32_t shift = 8u * static_cast<uint32_t>(b & 3);
+    const uint32_t w0 = w[0], w1 = w[1], w2 = w[2], w3 = w[3];
+    // Bytes [b, b + 12) as three words.
+    const uint32_t r0 = __funnelshift_r(w0, w1, shift), r1 = __funnelshift_r(w1, w2, shift),
+                   r2 = __funnelshift_r(w2, w3, shift);
+    const int last = e - b - pw.m;  // places b .. b + last
+    bool found = false;
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+        const uint32_t x = j == 0 ? r0 : __funnelshift_r(r0, r1, 8 * j);
+        const uint32_t y = j == 0 ? r1 : __funnelshift_r(r1, r2, 8 * j);
+        found |= (j <= last) & (((x ^ pw.first) & pw.first_mask | (y ^ pw.second) & pw.second_mask) == 0);
+    }
+    return found;
 }
 
 /// A row whose visibility does not hold "public": "X X" at dst.
@@ -357,7 +388,9 @@ __device__ __forceinline__ void or_staged_row(uint32_t* out, uint32_t o, const u
 #pragma unroll
     for (int i = 0; i < 4; ++i) {
         const uint32_t right = w[qw + i + 1];
-        uint32_t word = __funnelshift_r(left, right, shift) & (low_bits(hi_bits - 32 * i) ^ low_bits(lo_bits - 32 * i));
+        // The head ends within the first two words (lo <= 3 + 5 bytes).
+        uint32_t word = __funnelshift_r(left, right, shift) &
+                        (low_bits(hi_bits - 32 * i) ^ (i < 2 ? low_bits(lo_bits - 32 * i) : 0u));
         if (i < 2) word |= static_cast<uint32_t>(placed >> (32 * i));
         // Past the row's end the word is 0 (the stage's 16 bytes of padding hold the
         // last row's): ORed all the same, without a branch.
@@ -474,31 +507,29 @@ __device__ __forceinline__ bool plan_staged_rows(const Redact& f, uint64_t rows,
     const bool scalar_open = scalar && visibility_in.valid(0) &&
                              visibility_in.get(0).find(string_view{reinterpret_cast<const uint8_t*>("public"), 6}) >= 0;
     const PatternWords pw = public_words();
+    const uint32_t present = valid_bits<2>(nullptr, 0, mine, rows);  // the lane's rows in the column
     const uint32_t name_valid = valid_bits<2>(names_in.bits, names_in.bit_offset, mine, rows);
     const uint32_t visibility_valid =
         scalar ? 0u : valid_bits<2>(visibility_in.bits, visibility_in.bit_offset, mine, rows);
+    // Each row planned without branches: its visibility, then its name's plan in every
+    // lane (a warp's rows are about half public, so it runs that for some lane anyway),
+    // then the one chosen.
 #pragma unroll
     for (int k = 0; k < 2; ++k) {
-        plans[k].begin = -1;
-        if (mine + k >= rows) continue;
+        const bool here = (present >> k) & 1u;
         const bool open =
             scalar ? scalar_open
-                   : ((visibility_valid >> k) & 1u) && contains_by_places<2>(visibility, vb[k], vb[k + 1], pw);
-        if (!open) {
-            sizes[k] = 3;
-            valid |= 1u << k;
-            continue;
-        }
-        if (!((name_valid >> k) & 1u)) continue;
+                   : ((visibility_valid >> k) & 1u) && staged_public(visibility, vb[k], vb[k + 1], pw);
         const int b = nb[k], e = nb[k + 1];
         const int at = staged_first_space(spaces, b, e);
-        if (at < 0) continue;
-        const uint32_t after = at + 1 < e ? names[at + 1] : 0u;
+        const bool more = at >= 0 && at + 1 < e;  // a byte after the space
+        const uint32_t after = more ? names[at + 1] : 0u;
         const int initial =
-            at + 1 < e && after != ' ' ? (after < 0xC0u ? 1 : (after < 0xE0u ? 2 : (after < 0xF0u ? 3 : 4))) : 0;
-        plans[k] = StagedPlan{b, at - b, initial};
-        sizes[k] = at - b + 1 + initial;
-        valid |= 1u << k;
+            more && after != ' ' ? (after < 0xC0u ? 1 : (after < 0xE0u ? 2 : (after < 0xF0u ? 3 : 4))) : 0;
+        const bool named = here && open && ((name_valid >> k) & 1u) && at >= 0;
+        plans[k] = StagedPlan{named ? b : -1, at - b, initial};
+        sizes[k] = named ? at - b + 1 + initial : (here && !open ? 3 : 0);
+        valid |= static_cast<uint32_t>(named || (here && !open)) << k;
     }
     return true;
 }
@@ -509,14 +540,14 @@ __device__ __forceinline__ bool plan_staged_rows(const Redact& f, uint64_t rows,
 /// planned from rows staged per warp. Each warp stages the names and visibility bytes
 /// of its 64 consecutive rows in shared memory by 16-byte loads, a lane's first three
 /// in flight at once (stage_warp_rows), with a bit per names byte for the spaces, and
-/// each lane plans its two rows from there — "public"
-/// compared as words two places at a time (contains_by_places), the first space from
-/// the bits 32 positions at a time — and ORs them into the tile's zeroed output stage
+/// each lane plans its two rows from there without branches — "public" compared as
+/// words, four places at once (staged_public), the first space from the bits 32
+/// positions at a time — and ORs them into the tile's zeroed output stage
 /// word by word (or_staged_row). A warp whose rows do not fit its stages plans them in
 /// global memory (redact_plan_unstaged) and writes them by planning them again. The
 /// tile scan looks back 64 tile states per round trip (TileScan's WIDE). Against the
-/// generic one-pass kernel: 40 registers (6 blocks per SM) against 48, and 1.35 ms
-/// against 1.91 at 60 M rows on the H200 (PERFORMANCE v0.40, v0.41); every offset
+/// generic one-pass kernel: 40 registers (6 blocks per SM) against 48, and 1.31-1.33 ms
+/// against 1.91 at 60 M rows on the H200 (PERFORMANCE v0.40, v0.41, v0.43); every offset
 /// width in one kernel took 48 registers and lost the first half of that gain.
 template <typename O>
 __device__ __forceinline__ void redact_staged(const Redact& f, uint64_t rows, uint64_t capacity, O* offsets,
@@ -628,7 +659,7 @@ __device__ __forceinline__ void redact_staged(const Redact& f, uint64_t rows, ui
     }
     if (end > capacity) return;  // uniform: the host falls back to the two-pass helper
     if (staged_out) {
-        flush_stage_shifted(stage, chars + base, static_cast<long long>(aggregate));
+        flush_stage_shifted(stage, chars + base, static_cast<int>(aggregate));
         return;
     }
 #pragma unroll
