@@ -147,6 +147,21 @@ __device__ __forceinline__ uint32_t equal_bytes(uint32_t word, uint32_t pattern)
     return gather_flags(equal_flags(word, pattern));
 }
 
+/// Bit k of the result = bit 7 of byte k of `low` (k = 0..3) and of byte k - 4 of
+/// `high` (k = 4..7): gather_flags for two words by one multiplication (high's flags
+/// shifted to bits 4, 12, 20, 28 land on bits 25-28, low's on 21-24, nothing carries).
+__device__ __forceinline__ uint32_t gather_flag_pair(uint32_t low, uint32_t high) {
+    return ((low >> 7 | high >> 3) * 0x00204081u) >> 21 & 0xFFu;
+}
+
+/// Bit k set where byte k of the 16 bytes `v` equals the byte repeated in `pattern`
+/// (k = 0..15): equal_bytes of its four words, gathered in pairs (eight fewer
+/// instructions than four gather_flags).
+__device__ __forceinline__ uint32_t equal_bytes16(const uint4& v, uint32_t pattern) {
+    return gather_flag_pair(equal_flags(v.x, pattern), equal_flags(v.y, pattern)) |
+           gather_flag_pair(equal_flags(v.z, pattern), equal_flags(v.w, pattern)) << 8;
+}
+
 /// The longest pattern short_matches compares in registers.
 constexpr uint32_t SHORT_MATCH = 4;
 

@@ -195,19 +195,9 @@ constexpr int REDACT_VISIBILITY_STAGE = 1024;
 /// Bytes of the tile's output stage (512 rows of "L First" up to about 16 bytes).
 constexpr int REDACT_OUT_STAGE = 8192;
 
-/// Bit k of the result = bit 7 of byte k of `low` (k = 0..3) and of byte k - 4 of
-/// `high` (k = 4..7): gather_flags for two words by one multiplication (high's flags
-/// shifted to bits 4, 12, 20, 28 land on bits 25-28, low's on 21-24, nothing carries).
-__device__ __forceinline__ uint32_t gather_flag_pair(uint32_t low, uint32_t high) {
-    return ((low >> 7 | high >> 3) * 0x00204081u) >> 21 & 0xFFu;
-}
-
 /// A staged names piece's spaces as 16 bits (bit j: its byte j is ' ').
 __device__ __forceinline__ uint16_t piece_spaces(const uint4& v) {
-    constexpr uint32_t SPACES = 0x20202020u;
-    return static_cast<uint16_t>(
-        gather_flag_pair(equal_flags(v.x, SPACES), equal_flags(v.y, SPACES)) |
-        gather_flag_pair(equal_flags(v.z, SPACES), equal_flags(v.w, SPACES)) << 8);
+    return static_cast<uint16_t>(equal_bytes16(v, 0x20202020u));
 }
 
 /// A warp's byte range of one input: chars bytes [w0, w1), staged from base =
