@@ -128,14 +128,14 @@ __device__ __forceinline__ void zero_stage(uint8_t* stage, int bytes, int thread
         reinterpret_cast<uint4*>(stage)[c] = make_uint4(0, 0, 0, 0);
 }
 
-/// Write a tile's bytes staged from stage[0] (stage has 16 readable bytes past n): bytes
-/// [0, n) go to dst[0, n) whatever dst's alignment, each aligned 16-byte chunk of dst
-/// assembled from five 4-byte words of the stage by funnel shifts and stored at once,
-/// the two partial end chunks byte by byte (one_pass, which stages before it knows
-/// where its bytes go). I: the index type, long long, or int for a stage's size known
-/// to stay under 2^31 - 32 (fewer instructions per chunk).
+/// flush_stage_shifted (below) with each aligned 16-byte chunk of dst assembled from
+/// five 4-byte words of the stage (four wavefronts each, lanes 16 bytes apart) by one
+/// loop for every shift. split_columns, which flushes two stages per tile, measured
+/// 3-4 % slower at 60 M rows with flush_stage_shifted's loop per shift, and
+/// redact_staged about 1 % slower (PERFORMANCE v0.44), so both keep this one; so does
+/// every kernel on sm_80, where the loop per shift made three one-pass kernels spill.
 template <typename I>
-__device__ __forceinline__ void flush_stage_shifted(const uint8_t* stage, uint8_t* dst, I n) {
+__device__ __forceinline__ void flush_stage_words(const uint8_t* stage, uint8_t* dst, I n) {
     const int shift = static_cast<int>(reinterpret_cast<unsigned long long>(dst) & 15u);
     const I span = n + shift;
     const I chunks = (span + 15) / 16;
@@ -160,6 +160,67 @@ __device__ __forceinline__ void flush_stage_shifted(const uint8_t* stage, uint8_
             for (I k = lo; k < hi; ++k) aligned[k] = stage[k - shift];
         }
     }
+}
+
+/// The whole 16-byte chunks [first, last) of a flush_stage_shifted (first >= 1): dst
+/// chunk c from stage bytes [16 c - shift, + 16), which lie in the stage's aligned
+/// chunks c - 1 and c at offset 4 J + s / 8 (J and s the same in every thread): two
+/// aligned 16-byte loads and four funnel shifts per chunk.
+template <int J, typename I>
+__device__ __forceinline__ void flush_whole_chunks(const uint4* stage, uint4* aligned, I first, I last, uint32_t s) {
+    for (I c = first + static_cast<I>(threadIdx.x); c < last; c += blockDim.x) {
+        const uint4 lo = stage[c - 1], hi = stage[c];
+        const uint32_t w[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
+        aligned[c] = make_uint4(__funnelshift_r(w[J], w[J + 1], s), __funnelshift_r(w[J + 1], w[J + 2], s),
+                                __funnelshift_r(w[J + 2], w[J + 3], s), __funnelshift_r(w[J + 3], w[J + 4], s));
+    }
+}
+
+/// Write a tile's bytes staged from stage[0] (16-byte aligned, with 16 readable bytes
+/// past n): bytes [0, n) go to dst[0, n) whatever dst's alignment, each aligned 16-byte
+/// chunk of dst assembled from two aligned 16-byte chunks of the stage by funnel shifts
+/// and stored at once, the partial chunks at either end byte by byte (one_pass, which
+/// stages before it knows where its bytes go). The words a chunk takes are at the same
+/// place in every thread, so the loop is chosen once (flush_whole_chunks): 16-byte
+/// loads of consecutive chunks meet no bank conflicts, where five 4-byte loads 16 bytes
+/// apart took four wavefronts each (sm_90+; sm_80 takes flush_stage_words). I: the
+/// index type, long long, or int for a stage's size known to stay under 2^31 - 32
+/// (fewer instructions per chunk).
+template <typename I>
+__device__ __forceinline__ void flush_stage_shifted(const uint8_t* stage, uint8_t* dst, I n) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+    flush_stage_words(stage, dst, n);
+#else
+    const int shift = static_cast<int>(reinterpret_cast<unsigned long long>(dst) & 15u);
+    const I span = n + shift;
+    uint8_t* aligned = dst - shift;
+    const uint4* chunks = reinterpret_cast<const uint4*>(stage);
+    uint4* out = reinterpret_cast<uint4*>(aligned);
+    // Whole dst chunks: [first, last); a partial one before (chunk 0 when shift > 0) and
+    // after (chunk last when span is not a multiple of 16).
+    const I first = shift > 0 ? 1 : 0, last = span / 16;
+    if (shift == 0) {
+        for (I c = static_cast<I>(threadIdx.x); c < last; c += blockDim.x) out[c] = chunks[c];
+    } else {
+        const int r = 16 - shift;  // the chunk's first byte in stage chunk c - 1
+        const uint32_t s = 8u * static_cast<uint32_t>(r & 3);
+        switch (r >> 2) {  // the same in every thread
+            case 0: flush_whole_chunks<0>(chunks, out, first, last, s); break;
+            case 1: flush_whole_chunks<1>(chunks, out, first, last, s); break;
+            case 2: flush_whole_chunks<2>(chunks, out, first, last, s); break;
+            default: flush_whole_chunks<3>(chunks, out, first, last, s); break;
+        }
+    }
+    // The partial chunks: dst bytes [shift, min(16, span)) of chunk 0, and [16 last,
+    // span) when that is another chunk.
+    const unsigned edge = blockDim.x > 32 ? 32u : 0u;  // another warp than chunk 0's, when there is one
+    if (threadIdx.x == 0 && shift > 0) {
+        const I hi = span < 16 ? span : 16;
+        for (I k = shift; k < hi; ++k) aligned[k] = stage[k - shift];
+    }
+    if (threadIdx.x == edge && span % 16 != 0 && !(last == 0 && shift > 0))
+        for (I k = 16 * last; k < span; ++k) aligned[k] = stage[k - shift];
+#endif
 }
 
 /// The fill pass, a tile of blockDim.x rows per block and round. When the tile's output

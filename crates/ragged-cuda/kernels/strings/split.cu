@@ -352,7 +352,7 @@ struct SplitOutputs {
 // sizes scanned together, packed in one word (the second column in the high half),
 // the tile's totals published, both columns' bytes written into the stage, and only
 // then the earlier tiles' totals taken by one look-back over the first column's tile
-// state (TileScan) and the stage stored realigned (flush_stage_shifted).
+// state (TileScan) and the stage stored realigned (flush_stage_words).
 template <typename O, bool RIGHT>
 __device__ void split_columns(StringInput col, uint64_t rows, uint32_t tile_rows, string_view d,
                               unsigned long long cuts, uint32_t columns, const SplitOutputs& out,
@@ -488,7 +488,7 @@ __device__ void split_columns(StringInput col, uint64_t rows, uint32_t tile_rows
         __syncthreads();  // at_second read; the stage is free
         // Before the look-back, the parts into the stage at their places in the tile's
         // output: column k0's from stage[0], column k1's from the next 16-byte boundary,
-        // as far as they fit (flush_stage_shifted realigns them).
+        // as far as they fit (flush_stage_words realigns them).
         const int second = (static_cast<int>(size0) + 15) & ~15;
         const bool stage0 = static_cast<long long>(size0) <= TWO_PASS_STAGE;
         const bool stage1 = pair && stage0 && second + static_cast<long long>(size1) <= TWO_PASS_STAGE;
@@ -550,8 +550,8 @@ __device__ void split_columns(StringInput col, uint64_t rows, uint32_t tile_rows
                 if (!stage1 && fits1 && part1[i] != 0) copy_part(chars1 + at1[i], r, start1[i], part1[i], false);
             }
         }
-        if (stage0 && fits0) flush_stage_shifted(stage, chars0, static_cast<long long>(size0));
-        if (stage1 && fits1) flush_stage_shifted(stage + second, chars1, static_cast<long long>(size1));
+        if (stage0 && fits0) flush_stage_words(stage, chars0, static_cast<long long>(size0));
+        if (stage1 && fits1) flush_stage_words(stage + second, chars1, static_cast<long long>(size1));
         // The next pair reuses the scan storage, `at` and the stage.
         __syncthreads();
     }

@@ -558,7 +558,7 @@ __device__ __forceinline__ void redact_staged(const Redact& f, uint64_t rows, ui
     // zero piece's and one word more, which staged_first_space reads.
     __shared__ uint32_t space_stages[WARPS][REDACT_NAMES_STAGE / 32 + 2];
     __shared__ __align__(16) uint8_t visibility_stages[WARPS][REDACT_VISIBILITY_STAGE + 16];
-    // 16 bytes more than staged, which flush_stage_shifted may read past the end.
+    // 16 bytes more than staged, which flush_stage_words may read past the end.
     __shared__ __align__(16) uint8_t stage[REDACT_OUT_STAGE + 16];
 
     const int tiles = static_cast<int>((rows + ONE_PASS_ROWS - 1) / ONE_PASS_ROWS);
@@ -649,7 +649,7 @@ __device__ __forceinline__ void redact_staged(const Redact& f, uint64_t rows, ui
     }
     if (end > capacity) return;  // uniform: the host falls back to the two-pass helper
     if (staged_out) {
-        flush_stage_shifted(stage, chars + base, static_cast<int>(aggregate));
+        flush_stage_words(stage, chars + base, static_cast<int>(aggregate));
         return;
     }
 #pragma unroll
