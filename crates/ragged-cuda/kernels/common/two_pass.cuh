@@ -134,6 +134,8 @@ __device__ __forceinline__ void zero_stage(uint8_t* stage, int bytes, int thread
 /// 3-4 % slower at 60 M rows with flush_stage_shifted's loop per shift, and
 /// redact_staged about 1 % slower (PERFORMANCE v0.44), so both keep this one; so does
 /// every kernel on sm_80, where the loop per shift made three one-pass kernels spill.
+/// I: the index type, long long, or int for a stage's size known to stay under
+/// 2^31 - 32 (redact_staged: fewer instructions per chunk).
 template <typename I>
 __device__ __forceinline__ void flush_stage_words(const uint8_t* stage, uint8_t* dst, I n) {
     const int shift = static_cast<int>(reinterpret_cast<unsigned long long>(dst) & 15u);
@@ -166,9 +168,10 @@ __device__ __forceinline__ void flush_stage_words(const uint8_t* stage, uint8_t*
 /// chunk c from stage bytes [16 c - shift, + 16), which lie in the stage's aligned
 /// chunks c - 1 and c at offset 4 J + s / 8 (J and s the same in every thread): two
 /// aligned 16-byte loads and four funnel shifts per chunk.
-template <int J, typename I>
-__device__ __forceinline__ void flush_whole_chunks(const uint4* stage, uint4* aligned, I first, I last, uint32_t s) {
-    for (I c = first + static_cast<I>(threadIdx.x); c < last; c += blockDim.x) {
+template <int J>
+__device__ __forceinline__ void flush_whole_chunks(const uint4* stage, uint4* aligned, long long first, long long last,
+                                                   uint32_t s) {
+    for (long long c = first + threadIdx.x; c < last; c += blockDim.x) {
         const uint4 lo = stage[c - 1], hi = stage[c];
         const uint32_t w[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
         aligned[c] = make_uint4(__funnelshift_r(w[J], w[J + 1], s), __funnelshift_r(w[J + 1], w[J + 2], s),
@@ -183,24 +186,21 @@ __device__ __forceinline__ void flush_whole_chunks(const uint4* stage, uint4* al
 /// stages before it knows where its bytes go). The words a chunk takes are at the same
 /// place in every thread, so the loop is chosen once (flush_whole_chunks): 16-byte
 /// loads of consecutive chunks meet no bank conflicts, where five 4-byte loads 16 bytes
-/// apart took four wavefronts each (sm_90+; sm_80 takes flush_stage_words). I: the
-/// index type, long long, or int for a stage's size known to stay under 2^31 - 32
-/// (fewer instructions per chunk).
-template <typename I>
-__device__ __forceinline__ void flush_stage_shifted(const uint8_t* stage, uint8_t* dst, I n) {
+/// apart took four wavefronts each (sm_90+; sm_80 takes flush_stage_words).
+__device__ __forceinline__ void flush_stage_shifted(const uint8_t* stage, uint8_t* dst, long long n) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
     flush_stage_words(stage, dst, n);
 #else
     const int shift = static_cast<int>(reinterpret_cast<unsigned long long>(dst) & 15u);
-    const I span = n + shift;
+    const long long span = n + shift;
     uint8_t* aligned = dst - shift;
     const uint4* chunks = reinterpret_cast<const uint4*>(stage);
     uint4* out = reinterpret_cast<uint4*>(aligned);
     // Whole dst chunks: [first, last); a partial one before (chunk 0 when shift > 0) and
     // after (chunk last when span is not a multiple of 16).
-    const I first = shift > 0 ? 1 : 0, last = span / 16;
+    const long long first = shift > 0 ? 1 : 0, last = span / 16;
     if (shift == 0) {
-        for (I c = static_cast<I>(threadIdx.x); c < last; c += blockDim.x) out[c] = chunks[c];
+        for (long long c = threadIdx.x; c < last; c += blockDim.x) out[c] = chunks[c];
     } else {
         const int r = 16 - shift;  // the chunk's first byte in stage chunk c - 1
         const uint32_t s = 8u * static_cast<uint32_t>(r & 3);
@@ -215,11 +215,11 @@ __device__ __forceinline__ void flush_stage_shifted(const uint8_t* stage, uint8_
     // span) when that is another chunk.
     const unsigned edge = blockDim.x > 32 ? 32u : 0u;  // another warp than chunk 0's, when there is one
     if (threadIdx.x == 0 && shift > 0) {
-        const I hi = span < 16 ? span : 16;
-        for (I k = shift; k < hi; ++k) aligned[k] = stage[k - shift];
+        const long long hi = span < 16 ? span : 16;
+        for (long long k = shift; k < hi; ++k) aligned[k] = stage[k - shift];
     }
     if (threadIdx.x == edge && span % 16 != 0 && !(last == 0 && shift > 0))
-        for (I k = 16 * last; k < span; ++k) aligned[k] = stage[k - shift];
+        for (long long k = 16 * last; k < span; ++k) aligned[k] = stage[k - shift];
 #endif
 }
 

@@ -517,9 +517,10 @@ __device__ __forceinline__ bool plan_staged_rows(const Redact& f, uint64_t rows,
         const int initial =
             more && after != ' ' ? (after < 0xC0u ? 1 : (after < 0xE0u ? 2 : (after < 0xF0u ? 3 : 4))) : 0;
         const bool named = here && open && ((name_valid >> k) & 1u) && at >= 0;
+        const bool hidden = here && !open;  // "X X"
         plans[k] = StagedPlan{named ? b : -1, at - b, initial};
-        sizes[k] = named ? at - b + 1 + initial : (here && !open ? 3 : 0);
-        valid |= static_cast<uint32_t>(named || (here && !open)) << k;
+        sizes[k] = named ? at - b + 1 + initial : (hidden ? 3 : 0);
+        valid |= static_cast<uint32_t>(named || hidden) << k;
     }
     return true;
 }
