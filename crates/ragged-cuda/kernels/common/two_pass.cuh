@@ -128,6 +128,16 @@ __device__ __forceinline__ void zero_stage(uint8_t* stage, int bytes, int thread
         reinterpret_cast<uint4*>(stage)[c] = make_uint4(0, 0, 0, 0);
 }
 
+/// zero_stage of a stage whose 16-byte chunks the block's THREADS threads divide evenly
+/// (BYTES a multiple of 16 THREADS): BYTES / (16 THREADS) stores per thread, unrolled,
+/// with no loop (redact_staged: about 10 fewer warp instructions per 32 rows).
+template <int BYTES, int THREADS> __device__ __forceinline__ void zero_stage_even(uint8_t* stage) {
+    static_assert(BYTES % (16 * THREADS) == 0, "the stage's chunks divide evenly between the threads");
+#pragma unroll
+    for (int j = 0; j < BYTES / (16 * THREADS); ++j)
+        reinterpret_cast<uint4*>(stage)[threadIdx.x + j * THREADS] = make_uint4(0, 0, 0, 0);
+}
+
 /// flush_stage_shifted (below) with each aligned 16-byte chunk of dst assembled from
 /// five 4-byte words of the stage (four wavefronts each, lanes 16 bytes apart) by one
 /// loop for every shift. split_columns, which flushes two stages per tile, measured

@@ -275,25 +275,25 @@ __device__ __forceinline__ PatternWords public_words() {
     return PatternWords{0x6c627570u /* "publ" */, ~0u, 0x6369u /* "ic" */, 0xffffu, 6};
 }
 
-/// Whether the needle of pw (5 to 8 bytes: public_words) is among the staged bytes
-/// [b, e) of a warp's visibility stage (readable 16 bytes past b): a row with up to
-/// four places (up to pw.m + 3 bytes) from three words at once, the places compared
-/// without a loop; a longer one by contains_by_places.
+/// Whether "public" (pw: public_words) is among the staged bytes [b, e) of a warp's
+/// visibility stage (readable 12 bytes past b): a row of up to 8 bytes (up to three
+/// places) from the two words of its bytes, each place's first four bytes taken by a
+/// funnel shift and its last two by a byte permute that repeats them (compared with
+/// "icic"), without a loop; a longer row by contains_by_places.
 __device__ __forceinline__ bool staged_public(const uint8_t* visibility, int b, int e, const PatternWords& pw) {
-    if (e - b > pw.m + 3) return contains_by_places<2>(visibility, b, e, pw);
+    if (e - b > 8) return contains_by_places<2>(visibility, b, e, pw);
     const uint32_t* w = reinterpret_cast<const uint32_t*>(visibility) + (b >> 2);
     const uint32_t shift = 8u * static_cast<uint32_t>(b & 3);
-    const uint32_t w0 = w[0], w1 = w[1], w2 = w[2], w3 = w[3];
-    // Bytes [b, b + 12) as three words.
-    const uint32_t r0 = __funnelshift_r(w0, w1, shift), r1 = __funnelshift_r(w1, w2, shift),
-                   r2 = __funnelshift_r(w2, w3, shift);
+    // Bytes [b, b + 8) as two words.
+    const uint32_t r0 = __funnelshift_r(w[0], w[1], shift), r1 = __funnelshift_r(w[1], w[2], shift);
+    const uint32_t tail = pw.second | pw.second << 16;  // "icic"
     const int last = e - b - pw.m;  // places b .. b + last
     bool found = false;
 #pragma unroll
-    for (int j = 0; j < 4; ++j) {
-        const uint32_t x = j == 0 ? r0 : __funnelshift_r(r0, r1, 8 * j);
-        const uint32_t y = j == 0 ? r1 : __funnelshift_r(r1, r2, 8 * j);
-        found |= (j <= last) & (((x ^ pw.first) & pw.first_mask | (y ^ pw.second) & pw.second_mask) == 0);
+    for (int j = 0; j < 3; ++j) {
+        const uint32_t x = j == 0 ? r0 : __funnelshift_r(r0, r1, 8 * j);  // bytes j .. j + 3
+        const uint32_t y = __byte_perm(r1, 0, j | (j + 1) << 4 | j << 8 | (j + 1) << 12);  // j + 4, j + 5 twice
+        found |= (j <= last) & (x == pw.first) & (y == tail);
     }
     return found;
 }
@@ -382,9 +382,9 @@ __device__ __forceinline__ void or_staged_row(uint32_t* out, uint32_t o, const u
         uint32_t word = __funnelshift_r(left, right, shift) &
                         (low_bits(hi_bits - 32 * i) ^ (i < 2 ? low_bits(lo_bits - 32 * i) : 0u));
         if (i < 2) word |= static_cast<uint32_t>(placed >> (32 * i));
-        // Past the row's end the word is 0 (the stage's 16 bytes of padding hold the
-        // last row's): ORed all the same, without a branch.
-        atomicOr(dst + i, 4 * i < end ? word : 0u);
+        // Past the row's end the masks and the head leave the word 0 (the stage's 16
+        // bytes of padding hold the last row's): ORed all the same, without a branch.
+        atomicOr(dst + i, word);
         left = right;
     }
     for (int i = 4; 4 * i < end; ++i) {
@@ -461,19 +461,26 @@ __device__ __forceinline__ bool plan_staged_rows(const Redact& f, uint64_t rows,
     const int32_t* name_offsets = static_cast<const int32_t*>(names_in.offsets);
     const int32_t* visibility_offsets = static_cast<const int32_t*>(visibility_in.offsets);
     const bool scalar = visibility_in.scalar;  // its one row serves every row
+    // The warp's rows in the column (0 to 64) and the lane's first among them (i); the
+    // offsets read from the warp's first row on (from the column's end for a warp past
+    // it), in 32 bits.
+    const uint64_t warp_first = mine - 2 * lane;
+    const int warp_rows = warp_first >= rows ? 0
+                                             : (rows - warp_first < static_cast<uint64_t>(REDACT_WARP_ROWS)
+                                                    ? static_cast<int>(rows - warp_first)
+                                                    : REDACT_WARP_ROWS);
+    const uint64_t from = warp_first < rows ? warp_first : rows;
+    const int32_t* warp_names = name_offsets + from;
+    const int32_t* warp_visibility = visibility_offsets + from;
+    const int i = static_cast<int>(2 * lane);
     // The lane's rows' starts and the end of its second row, in each input (rows past
-    // the end are empty).
+    // the end are empty): three loads each, no shuffles.
     int32_t n[3], v[3];
 #pragma unroll
-    for (int k = 0; k < 2; ++k) {
-        n[k] = name_offsets[mine + k <= rows ? mine + k : rows];
-        v[k] = scalar ? 0 : visibility_offsets[mine + k <= rows ? mine + k : rows];
-    }
-    n[2] = __shfl_down_sync(FULL, n[0], 1);
-    v[2] = __shfl_down_sync(FULL, v[0], 1);
-    if (lane == 31) {
-        n[2] = name_offsets[mine + 2 <= rows ? mine + 2 : rows];
-        v[2] = scalar ? 0 : visibility_offsets[mine + 2 <= rows ? mine + 2 : rows];
+    for (int k = 0; k < 3; ++k) {
+        const int at = i + k < warp_rows ? i + k : warp_rows;
+        n[k] = warp_names[at];
+        v[k] = scalar ? 0 : warp_visibility[at];
     }
     const int32_t n0 = __shfl_sync(FULL, n[0], 0), n1 = __shfl_sync(FULL, n[2], 31);
     const int32_t v0 = __shfl_sync(FULL, v[0], 0), v1 = __shfl_sync(FULL, v[2], 31);
@@ -497,19 +504,25 @@ __device__ __forceinline__ bool plan_staged_rows(const Redact& f, uint64_t rows,
     const bool scalar_open = scalar && visibility_in.valid(0) &&
                              visibility_in.get(0).find(string_view{reinterpret_cast<const uint8_t*>("public"), 6}) >= 0;
     const PatternWords pw = public_words();
-    const uint32_t present = valid_bits<2>(nullptr, 0, mine, rows);  // the lane's rows in the column
-    const uint32_t name_valid = valid_bits<2>(names_in.bits, names_in.bit_offset, mine, rows);
+    // The lane's rows in the column, and their validity in each input.
+    const uint32_t present = static_cast<uint32_t>(i < warp_rows) | static_cast<uint32_t>(i + 1 < warp_rows) << 1;
+    const uint32_t name_valid =
+        names_in.bits == nullptr ? present : valid_bits<2>(names_in.bits, names_in.bit_offset, mine, rows);
     const uint32_t visibility_valid =
-        scalar ? 0u : valid_bits<2>(visibility_in.bits, visibility_in.bit_offset, mine, rows);
+        scalar ? 0u
+               : (visibility_in.bits == nullptr
+                      ? present
+                      : valid_bits<2>(visibility_in.bits, visibility_in.bit_offset, mine, rows));
     // Each row planned without branches: its visibility, then its name's plan in every
     // lane (a warp's rows are about half public, so it runs that for some lane anyway),
     // then the one chosen.
 #pragma unroll
     for (int k = 0; k < 2; ++k) {
         const bool here = (present >> k) & 1u;
-        const bool open =
-            scalar ? scalar_open
-                   : ((visibility_valid >> k) & 1u) && staged_public(visibility, vb[k], vb[k + 1], pw);
+        // Both sides of the & evaluated, without a branch.
+        const bool open = scalar ? scalar_open
+                                 : static_cast<bool>((visibility_valid >> k) & 1u) &
+                                       staged_public(visibility, vb[k], vb[k + 1], pw);
         const int b = nb[k], e = nb[k + 1];
         const int at = staged_first_space(spaces, b, e);
         const bool more = at >= 0 && at + 1 < e;  // a byte after the space
@@ -609,7 +622,7 @@ __device__ __forceinline__ void redact_staged(const Redact& f, uint64_t rows, ui
 
     // The output stage zeroed (the scan's barrier orders this before the rows are ORed
     // into it, or_staged_row).
-    zero_stage(stage, REDACT_OUT_STAGE, ONE_PASS_THREADS);
+    zero_stage_even<REDACT_OUT_STAGE, ONE_PASS_THREADS>(stage);
 
     // 2. The tile's own exclusive scan, its total published at once.
     uint32_t items[ONE_PASS_ITEMS];
