@@ -200,29 +200,44 @@ __device__ __forceinline__ uint16_t piece_spaces(const uint4& v) {
     return static_cast<uint16_t>(equal_bytes16(v, 0x20202020u));
 }
 
-/// A warp's byte range of one input: chars bytes [w0, w1), staged from base =
-/// aligned_base(chars, w0) in `chunks` pieces of 16 bytes (readable over [0, end)).
+/// A warp's byte range of one input, staged from `from`, the 16-byte aligned address at
+/// or below its first byte, in `chunks` pieces of 16 bytes: its bytes lie at [head,
+/// stop) from `from`, the column's readable ones up to `end` (clamped to 2^30), and
+/// piece 0 lies before chars when `first_whole` is 1 (positions in 32 bits).
 struct WarpRange {
-    const uint8_t* chars;
-    long long w0, w1, end, base;
+    const uint8_t* from;
+    int head, stop, end, first_whole;
     int chunks;  // -1: nothing staged (a scalar visibility)
+
+    /// The range of bytes [w0, w1) of chars, whose column has `column_end` bytes.
+    __device__ __forceinline__ static WarpRange of(const uint8_t* chars, int32_t w0, int32_t w1, int32_t column_end) {
+        WarpRange r;
+        r.head = static_cast<int>((reinterpret_cast<unsigned long long>(chars) + static_cast<uint32_t>(w0)) & 15u);
+        r.from = chars + (w0 - r.head);
+        r.stop = r.head + (w1 - w0);
+        const int left = column_end - w0;
+        r.end = r.head + (left < (1 << 30) ? left : (1 << 30));
+        r.first_whole = w0 < r.head ? 1 : 0;
+        r.chunks = (r.stop + 15) >> 4;
+        return r;
+    }
 
     /// Piece c: a vector load, or byte loads at the ends of chars; zeros for the piece
     /// after the last (c == chunks).
     __device__ __forceinline__ uint4 piece(int c) const {
-        const long long lo = base + 16ll * c;
+        const int lo = 16 * c;
         uint4 v = make_uint4(0, 0, 0, 0);
         if (c < chunks) {
-            if (lo >= 0 && lo + 16 <= end) v = *reinterpret_cast<const uint4*>(chars + lo);
-            else edge_piece(chars, lo, w0, w1, v);
+            if (c >= first_whole && lo + 16 <= end) v = *reinterpret_cast<const uint4*>(from + lo);
+            else edge_piece(from, lo, head, stop, v);
         }
         return v;
     }
 };
 
-/// Stage a warp's names (chars byte w at names[w - name_range.base], with their
-/// spaces as bits: spaces[c] bit j for stage byte 16 c + j) and visibility (likewise
-/// at visibility[w - visibility_range.base], unless its chunks are -1), each followed
+/// Stage a warp's names (byte p of name_range.from at names[p], with their spaces as
+/// bits: spaces[c] bit j for stage byte 16 c + j) and visibility (likewise from
+/// visibility_range.from, unless its chunks are -1), each followed
 /// by one zero piece; the ranges fit their stages (the caller checked). The first 64
 /// pieces of names and 32 of visibility (rows averaging up to 16 bytes of each) are
 /// loaded before any is stored, so that a lane's three loads are in flight at once
@@ -450,69 +465,61 @@ __device__ __forceinline__ void redact_write_unstaged(const Redact& f, uint64_t 
 /// i32 offsets; the visibility may be a scalar): their sizes, validity bits and plans.
 /// Returns false, having planned nothing, when the warp's rows do not fit its stages
 /// (uniform per warp).
-__device__ __forceinline__ bool plan_staged_rows(const Redact& f, uint64_t rows, uint64_t mine, uint8_t* names,
-                                                 uint32_t* spaces, uint8_t* visibility,
+__device__ __forceinline__ bool plan_staged_rows(const Redact& f, uint64_t rows, uint64_t first, int tile_rows,
+                                                 int local, uint8_t* names, uint32_t* spaces, uint8_t* visibility,
                                                  StagedPlan (&plans)[ONE_PASS_ITEMS],
                                                  int32_t (&sizes)[ONE_PASS_ITEMS], uint32_t& valid) {
     constexpr unsigned FULL = 0xffffffffu;
-    const unsigned lane = threadIdx.x & 31u;
     const StringInput& names_in = f.names;
     const StringInput& visibility_in = f.visibility;
     const int32_t* name_offsets = static_cast<const int32_t*>(names_in.offsets);
     const int32_t* visibility_offsets = static_cast<const int32_t*>(visibility_in.offsets);
     const bool scalar = visibility_in.scalar;  // its one row serves every row
-    // The warp's rows in the column (0 to 64) and the lane's first among them (i); the
-    // offsets read from the warp's first row on (from the column's end for a warp past
-    // it), in 32 bits.
-    const uint64_t warp_first = mine - 2 * lane;
-    const int warp_rows = warp_first >= rows ? 0
-                                             : (rows - warp_first < static_cast<uint64_t>(REDACT_WARP_ROWS)
-                                                    ? static_cast<int>(rows - warp_first)
-                                                    : REDACT_WARP_ROWS);
-    const uint64_t from = warp_first < rows ? warp_first : rows;
-    const int32_t* warp_names = name_offsets + from;
-    const int32_t* warp_visibility = visibility_offsets + from;
-    const int i = static_cast<int>(2 * lane);
     // The lane's rows' starts and the end of its second row, in each input (rows past
-    // the end are empty): three loads each, no shuffles.
+    // the end are empty): three loads each, at 32-bit positions in the tile.
+    const int32_t* tile_names = name_offsets + first;
+    const int32_t* tile_visibility = visibility_offsets + first;
     int32_t n[3], v[3];
 #pragma unroll
     for (int k = 0; k < 3; ++k) {
-        const int at = i + k < warp_rows ? i + k : warp_rows;
-        n[k] = warp_names[at];
-        v[k] = scalar ? 0 : warp_visibility[at];
+        const int at = local + k < tile_rows ? local + k : tile_rows;
+        n[k] = tile_names[at];
+        v[k] = scalar ? 0 : tile_visibility[at];
     }
+    // The lane's rows in the column, as bits. On sm_90 the empty asm keeps them in a
+    // register across the staging, where the compiler otherwise recomputed them in 64
+    // bits; on sm_80 that register made the kernel spill.
+    uint32_t present = static_cast<uint32_t>(local < tile_rows) | static_cast<uint32_t>(local + 1 < tile_rows) << 1;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("" : "+r"(present));
+#endif
     const int32_t n0 = __shfl_sync(FULL, n[0], 0), n1 = __shfl_sync(FULL, n[2], 31);
     const int32_t v0 = __shfl_sync(FULL, v[0], 0), v1 = __shfl_sync(FULL, v[2], 31);
-    const long long name_base = aligned_base(names_in.chars, n0);
-    const long long visibility_base = aligned_base(visibility_in.chars, v0);
-    if (n1 - name_base > REDACT_NAMES_STAGE || v1 - visibility_base > REDACT_VISIBILITY_STAGE) return false;
-    const WarpRange name_range{names_in.chars, n0, n1, name_offsets[rows], name_base,
-                               static_cast<int>((n1 - name_base + 15) >> 4)};
-    const WarpRange visibility_range{visibility_in.chars, v0, v1, scalar ? 0 : visibility_offsets[rows],
-                                     visibility_base, scalar ? -1 : static_cast<int>((v1 - visibility_base + 15) >> 4)};
+    const WarpRange name_range = WarpRange::of(names_in.chars, n0, n1, name_offsets[rows]);
+    WarpRange visibility_range = WarpRange::of(visibility_in.chars, v0, v1, scalar ? 0 : visibility_offsets[rows]);
+    if (scalar) visibility_range.chunks = -1;
+    if (name_range.stop > REDACT_NAMES_STAGE || visibility_range.stop > REDACT_VISIBILITY_STAGE) return false;
     stage_warp_rows(name_range, names, reinterpret_cast<uint16_t*>(spaces), visibility_range, visibility);
     // Positions in the stages.
     int nb[3], vb[3];
 #pragma unroll
     for (int j = 0; j < 3; ++j) {
-        nb[j] = static_cast<int>(n[j] - name_base);
-        vb[j] = static_cast<int>(v[j] - visibility_base);
+        nb[j] = n[j] - n0 + name_range.head;
+        vb[j] = v[j] - v0 + visibility_range.head;
     }
     __syncwarp();
     // A scalar visibility: "public" in it or not, for every row.
     const bool scalar_open = scalar && visibility_in.valid(0) &&
                              visibility_in.get(0).find(string_view{reinterpret_cast<const uint8_t*>("public"), 6}) >= 0;
     const PatternWords pw = public_words();
-    // The lane's rows in the column, and their validity in each input.
-    const uint32_t present = static_cast<uint32_t>(i < warp_rows) | static_cast<uint32_t>(i + 1 < warp_rows) << 1;
+    // The lane's rows' validity in each input.
     const uint32_t name_valid =
-        names_in.bits == nullptr ? present : valid_bits<2>(names_in.bits, names_in.bit_offset, mine, rows);
+        names_in.bits == nullptr ? present : valid_bits<2>(names_in.bits, names_in.bit_offset, first + local, rows);
     const uint32_t visibility_valid =
         scalar ? 0u
                : (visibility_in.bits == nullptr
                       ? present
-                      : valid_bits<2>(visibility_in.bits, visibility_in.bit_offset, mine, rows));
+                      : valid_bits<2>(visibility_in.bits, visibility_in.bit_offset, first + local, rows));
     // Each row planned without branches: its visibility, then its name's plan in every
     // lane (a warp's rows are about half public, so it runs that for some lane anyway),
     // then the one chosen.
@@ -579,8 +586,12 @@ __device__ __forceinline__ void redact_staged(const Redact& f, uint64_t rows, ui
     const int tile = blockIdx.x;
     const unsigned tid = threadIdx.x, lane = tid & 31u;
     const uint64_t first = static_cast<uint64_t>(tile) * ONE_PASS_ROWS;
-    // This lane's rows: mine and mine + 1.
-    const uint64_t mine = first + ONE_PASS_ITEMS * tid;
+    // The tile's rows (1 to ONE_PASS_ROWS), and this lane's: local and local + 1 of them,
+    // mine and mine + 1 of the column.
+    const int tile_rows = rows - first < static_cast<uint64_t>(ONE_PASS_ROWS) ? static_cast<int>(rows - first)
+                                                                               : ONE_PASS_ROWS;
+    const int local = ONE_PASS_ITEMS * static_cast<int>(tid);
+    const uint64_t mine = first + local;
     uint8_t* names = name_stages[tid >> 5] + 16;
 
     // 1. Plans, sizes and validity.
@@ -589,11 +600,11 @@ __device__ __forceinline__ void redact_staged(const Redact& f, uint64_t rows, ui
     uint32_t valid = 0;
     uint8_t* visibility = visibility_stages[tid >> 5];
     uint32_t* spaces = space_stages[tid >> 5];
-    const bool staged = plan_staged_rows(f, rows, mine, names, spaces, visibility, plans, sizes, valid);  // uniform per warp
+    const bool staged = plan_staged_rows(f, rows, first, tile_rows, local, names, spaces, visibility, plans, sizes, valid);  // uniform per warp
     if (!staged) {  // uniform per warp
 #pragma unroll
         for (int k = 0; k < 2; ++k) {
-            if (mine + k >= rows) continue;
+            if (local + k >= tile_rows) continue;
             Redact::Plan plan;
             int32_t size;
             const bool row_valid = redact_plan_unstaged(f, mine + k, error_word, plan, size);
@@ -603,18 +614,19 @@ __device__ __forceinline__ void redact_staged(const Redact& f, uint64_t rows, ui
     }
     // The validity of the warp's rows: rows 32j .. 32j + 31 of its 64 from lanes 16j ..
     // 16j + 15, two bits each.
-    unsigned long long null_count = 0;
+    // (The tile's first row is a multiple of 32.)
+    uint32_t null_count = 0;
     {
         uint32_t word = valid << (2 * (lane & 15u));
         word |= __shfl_xor_sync(FULL, word, 1);
         word |= __shfl_xor_sync(FULL, word, 2);
         word |= __shfl_xor_sync(FULL, word, 4);
         word |= __shfl_xor_sync(FULL, word, 8);
-        const uint64_t word_row = first + REDACT_WARP_ROWS * (tid >> 5) + 32 * (lane >> 4);
-        if ((lane & 15u) == 0 && word_row < rows) {
-            validity[word_row / 32] = word;
-            const uint64_t present = rows - word_row < 32 ? rows - word_row : 32;
-            null_count = present - __popc(word);
+        const int word_row = REDACT_WARP_ROWS * static_cast<int>(tid >> 5) + 32 * static_cast<int>(lane >> 4);
+        if ((lane & 15u) == 0 && word_row < tile_rows) {
+            validity[first / 32 + word_row / 32] = word;
+            const int present = tile_rows - word_row < 32 ? tile_rows - word_row : 32;
+            null_count = static_cast<uint32_t>(present) - __popc(word);
         }
         null_count += __shfl_xor_sync(FULL, null_count, 16);
     }
@@ -656,7 +668,7 @@ __device__ __forceinline__ void redact_staged(const Redact& f, uint64_t rows, ui
     const Acc end = base + aggregate;
 #pragma unroll
     for (int k = 0; k < ONE_PASS_ITEMS; ++k)
-        if (mine + k < rows) offsets[mine + k] = static_cast<O>(base + items[k]);
+        if (local + k < tile_rows) offsets[mine + k] = static_cast<O>(base + items[k]);
     if (tile == tiles - 1 && tid == 0) {
         offsets[rows] = static_cast<O>(end);
         counts[1] = end;
