@@ -551,15 +551,17 @@ __device__ __forceinline__ bool plan_staged_rows(const Redact& f, uint64_t rows,
 /// planned from rows staged per warp. Each warp stages the names and visibility bytes
 /// of its 64 consecutive rows in shared memory by 16-byte loads, a lane's first three
 /// in flight at once (stage_warp_rows), with a bit per names byte for the spaces, and
-/// each lane plans its two rows from there without branches — "public" compared as
-/// words, four places at once (staged_public), the first space from the bits 32
+/// each lane plans its two rows from there without branches — "public" compared at a
+/// short row's three places at once (staged_public), the first space from the bits 32
 /// positions at a time — and ORs them into the tile's zeroed output stage
-/// word by word (or_staged_row). A warp whose rows do not fit its stages plans them in
-/// global memory (redact_plan_unstaged) and writes them by planning them again. The
-/// tile scan looks back 64 tile states per round trip (TileScan's WIDE). Against the
-/// generic one-pass kernel: 40 registers (6 blocks per SM) against 48, and 1.31-1.33 ms
-/// against 1.91 at 60 M rows on the H200 (PERFORMANCE v0.40, v0.41, v0.43); every offset
-/// width in one kernel took 48 registers and lost the first half of that gain.
+/// word by word (or_staged_row). Rows are counted from the tile's first and bytes from
+/// each warp's aligned start, in 32 bits. A warp whose rows do not fit its stages plans
+/// them in global memory (redact_plan_unstaged) and writes them by planning them
+/// again. The tile scan looks back 64 tile states per round trip (TileScan's WIDE).
+/// Against the generic one-pass kernel: 40 registers (6 blocks per SM) against 48, and
+/// 1.18-1.21 ms against 1.91 at 60 M rows on the H200 (PERFORMANCE v0.40, v0.41, v0.43,
+/// v0.45); every offset width in one kernel took 48 registers and lost the first half
+/// of that gain.
 template <typename O>
 __device__ __forceinline__ void redact_staged(const Redact& f, uint64_t rows, uint64_t capacity, O* offsets,
                                                 uint8_t* chars, uint32_t* validity, unsigned long long* counts,
