@@ -290,7 +290,7 @@ __device__ __forceinline__ PatternWords public_words() {
     return PatternWords{0x6c627570u /* "publ" */, ~0u, 0x6369u /* "ic" */, 0xffffu, 6};
 }
 
-/// Whether "public" (pw: public_words) is among the staged bytes [b, e) of a warp's
+/// Whether "public" (pw: public_words, 6 bytes) is among the staged bytes [b, e) of a warp's
 /// visibility stage (readable 12 bytes past b): a row of up to 8 bytes (up to three
 /// places) from the two words of its bytes, each place's first four bytes taken by a
 /// funnel shift and its last two by a byte permute that repeats them (compared with
@@ -602,7 +602,8 @@ __device__ __forceinline__ void redact_staged(const Redact& f, uint64_t rows, ui
     uint32_t valid = 0;
     uint8_t* visibility = visibility_stages[tid >> 5];
     uint32_t* spaces = space_stages[tid >> 5];
-    const bool staged = plan_staged_rows(f, rows, first, tile_rows, local, names, spaces, visibility, plans, sizes, valid);  // uniform per warp
+    const bool staged =  // uniform per warp
+        plan_staged_rows(f, rows, first, tile_rows, local, names, spaces, visibility, plans, sizes, valid);
     if (!staged) {  // uniform per warp
 #pragma unroll
         for (int k = 0; k < 2; ++k) {
