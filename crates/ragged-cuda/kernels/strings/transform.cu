@@ -200,6 +200,20 @@ __device__ __forceinline__ uint16_t piece_spaces(const uint4& v) {
     return static_cast<uint16_t>(equal_bytes16(v, 0x20202020u));
 }
 
+/// `p`, hidden from the compiler's address arithmetic: an index into it costs one 32-bit
+/// multiply-add (IMAD.WIDE.U32), where the compiler otherwise folded the pointer's
+/// parts into each load's address and redid their 64-bit sum for every load
+/// (redact_staged's offsets and staged pieces: 477 -> 455 warp instructions per 32
+/// rows, PERFORMANCE v0.46). The pointer no longer carries its global address space,
+/// so its loads go through __ldg (the inputs are read-only here). sm_90 only: on sm_80
+/// the kept pointers made redact_staged spill 5 registers, against 1 without.
+template <typename T> __device__ __forceinline__ const T* opaque_pointer(const T* p) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm("" : "+l"(p));
+#endif
+    return p;
+}
+
 /// A warp's byte range of one input, staged from `from`, the 16-byte aligned address at
 /// or below its first byte, in `chunks` pieces of 16 bytes: its bytes lie at [head,
 /// stop) from `from`, the column's readable ones up to `end` (clamped to 2^30), and
@@ -213,7 +227,7 @@ struct WarpRange {
     __device__ __forceinline__ static WarpRange of(const uint8_t* chars, int32_t w0, int32_t w1, int32_t column_end) {
         WarpRange r;
         r.head = static_cast<int>((reinterpret_cast<unsigned long long>(chars) + static_cast<uint32_t>(w0)) & 15u);
-        r.from = chars + (w0 - r.head);
+        r.from = opaque_pointer(chars + (w0 - r.head));
         r.stop = r.head + (w1 - w0);
         const int left = column_end - w0;
         r.end = r.head + (left < (1 << 30) ? left : (1 << 30));
@@ -228,7 +242,8 @@ struct WarpRange {
         const int lo = 16 * c;
         uint4 v = make_uint4(0, 0, 0, 0);
         if (c < chunks) {
-            if (c >= first_whole && lo + 16 <= end) v = *reinterpret_cast<const uint4*>(from + lo);
+            if (c >= first_whole && lo + 16 <= end)
+                v = __ldg(reinterpret_cast<const uint4*>(from + static_cast<uint32_t>(lo)));
             else edge_piece(from, lo, head, stop, v);
         }
         return v;
@@ -477,14 +492,14 @@ __device__ __forceinline__ bool plan_staged_rows(const Redact& f, uint64_t rows,
     const bool scalar = visibility_in.scalar;  // its one row serves every row
     // The lane's rows' starts and the end of its second row, in each input (rows past
     // the end are empty): three loads each, at 32-bit positions in the tile.
-    const int32_t* tile_names = name_offsets + first;
-    const int32_t* tile_visibility = visibility_offsets + first;
+    const int32_t* tile_names = opaque_pointer(name_offsets + first);
+    const int32_t* tile_visibility = opaque_pointer(visibility_offsets + first);
     int32_t n[3], v[3];
 #pragma unroll
     for (int k = 0; k < 3; ++k) {
-        const int at = local + k < tile_rows ? local + k : tile_rows;
-        n[k] = tile_names[at];
-        v[k] = scalar ? 0 : tile_visibility[at];
+        const uint32_t at = static_cast<uint32_t>(local + k < tile_rows ? local + k : tile_rows);
+        n[k] = __ldg(tile_names + at);
+        v[k] = scalar ? 0 : __ldg(tile_visibility + at);
     }
     // The lane's rows in the column, as bits. On sm_90 the empty asm keeps them in a
     // register across the staging, where the compiler otherwise recomputed them in 64
