@@ -207,7 +207,7 @@ __device__ __forceinline__ uint16_t piece_spaces(const uint4& v) {
 /// rows, PERFORMANCE v0.46). The pointer no longer carries its global address space,
 /// so the loads that matter go through __ldg (the inputs are read-only here); the byte
 /// loads at a column's ends (edge_piece) are generic loads. sm_90 only: on sm_80 the
-/// kept pointers made redact_staged spill 5 registers, against 1 without.
+/// kept pointers made redact_staged spill 5 LDL / 5 STL, against 1 / 1 without.
 template <typename T> __device__ __forceinline__ const T* opaque_pointer(const T* p) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     asm("" : "+l"(p));
