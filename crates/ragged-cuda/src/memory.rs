@@ -6,6 +6,8 @@
 //! RMM's pool resource does); allocation and free are ordered on the backend's stream.
 //! A byte counter enforces the optional memory limit before the driver is asked, so
 //! exceeding it is a reproducible [`Error::OutOfMemory`], and the backend stays usable.
+//! Every allocation is 16-byte aligned and spans a multiple of 16 bytes
+//! ([`ALLOCATION_ALIGN`]), so kernels may read a buffer's ends by aligned vector loads.
 //! With the pool disabled (`RAGGED_POOL=off`, for compute-sanitizer) allocations are
 //! plain `cuMemAlloc` / `cuMemFree`.
 
@@ -48,6 +50,11 @@ pub(crate) fn driver_error(op: &'static str, e: result::DriverError) -> Error {
         message: format!("{name}: {text}"),
     }
 }
+
+/// The alignment of every device allocation, and the multiple of bytes each spans: a
+/// kernel may read a buffer's first and last bytes by aligned vector loads of this many
+/// bytes (`WarpRange` in kernels/strings/transform.cu).
+pub(crate) const ALLOCATION_ALIGN: usize = 16;
 
 /// The per-backend allocator: a stream, a memory pool and the limit's byte counter.
 pub(crate) struct Pool {
@@ -148,7 +155,10 @@ impl Pool {
         Some(value)
     }
 
-    /// Allocate `bytes` (uninitialized), ordered on the stream.
+    /// Allocate `bytes` (uninitialized), ordered on the stream: [`ALLOCATION_ALIGN`]-byte
+    /// aligned and rounded up to a multiple of it, so that every aligned piece of that
+    /// many bytes which holds a byte of the allocation lies inside it (kernels read such
+    /// pieces whole at a buffer's ends). The limit counts the bytes asked for.
     pub(crate) fn allocate(self: &Arc<Self>, bytes: usize) -> Result<Arc<Allocation>> {
         // Reserve under the limit first, so the limit is exact and reproducible.
         let mut current = self.used.load(Ordering::Relaxed);
@@ -178,15 +188,36 @@ impl Pool {
         self.ctx
             .bind_to_thread()
             .map_err(|e| release(driver_error("bind context", e)))?;
+        // At most ALLOCATION_ALIGN - 1 bytes more than the limit admitted (the limit is
+        // far below usize::MAX).
+        let padded = bytes.next_multiple_of(ALLOCATION_ALIGN);
         // SAFETY: pool and stream are alive; the memory is uninitialized and only ever
-        // read by kernels after being written (every op writes its outputs fully).
+        // read by kernels after being written (every op writes its outputs fully; the
+        // padding and the bytes around a buffer's ends that whole pieces hold are read
+        // but never used).
         let ptr = unsafe {
             match self.pool {
-                Some(pool) => result::mem_pool::alloc_async(pool, bytes, self.stream),
-                None => result::malloc_sync(bytes),
+                Some(pool) => result::mem_pool::alloc_async(pool, padded, self.stream),
+                None => result::malloc_sync(padded),
             }
         };
         match ptr {
+            Ok(ptr) if ptr % ALLOCATION_ALIGN as u64 != 0 => {
+                // The driver aligns its allocations to 256 bytes or more; kernels rely
+                // on ALLOCATION_ALIGN, so anything else is refused rather than used.
+                let allocation = Allocation {
+                    ptr,
+                    bytes,
+                    pool: Arc::clone(self),
+                };
+                drop(allocation);
+                Err(Error::Device {
+                    op: "allocate",
+                    message: format!(
+                        "the driver returned {ptr:#x}, not {ALLOCATION_ALIGN}-byte aligned"
+                    ),
+                })
+            }
             Ok(ptr) => Ok(Arc::new(Allocation {
                 ptr,
                 bytes,

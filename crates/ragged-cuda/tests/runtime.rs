@@ -55,6 +55,35 @@ fn out_of_memory_under_a_limit_is_an_error_and_the_backend_stays_usable() {
 }
 
 #[test]
+fn allocations_are_16_byte_aligned_and_the_limit_counts_the_bytes_asked_for() {
+    for no_pool in [false, true] {
+        let Some(gpu) = backend(CudaOptions {
+            memory_limit: None,
+            no_pool,
+        }) else {
+            return;
+        };
+        // Kernels read a buffer's ends by aligned 16-byte loads (memory.rs,
+        // ALLOCATION_ALIGN): every allocation must start on such a boundary.
+        let sizes = (1..=40usize).chain([255, 4097, (1 << 20) + 3]);
+        let buffers: Vec<_> = sizes.clone().map(|n| gpu.alloc::<u8>(n).unwrap()).collect();
+        for b in &buffers {
+            assert_eq!(
+                b.device_ptr() % 16,
+                0,
+                "{} bytes at {:#x}",
+                b.len(),
+                b.device_ptr()
+            );
+        }
+        assert_eq!(gpu.memory_stats().used, sizes.sum::<usize>());
+        drop(buffers);
+        gpu.synchronize().unwrap();
+        assert_eq!(gpu.memory_stats().used, 0);
+    }
+}
+
+#[test]
 fn memory_limit_from_env_syntax() {
     assert_eq!(ragged_cuda::parse_size("2GiB").unwrap(), 2 << 30);
     assert_eq!(ragged_cuda::parse_size("512MiB").unwrap(), 512 << 20);

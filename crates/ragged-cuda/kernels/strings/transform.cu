@@ -205,9 +205,8 @@ __device__ __forceinline__ uint16_t piece_spaces(const uint4& v) {
 /// parts into each load's address and redid their 64-bit sum for every load
 /// (redact_staged's offsets and staged pieces: 477 -> 455 warp instructions per 32
 /// rows, PERFORMANCE v0.46). The pointer no longer carries its global address space,
-/// so the loads that matter go through __ldg (the inputs are read-only here); the byte
-/// loads at a column's ends (edge_piece) are generic loads. sm_90 only: on sm_80 the
-/// kept pointers made redact_staged spill 5 LDL / 5 STL, against 1 / 1 without.
+/// so its loads go through __ldg (the inputs are read-only here). sm_90 only: on sm_80
+/// the kept pointers made redact_staged spill 5 LDL / 5 STL, against 1 / 1 without.
 template <typename T> __device__ __forceinline__ const T* opaque_pointer(const T* p) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     asm("" : "+l"(p));
@@ -217,36 +216,33 @@ template <typename T> __device__ __forceinline__ const T* opaque_pointer(const T
 
 /// A warp's byte range of one input, staged from `from`, the 16-byte aligned address at
 /// or below its first byte, in `chunks` pieces of 16 bytes: its bytes lie at [head,
-/// stop) from `from`, the column's readable ones up to `end` (clamped to 2^30), and
-/// piece 0 lies before chars when `first_whole` is 1 (positions in 32 bits).
+/// stop) from `from` (positions in 32 bits). Every piece is read whole, also the
+/// bytes before the range and after it in its first and last piece: every device
+/// allocation starts 16-byte aligned and spans a multiple of 16 bytes
+/// (src/memory.rs, Pool::allocate), so a 16-byte aligned piece that holds a byte of
+/// chars lies inside chars' allocation. Without the byte loads and bounds checks a
+/// column's ends took before, and with the validity written after the rows
+/// (redact_staged), 1.145-1.159 -> 1.108-1.110 ms at 60 M rows on the H200
+/// (PERFORMANCE v0.47).
 struct WarpRange {
     const uint8_t* from;
-    int head, stop, end, first_whole;
+    int head, stop;
     int chunks;  // -1: nothing staged (a scalar visibility)
 
-    /// The range of bytes [w0, w1) of chars, whose column has `column_end` bytes.
-    __device__ __forceinline__ static WarpRange of(const uint8_t* chars, int32_t w0, int32_t w1, int32_t column_end) {
+    /// The range of bytes [w0, w1) of chars.
+    __device__ __forceinline__ static WarpRange of(const uint8_t* chars, int32_t w0, int32_t w1) {
         WarpRange r;
         r.head = static_cast<int>((reinterpret_cast<unsigned long long>(chars) + static_cast<uint32_t>(w0)) & 15u);
         r.from = opaque_pointer(chars + (w0 - r.head));
         r.stop = r.head + (w1 - w0);
-        const int left = column_end - w0;
-        r.end = r.head + (left < (1 << 30) ? left : (1 << 30));
-        r.first_whole = w0 < r.head ? 1 : 0;
         r.chunks = (r.stop + 15) >> 4;
         return r;
     }
 
-    /// Piece c: a vector load, or byte loads at the ends of chars; zeros for the piece
-    /// after the last (c == chunks).
+    /// Piece c: one vector load; zeros for the piece after the last (c == chunks).
     __device__ __forceinline__ uint4 piece(int c) const {
-        const int lo = 16 * c;
         uint4 v = make_uint4(0, 0, 0, 0);
-        if (c < chunks) {
-            if (c >= first_whole && lo + 16 <= end)
-                v = __ldg(reinterpret_cast<const uint4*>(from + static_cast<uint32_t>(lo)));
-            else edge_piece(from, lo, head, stop, v);
-        }
+        if (c < chunks) v = __ldg(reinterpret_cast<const uint4*>(from + static_cast<uint32_t>(16 * c)));
         return v;
     }
 };
@@ -511,8 +507,8 @@ __device__ __forceinline__ bool plan_staged_rows(const Redact& f, uint64_t rows,
 #endif
     const int32_t n0 = __shfl_sync(FULL, n[0], 0), n1 = __shfl_sync(FULL, n[2], 31);
     const int32_t v0 = __shfl_sync(FULL, v[0], 0), v1 = __shfl_sync(FULL, v[2], 31);
-    const WarpRange name_range = WarpRange::of(names_in.chars, n0, n1, name_offsets[rows]);
-    WarpRange visibility_range = WarpRange::of(visibility_in.chars, v0, v1, scalar ? 0 : visibility_offsets[rows]);
+    const WarpRange name_range = WarpRange::of(names_in.chars, n0, n1);
+    WarpRange visibility_range = WarpRange::of(visibility_in.chars, v0, v1);
     if (scalar) visibility_range.chunks = -1;
     if (name_range.stop > REDACT_NAMES_STAGE || visibility_range.stop > REDACT_VISIBILITY_STAGE) return false;
     stage_warp_rows(name_range, names, reinterpret_cast<uint16_t*>(spaces), visibility_range, visibility);
@@ -612,7 +608,7 @@ __device__ __forceinline__ void redact_staged(const Redact& f, uint64_t rows, ui
     const uint64_t mine = first + local;
     uint8_t* names = name_stages[tid >> 5] + 16;
 
-    // 1. Plans, sizes and validity.
+    // 1. Plans, sizes and validity bits.
     StagedPlan plans[ONE_PASS_ITEMS];
     int32_t sizes[ONE_PASS_ITEMS] = {0, 0};
     uint32_t valid = 0;
@@ -631,25 +627,6 @@ __device__ __forceinline__ void redact_staged(const Redact& f, uint64_t rows, ui
             valid |= static_cast<uint32_t>(row_valid) << k;
         }
     }
-    // The validity of the warp's rows: rows 32j .. 32j + 31 of its 64 from lanes 16j ..
-    // 16j + 15, two bits each.
-    // (The tile's first row is a multiple of 32.)
-    uint32_t null_count = 0;
-    {
-        uint32_t word = valid << (2 * (lane & 15u));
-        word |= __shfl_xor_sync(FULL, word, 1);
-        word |= __shfl_xor_sync(FULL, word, 2);
-        word |= __shfl_xor_sync(FULL, word, 4);
-        word |= __shfl_xor_sync(FULL, word, 8);
-        const int word_row = REDACT_WARP_ROWS * static_cast<int>(tid >> 5) + 32 * static_cast<int>(lane >> 4);
-        if ((lane & 15u) == 0 && word_row < tile_rows) {
-            validity[first / 32 + word_row / 32] = word;
-            const int present = tile_rows - word_row < 32 ? tile_rows - word_row : 32;
-            null_count = static_cast<uint32_t>(present) - __popc(word);
-        }
-        null_count += __shfl_xor_sync(FULL, null_count, 16);
-    }
-    flush_count(counts, null_count);
 
     // The output stage zeroed (the scan's barrier orders this before the rows are ORed
     // into it, or_staged_row).
@@ -679,6 +656,27 @@ __device__ __forceinline__ void redact_staged(const Redact& f, uint64_t rows, ui
             }
         }
     }
+
+    // The validity of the warp's rows: rows 32j .. 32j + 31 of its 64 from lanes 16j ..
+    // 16j + 15, two bits each (the tile's first row is a multiple of 32). Written after
+    // the rows, so that the tile's total is published sooner and the look-back comes
+    // later (1 % at 60 M rows, PERFORMANCE v0.47).
+    uint32_t null_count = 0;
+    {
+        uint32_t word = valid << (2 * (lane & 15u));
+        word |= __shfl_xor_sync(FULL, word, 1);
+        word |= __shfl_xor_sync(FULL, word, 2);
+        word |= __shfl_xor_sync(FULL, word, 4);
+        word |= __shfl_xor_sync(FULL, word, 8);
+        const int word_row = REDACT_WARP_ROWS * static_cast<int>(tid >> 5) + 32 * static_cast<int>(lane >> 4);
+        if ((lane & 15u) == 0 && word_row < tile_rows) {
+            validity[first / 32 + word_row / 32] = word;
+            const int present = tile_rows - word_row < 32 ? tile_rows - word_row : 32;
+            null_count = static_cast<uint32_t>(present) - __popc(word);
+        }
+        null_count += __shfl_xor_sync(FULL, null_count, 16);
+    }
+    flush_count(counts, null_count);
 
     // 4. The earlier tiles' bytes (block-wide, ends with a barrier).
     const Acc base = scan.look_back(aggregate);
