@@ -67,6 +67,14 @@ impl<const N: usize> ErrorWordWith<N> {
         })
     }
 
+    /// The words of `words` (N + 1 of them), which the caller has queued a kernel to
+    /// set ("no error", zeros) before anything reads them
+    /// (`TileState::with_error_word`).
+    pub(crate) fn set_by_kernel(words: DeviceBuffer<u64>) -> Self {
+        debug_assert_eq!(words.len(), N + 1);
+        Self { words }
+    }
+
     /// The error word's device address (`uint64_t*`).
     pub(crate) fn device_ptr(&self) -> u64 {
         self.words.device_ptr()

@@ -159,6 +159,19 @@ RAGGED_SCAN_STATE(unsigned long long, acc_u64)
 RAGGED_SCAN_STATE(__int128, acc_i128)
 RAGGED_SCAN_STATE(unsigned __int128, acc_u128)
 
+// The one-pass strings kernels' state in one launch (src/primitives/scan.rs,
+// TileState::with_error_word): the acc_u64 tile state of `tiles` tiles at mem (none
+// for a single tile), and `words` — an error word set to "no error" followed by `n`
+// counters set to 0 — which the host would otherwise upload by a copy of its own.
+extern "C" __global__ void scan_state_init_words_acc_u64(void* mem, uint64_t bytes, int tiles,
+                                                         unsigned long long* words, int n) {
+    if (tiles > 1) {
+        cub::ScanTileState<unsigned long long> state = ragged::scan_state<unsigned long long>(mem, bytes, tiles);
+        state.InitializeStatus(tiles);
+    }
+    if (blockIdx.x == 0 && static_cast<int>(threadIdx.x) <= n) words[threadIdx.x] = threadIdx.x == 0 ? ~0ull : 0ull;
+}
+
 // ---- scan_sum_f64 and scan_count_if --------------------------------------------------------
 
 template <typename T>

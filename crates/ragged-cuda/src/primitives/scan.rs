@@ -10,7 +10,7 @@ use ragged_core::{Error, Native, PrimitiveColumn, Result};
 
 use super::{can_overflow, validity_args, value_from_bytes};
 use crate::compile::{ModuleSource, PRIMITIVES_SCAN};
-use crate::error_word::ErrorWord;
+use crate::error_word::{ErrorWord, ErrorWordWith};
 use crate::launch::{launch, params, BLOCK};
 use crate::memory::{Device, DeviceBuffer};
 use crate::CudaBackend;
@@ -104,6 +104,53 @@ impl TileState {
             bytes,
             _memory: Some(memory),
         })
+    }
+
+    /// The acc_u64 state of [`TileState::new`] over `PRIMITIVES_SCAN`, and an error word
+    /// with `N` counters, in one allocation set by one launch
+    /// (`scan_state_init_words_acc_u64`): the one-pass strings kernels' state, which
+    /// otherwise took a second allocation and an upload of its own (the launch runs
+    /// also for a single tile, which has no tile state).
+    pub(crate) fn with_error_word<const N: usize>(
+        backend: &CudaBackend,
+        n: u64,
+        tile: u64,
+    ) -> Result<(Self, ErrorWordWith<N>)> {
+        // The words first, the state after them at a 256-byte boundary.
+        const WORDS_BYTES: u64 = 256;
+        const { assert!(8 * (N + 1) <= WORDS_BYTES as usize) };
+        let tiles = n.div_ceil(tile);
+        let bytes = if tiles > 1 {
+            (tiles + 32) * 48 + 1024
+        } else {
+            0
+        };
+        let memory = backend.alloc::<u8>((WORDS_BYTES + bytes) as usize)?;
+        let words_ptr = memory.device_ptr();
+        let ptr = if tiles > 1 {
+            words_ptr + WORDS_BYTES
+        } else {
+            0
+        };
+        let init = backend.function(&PRIMITIVES_SCAN, "scan_state_init_words_acc_u64")?;
+        let (count, counters) = (tiles as i32, N as i32);
+        let mut args = params![ptr, bytes, count, words_ptr, counters];
+        let grid = tiles.div_ceil(u64::from(BLOCK)).max(1) as u32;
+        // SAFETY: `scan_state_init_words_acc_u64(void*, uint64_t, int, unsigned long
+        // long*, int)` writes the status words of `tiles` tiles plus 32 padding entries
+        // inside `bytes` bytes from `ptr` (only when tiles > 1), and N + 1 words from
+        // `words_ptr` (8 (N + 1) <= WORDS_BYTES); the grid has at least one block.
+        unsafe { launch(init, grid, BLOCK, 0, backend.stream(), &mut args)? };
+        let words = ErrorWordWith::set_by_kernel(memory.slice(0, 8 * (N + 1))?.into_typed::<u64>());
+        Ok((
+            Self {
+                tiles: tiles as u32,
+                ptr,
+                bytes,
+                _memory: Some(memory),
+            },
+            words,
+        ))
     }
 }
 

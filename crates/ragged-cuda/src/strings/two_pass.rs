@@ -19,7 +19,6 @@ use ragged_core::{BooleanColumn, Error, OffsetSize, PrimitiveColumn, Result, Str
 
 use crate::common::bits::{ballot_grid, validity_or_none};
 use crate::compile::ModuleSource;
-use crate::compile::PRIMITIVES_SCAN;
 use crate::error_word::ErrorWordWith;
 use crate::launch::{launch, params, BLOCK};
 use crate::memory::{Device, DeviceBitmap, DeviceBuffer};
@@ -222,8 +221,7 @@ fn one_pass<F: Copy>(
     let words = backend.alloc::<u32>(rows.div_ceil(32))?;
     let chars = backend.alloc::<u8>(bound as usize)?;
     let offsets = alloc_offsets(backend, rows + 1, wide)?;
-    let tiles = TileState::new(backend, &PRIMITIVES_SCAN, "acc_u64", n, ONE_PASS_ROWS)?;
-    let state = ErrorWordWith::<2>::new(backend)?;
+    let (tiles, state) = TileState::with_error_word::<2>(backend, n, ONE_PASS_ROWS)?;
     let suffix = if wide { "i64" } else { "i32" };
     let function = backend.function(module, &format!("{name}_one_pass_{suffix}"))?;
     let (offsets_ptr, chars_ptr, words_ptr, counts_ptr, word_ptr) = (
