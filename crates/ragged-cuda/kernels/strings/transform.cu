@@ -571,9 +571,9 @@ __device__ __forceinline__ bool plan_staged_rows(const Redact& f, uint64_t rows,
 /// them in global memory (redact_plan_unstaged) and writes them by planning them
 /// again. The tile scan looks back 64 tile states per round trip (TileScan's WIDE).
 /// Against the generic one-pass kernel: 40 registers (6 blocks per SM) against 48, and
-/// 1.18-1.21 ms against 1.91 at 60 M rows on the H200 (PERFORMANCE v0.40, v0.41, v0.43,
-/// v0.45); every offset width in one kernel took 48 registers and lost the first half
-/// of that gain.
+/// 1.11-1.16 ms against 1.91 at 60 M rows on the H200 (PERFORMANCE v0.40, v0.41, v0.43,
+/// v0.45-v0.47); every offset width in one kernel took 48 registers and lost the first
+/// half of that gain.
 template <typename O>
 __device__ __forceinline__ void redact_staged(const Redact& f, uint64_t rows, uint64_t capacity, O* offsets,
                                                 uint8_t* chars, uint32_t* validity, unsigned long long* counts,
