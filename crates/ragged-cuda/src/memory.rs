@@ -188,9 +188,13 @@ impl Pool {
         self.ctx
             .bind_to_thread()
             .map_err(|e| release(driver_error("bind context", e)))?;
-        // At most ALLOCATION_ALIGN - 1 bytes more than the limit admitted (the limit is
-        // far below usize::MAX).
-        let padded = bytes.next_multiple_of(ALLOCATION_ALIGN);
+        // At most ALLOCATION_ALIGN - 1 bytes more than the limit admitted.
+        let Some(padded) = bytes.checked_next_multiple_of(ALLOCATION_ALIGN) else {
+            return Err(release(Error::OutOfMemory {
+                requested: bytes,
+                available: self.limit.saturating_sub(current),
+            }));
+        };
         // SAFETY: pool and stream are alive; the memory is uninitialized and only ever
         // read by kernels after being written (every op writes its outputs fully; the
         // padding and the bytes around a buffer's ends that whole pieces hold are read
