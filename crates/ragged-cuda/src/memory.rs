@@ -208,7 +208,9 @@ impl Pool {
         match ptr {
             Ok(ptr) if ptr % ALLOCATION_ALIGN as u64 != 0 => {
                 // The driver aligns its allocations to 256 bytes or more; kernels rely
-                // on ALLOCATION_ALIGN, so anything else is refused rather than used.
+                // on ALLOCATION_ALIGN, so anything else is refused rather than used
+                // (dropping the Allocation frees it and gives its bytes back to the
+                // limit).
                 let allocation = Allocation {
                     ptr,
                     bytes,

@@ -67,6 +67,13 @@ pub(crate) struct TileState {
     _memory: Option<DeviceBuffer<u8>>,
 }
 
+/// Bytes of the tile state of `tiles` tiles: an upper bound of
+/// `cub::ScanTileState<ACC>::AllocationSize` for every accumulator up to 16 bytes, with
+/// the 32 padding entries (`RAGGED_SCAN_STATE` in kernels/common/scan.cuh).
+fn state_bytes(tiles: u64) -> u64 {
+    (tiles + 32) * 48 + 1024
+}
+
 impl TileState {
     /// Allocate the state of accumulator `acc` and initialize it
     /// (`scan_state_init_<acc>` of `module`).
@@ -88,7 +95,7 @@ impl TileState {
                 _memory: None,
             });
         }
-        let bytes = (tiles + 32) * 48 + 1024;
+        let bytes = state_bytes(tiles);
         let memory = backend.alloc::<u8>(bytes as usize)?;
         let init = backend.function(module, &format!("scan_state_init_{acc}"))?;
         let (ptr, count) = (memory.device_ptr(), tiles as i32);
@@ -120,11 +127,7 @@ impl TileState {
         const WORDS_BYTES: u64 = 256;
         const { assert!(8 * (N + 1) <= WORDS_BYTES as usize) };
         let tiles = n.div_ceil(tile);
-        let bytes = if tiles > 1 {
-            (tiles + 32) * 48 + 1024
-        } else {
-            0
-        };
+        let bytes = if tiles > 1 { state_bytes(tiles) } else { 0 };
         let memory = backend.alloc::<u8>((WORDS_BYTES + bytes) as usize)?;
         let words_ptr = memory.device_ptr();
         let ptr = if tiles > 1 {
