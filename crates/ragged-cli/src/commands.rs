@@ -7,7 +7,7 @@ use std::time::Instant;
 use anyhow::{bail, Context};
 use clap::{Args, Subcommand};
 use ragged::device::{select, DeviceChoice, Selected};
-use ragged::io::{read_table, write_table, Format, StringsColumn};
+use ragged::io::{read_table, write_table_with, Format, StringsColumn};
 use ragged::ops::Search;
 use ragged::{Column, CudaOptions, Memory, Primitives, StringOps};
 
@@ -65,9 +65,11 @@ pub enum StringsCommand {
     Slice(SliceArgs),
     /// Whether each string matches an SQL LIKE pattern (% any run, _ one character).
     Like(LikeArgs),
-    /// Each string in uppercase (per-character Unicode mapping).
+    /// Each string in uppercase, by Unicode's simple case mapping (one character to
+    /// one: "ß" stays, "ᾳ" → "ᾼ"; pyarrow's utf8_upper but for "ß" → "ẞ").
     Upper(CaseArgs),
-    /// Each string in lowercase (per-character Unicode mapping).
+    /// Each string in lowercase, by Unicode's simple case mapping ("İ" → "i", as
+    /// pyarrow's utf8_lower).
     Lower(CaseArgs),
     /// Each string without leading and/or trailing whitespace (or --chars).
     Strip(StripArgs),
@@ -149,6 +151,8 @@ pub fn used_cuda() -> bool {
 static KEPT_BACKEND: std::sync::OnceLock<ragged::device::AnyBackend> = std::sync::OnceLock::new();
 
 fn device(global: &GlobalArgs) -> anyhow::Result<Selected> {
+    // A bad --compression is refused before any work.
+    global.write_options()?;
     let choice: DeviceChoice = global.device.parse()?;
     let selected = select(choice, cuda_options(global)?)?;
     // The backend lives until the process exits: the driver releases the context with
@@ -455,7 +459,8 @@ fn finish_columns(
 ) -> anyhow::Result<()> {
     if let Some(output) = output {
         let _step = Step::start("writing", global.quiet);
-        write_table(output, None, columns).with_context(|| "no output was written".to_string())?;
+        write_table_with(output, None, columns, &global.write_options()?)
+            .with_context(|| "no output was written".to_string())?;
     }
     println!("{}", summary());
     if !global.quiet {
@@ -487,7 +492,7 @@ pub struct LinesArgs {
     input: PathBuf,
     /// The delimiter, with escapes: \n (the default: also strips a \r before it),
     /// \r\n, or any 1 to 64 bytes such as ';', '\t', '\x00', '--\r\n'.
-    #[arg(long, short, default_value = "\\n")]
+    #[arg(long, short, default_value = "\\n", allow_hyphen_values = true)]
     delimiter: String,
     /// Keep each record's delimiter.
     #[arg(long)]
@@ -646,8 +651,13 @@ fn run_lines_split(
                 .context("binary records cannot be written")?
         };
         drop(batches);
-        write_table(output, None, &[("line".to_string(), column)])
-            .with_context(|| "no output was written".to_string())?;
+        write_table_with(
+            output,
+            None,
+            &[("line".to_string(), column)],
+            &global.write_options()?,
+        )
+        .with_context(|| "no output was written".to_string())?;
     } else {
         println!("{records}");
     }
@@ -713,8 +723,13 @@ fn run_lines<B: ragged::Backend>(
                 .context("binary records cannot be written")?
         };
         drop(batches);
-        write_table(output, None, &[("line".to_string(), column)])
-            .with_context(|| "no output was written".to_string())?;
+        write_table_with(
+            output,
+            None,
+            &[("line".to_string(), column)],
+            &global.write_options()?,
+        )
+        .with_context(|| "no output was written".to_string())?;
     } else {
         println!("{records}");
     }

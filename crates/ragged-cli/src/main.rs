@@ -39,7 +39,19 @@ static MALLOC_CONF: &[u8] = b"oversize_threshold:0,dirty_decay_ms:-1,lg_extent_m
 /// Ragged (variable-length) columnar data — strings, lists, lines, sequences — in
 /// Apache Arrow layout, on the CPU or a CUDA GPU.
 #[derive(Parser, Debug)]
-#[command(name = "ragged", version, about, long_about = None, propagate_version = true)]
+#[command(
+    name = "ragged",
+    version,
+    about,
+    long_about = None,
+    propagate_version = true,
+    after_help = "Examples:
+  ragged info
+  ragged --device cpu strings length -c name examples/data/people.parquet
+  ragged redact --names name --visibility visibility examples/data/people.parquet -o redacted.parquet
+  ragged lists sum -c visits examples/data/people.parquet
+  ragged lines access.log --count"
+)]
 pub struct Cli {
     #[command(flatten)]
     global: GlobalArgs,
@@ -59,6 +71,21 @@ pub struct GlobalArgs {
     /// Print only results and errors (no notices, no progress bars).
     #[arg(long, short, global = true)]
     quiet: bool,
+    /// Parquet output compression: none, snappy, lz4, zstd[:LEVEL] or gzip[:LEVEL].
+    #[arg(long, global = true, default_value = "zstd")]
+    compression: String,
+    /// Rows per Parquet output row group (row groups are encoded in parallel).
+    #[arg(long, global = true, default_value_t = 1 << 20)]
+    row_group_size: usize,
+}
+
+impl GlobalArgs {
+    /// How outputs are written (`--compression`, `--row-group-size`).
+    pub(crate) fn write_options(&self) -> ragged::Result<ragged::io::WriteOptions> {
+        Ok(ragged::io::WriteOptions::default()
+            .with_compression(&self.compression)?
+            .with_row_group_size(self.row_group_size))
+    }
 }
 
 #[derive(Subcommand, Debug)]
@@ -76,22 +103,55 @@ enum Command {
     /// Run the benchmark suite and print a table.
     Bench(commands::BenchArgs),
     /// String operations on a strings column of a Parquet, Arrow IPC or CSV file.
-    #[command(subcommand)]
+    #[command(
+        subcommand,
+        after_help = "Examples:
+  ragged strings length -c name examples/data/people.parquet
+  ragged strings contains -c visibility -p public examples/data/people.parquet
+  ragged strings upper -c name examples/data/people.parquet -o upper.parquet
+  ragged strings replace -c name -p a -r - examples/data/people.parquet -o replaced.csv"
+    )]
     Strings(commands::StringsCommand),
     /// Redact a names column ("First Last") by a visibility column: "L First" where the
     /// visibility contains "public", "X X" elsewhere (one fused pass).
+    ///
+    /// Words are cut at single spaces, as `split(name, " ")`: a name of one word
+    /// ("Cher", "Ann\tLee") gives null, two spaces an empty initial ("Jane  Doe" →
+    /// " Jane"), a leading space an empty first word (" Lee" → "L "). A null
+    /// visibility gives "X X", a null name on a public row null.
+    #[command(after_help = "Examples:
+  ragged redact --names name --visibility visibility examples/data/people.parquet
+  ragged redact --names name --visibility visibility examples/data/people.parquet -o redacted.parquet")]
     Redact(commands::RedactArgs),
-    /// List operations on a list column.
-    #[command(subcommand)]
+    /// List operations on a list column (list, large_list, list_view or
+    /// large_list_view).
+    #[command(
+        subcommand,
+        after_help = "Examples:
+  ragged lists counts -c visits examples/data/people.parquet
+  ragged lists get -c visits --index -1 examples/data/people.parquet
+  ragged lists max -c visits examples/data/people.parquet -o max.arrow"
+    )]
     Lists(commands::ListsCommand),
     /// Reductions over a numeric column.
-    #[command(subcommand)]
+    #[command(
+        subcommand,
+        after_help = "Examples:
+  ragged reduce sum -c age examples/data/people.parquet"
+    )]
     Reduce(commands::ReduceCommand),
     /// Split a text file (or standard input, `-`) into records: a strings column
     /// `line`, or with --count their number.
+    #[command(after_help = "Examples:
+  ragged lines access.log
+  ragged lines access.log -d '--\\r\\n' --count
+  ragged lines access.log --byte-range 0:1MiB -o first.parquet")]
     Lines(commands::LinesArgs),
     /// Tensor Sketch embeddings of the records of a FASTA or FASTQ file (plain or
     /// gzip), written as a table, and optionally their pairwise distances as TSV.
+    #[command(after_help = "Examples:
+  ragged sketch reads.fa.gz -t 4 -D 96 --seed 0 -o sketches.parquet
+  ragged sketch genes.fa --distances dist.tsv")]
     Sketch(commands::SketchArgs),
 }
 
@@ -118,7 +178,10 @@ fn main() -> ExitCode {
             *last = Some(message);
         }
     }));
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => usage_error(e),
+    };
     let started = std::time::Instant::now();
     let outcome = std::panic::catch_unwind(|| run(cli));
     if ragged::trace::enabled() {
@@ -185,6 +248,41 @@ fn exit_now(code: u8) -> ! {
     }
     // SAFETY: _exit ends the process at once; nothing of ours is left to flush.
     unsafe { libc::_exit(i32::from(code)) }
+}
+
+/// Leave on a command-line error: help and version go to standard output as clap
+/// prints them; a usage error is one line on stderr (`error: … (see --help)`, clap's
+/// tip folded in) with exit status 2.
+fn usage_error(e: clap::Error) -> ! {
+    use clap::error::ErrorKind;
+    if matches!(
+        e.kind(),
+        ErrorKind::DisplayHelp
+            | ErrorKind::DisplayVersion
+            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+    ) {
+        e.exit()
+    }
+    eprintln!("{}", usage_error_line(&e.render().to_string()));
+    std::process::exit(2)
+}
+
+/// clap's rendered usage error as one line: its first line and its tips, then a
+/// pointer to --help (the usage block is dropped).
+fn usage_error_line(rendered: &str) -> String {
+    let mut lines = rendered.lines().map(str::trim).filter(|l| !l.is_empty());
+    let first = lines.next().unwrap_or("error: invalid arguments");
+    let mut line = if first.starts_with("error:") {
+        first.to_owned()
+    } else {
+        format!("error: {first}")
+    };
+    for tip in lines.filter(|l| l.starts_with("tip:")) {
+        line.push_str("; ");
+        line.push_str(tip);
+    }
+    line.push_str(" (see --help)");
+    line
 }
 
 /// The message of the last panic, printed only when it reaches `main`.

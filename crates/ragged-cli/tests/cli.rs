@@ -488,14 +488,15 @@ fn strings_length_reads_every_input_format() {
         );
         assert_entries(dir.path(), &[file_name]);
     }
-    // CSV cannot hold the list column; write the flat ones. CSV reads "" as null.
+    // CSV cannot hold the list column; write the flat ones. CSV keeps "" and nulls
+    // apart (`""` and an empty field).
     let dir = tempdir();
     let input = dir.path().join("in.csv");
     write_table(&input, None, &[("name".to_string(), names_column())]).unwrap();
     let result = run_command(&["strings", "length"], "name", &input, None);
     assert_eq!(
         assert_ok(&result),
-        "6 rows (3 null), 26 characters in all; per row min 4, mean 8.67, max 12\n"
+        "6 rows (2 null), 26 characters in all; per row min 0, mean 6.50, max 12\n"
     );
 }
 
@@ -2184,15 +2185,15 @@ fn strings_append_writes_the_rows_of_every_column_in_order() {
     let result = run_strings(&["append", "-c", "last", "-c", "first"], &input, Some(&out));
     assert_eq!(
         assert_ok(&result),
-        "10 rows (3 null) from 2 columns, 35 bytes\n"
+        "10 rows (2 null) from 2 columns, 35 bytes\n"
     );
     let table = read_table(&out, None, None).unwrap();
     assert_eq!(table.names().collect::<Vec<_>>(), ["last_first_appended"]);
     let got = string_options(table.column("last_first_appended").unwrap());
-    // CSV reads the empty string of `first` back as a null: 3 nulls, 7 valid rows.
+    // CSV keeps the empty string of `first` (written `""`): 2 nulls, 8 valid rows.
     assert_eq!(
         got.iter().flatten().map(String::as_str).collect::<Vec<_>>(),
-        ["Lovelace", "Turing", "Cher", "😀", "Ada", "Zoë", "美咲"]
+        ["Lovelace", "Turing", "Cher", "😀", "Ada", "Zoë", "", "美咲"]
     );
     assert_eq!(got.len(), 10);
     let missing = run_strings(
@@ -2202,4 +2203,377 @@ fn strings_append_writes_the_rows_of_every_column_in_order() {
     );
     assert_error(&missing, &["nope", "in.csv"]);
     assert_entries(dir.path(), &["in.csv", "out.parquet"]);
+}
+
+// ---------------------------------------------------------------------------------
+// What a new user trips over: values starting with '-', one-line usage errors, CSV's
+// empty strings, list views, the simple case mapping, redact's edge cases, reversed
+// byte ranges, NaN in list minima
+// ---------------------------------------------------------------------------------
+
+/// `ragged --device cpu ARGS…` on a table written from `columns` as `file_name` in a
+/// fresh directory; returns the run, the directory and the output path `out.parquet`.
+fn run_on(columns: &[(String, Column)], file_name: &str, args: &[&str]) -> (Run, TempDir, PathBuf) {
+    let dir = tempdir();
+    let input = dir.path().join(file_name);
+    write_table(&input, None, columns).unwrap();
+    let out = dir.path().join("out.parquet");
+    let result = capture(
+        ragged()
+            .args(["--device", "cpu"])
+            .args(args)
+            .arg(&input)
+            .arg("-o")
+            .arg(&out),
+    );
+    (result, dir, out)
+}
+
+/// The strings column `name` of the output file.
+fn output_strings(out: &Path, name: &str) -> Vec<Option<String>> {
+    string_options(read_table(out, None, None).unwrap().column(name).unwrap())
+}
+
+#[test]
+fn values_may_start_with_a_hyphen() {
+    let dir = tempdir();
+    let text = dir.path().join("f.txt");
+    std::fs::write(&text, b"a--\r\nb--\r\nc").unwrap();
+    let count = run(&[
+        "--device",
+        "cpu",
+        "lines",
+        &display(&text),
+        "-d",
+        "--\\r\\n",
+        "--count",
+    ]);
+    assert_eq!(assert_ok(&count), "3\n");
+
+    let columns = vec![(
+        "s".to_string(),
+        Column::Utf8(StringColumn::from_options([Some("a-b"), Some("-x")])),
+    )];
+    let (r, _dir, out) = run_on(
+        &columns,
+        "in.parquet",
+        &["strings", "replace", "-c", "s", "-p", "-", "-r", "--"],
+    );
+    assert_ok(&r);
+    assert_eq!(
+        output_strings(&out, "s_replace"),
+        [Some("a--b".into()), Some("--x".into())]
+    );
+    let (r, _dir, out) = run_on(
+        &columns,
+        "in.parquet",
+        &["strings", "pad", "-c", "s", "--width", "4", "--fill", "-"],
+    );
+    assert_ok(&r);
+    assert_eq!(
+        output_strings(&out, "s_pad"),
+        [Some("-a-b".into()), Some("---x".into())]
+    );
+    let (r, _dir, out) = run_on(
+        &columns,
+        "in.parquet",
+        &[
+            "strings",
+            "concatenate",
+            "-c",
+            "s",
+            "-c",
+            "s",
+            "--separator",
+            "-|",
+        ],
+    );
+    assert_ok(&r);
+    assert_eq!(
+        output_strings(&out, "s_s_concatenated"),
+        [Some("a-b-|a-b".into()), Some("-x-|-x".into())]
+    );
+}
+
+#[test]
+fn usage_errors_are_one_line_with_status_2() {
+    for args in [
+        &[
+            "strings", "pad", "-c", "name", "--width", "3", "--fill", "ab", PEOPLE,
+        ][..],
+        &["strings", "repeat", "-c", "name", "--times", "-1", PEOPLE],
+        &["strings", "nope"],
+        &["lines"],
+        &["--bogus", "info"],
+    ] {
+        let r = run(args);
+        assert_eq!(r.code, Some(2), "{args:?}: {r:?}");
+        assert!(r.stdout.is_empty(), "{args:?}: {r:?}");
+        let lines: Vec<&str> = r.stderr.lines().collect();
+        assert_eq!(lines.len(), 1, "{args:?}: {:?}", r.stderr);
+        assert!(
+            lines[0].starts_with("error: ") && lines[0].ends_with("(see --help)"),
+            "{lines:?}"
+        );
+    }
+    let r = run(&["strings", "repeat", "-c", "name", "--times", "-1", PEOPLE]);
+    assert!(
+        r.stderr.contains("invalid value '-1' for '--times"),
+        "{}",
+        r.stderr
+    );
+    // Help still prints in full, to stdout.
+    let help = run(&["strings", "--help"]);
+    assert!(assert_ok(&help).contains("Examples:"));
+}
+
+#[test]
+fn csv_keeps_empty_strings_and_nulls_apart_through_ragged() {
+    let (dir, input) = sample_file("in.parquet");
+    let csv = dir.path().join("upper.csv");
+    assert_ok(&run_command(
+        &["strings", "upper"],
+        "name",
+        &input,
+        Some(&csv),
+    ));
+    let text = std::fs::read_to_string(&csv).unwrap();
+    // NAMES: row 1 and 5 null (empty fields), row 3 empty ("").
+    assert_eq!(
+        text,
+        "name,name_upper\nAda Lovelace,ADA LOVELACE\n,\nZoë Brontë,ZOË BRONTË\n\"\",\"\"\n美咲 😀,美咲 😀\n,\n"
+    );
+    let length = run_command(&["strings", "length"], "name_upper", &csv, None);
+    assert_eq!(
+        assert_ok(&length),
+        "6 rows (2 null), 26 characters in all; per row min 0, mean 6.50, max 12\n"
+    );
+    // And back to Parquet: the same rows as the input.
+    let back = dir.path().join("back.parquet");
+    assert_ok(&run_command(
+        &["strings", "lower"],
+        "name",
+        &csv,
+        Some(&back),
+    ));
+    let expected: Vec<Option<String>> = NAMES.iter().map(|s| s.map(str::to_owned)).collect();
+    assert_eq!(output_strings(&back, "name"), expected);
+}
+
+#[test]
+fn list_view_columns_and_lz4_ipc_files_are_read_by_the_list_commands() {
+    use arrow_array::{Array, Int32Array, LargeListViewArray, ListViewArray, RecordBatch};
+    use arrow_schema::{DataType, Field};
+    // [[1, 2, 3], [], null, [4], [5, 6]] with the lists out of order in the child.
+    let child = Arc::new(Int32Array::from(vec![5, 6, 4, 1, 2, 3]));
+    let item = Arc::new(Field::new("item", DataType::Int32, true));
+    let nulls = Some(arrow_buffer::NullBuffer::from(vec![
+        true, true, false, true, true,
+    ]));
+    let small = ListViewArray::new(
+        item.clone(),
+        vec![3, 0, 0, 2, 0].into(),
+        vec![3, 0, 0, 1, 2].into(),
+        child.clone(),
+        nulls.clone(),
+    );
+    let large = LargeListViewArray::new(
+        item,
+        vec![3i64, 0, 0, 2, 0].into(),
+        vec![3i64, 0, 0, 1, 2].into(),
+        child,
+        nulls,
+    );
+    for (name, array) in [
+        ("list_view", Arc::new(small) as Arc<dyn Array>),
+        ("large_list_view", Arc::new(large)),
+    ] {
+        let batch = RecordBatch::try_from_iter([("v", array)]).unwrap();
+        let dir = tempdir();
+        let input = dir.path().join("in.arrow");
+        // LZ4-compressed, as pyarrow's `feather.write_feather` writes by default.
+        let options = arrow_ipc::writer::IpcWriteOptions::default()
+            .try_with_compression(Some(arrow_ipc::CompressionType::LZ4_FRAME))
+            .unwrap();
+        let file = std::fs::File::create(&input).unwrap();
+        let mut writer =
+            arrow_ipc::writer::FileWriter::try_new_with_options(file, &batch.schema(), options)
+                .unwrap();
+        writer.write(&batch).unwrap();
+        writer.finish().unwrap();
+        let out = dir.path().join("out.parquet");
+        assert_ok(&run_command(&["lists", "sum"], "v", &input, Some(&out)));
+        let table = read_table(&out, None, None).unwrap();
+        let sums = match table.column("v_sum").unwrap() {
+            Column::Int64(c) => c.to_options(),
+            other => panic!("{name}: {}", other.type_name()),
+        };
+        assert_eq!(sums, [Some(6), Some(0), None, Some(4), Some(11)], "{name}");
+        let counts = run_command(&["lists", "counts"], "v", &input, None);
+        assert_eq!(
+            assert_ok(&counts),
+            "5 lists (1 null), 6 elements in all\n",
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn upper_and_lower_use_the_simple_case_mapping() {
+    let columns = vec![(
+        "s".to_string(),
+        Column::Utf8(StringColumn::from_options([
+            Some("İstanbul"),
+            Some("ᾳ straße ﬀ"),
+            Some("ǅ"),
+        ])),
+    )];
+    let (r, _dir, out) = run_on(&columns, "in.parquet", &["strings", "lower", "-c", "s"]);
+    assert_ok(&r);
+    assert_eq!(
+        output_strings(&out, "s_lower"),
+        [
+            Some("istanbul".into()),
+            Some("ᾳ straße ﬀ".into()),
+            Some("ǆ".into())
+        ]
+    );
+    let (r, _dir, out) = run_on(&columns, "in.parquet", &["strings", "upper", "-c", "s"]);
+    assert_ok(&r);
+    assert_eq!(
+        output_strings(&out, "s_upper"),
+        [
+            Some("İSTANBUL".into()),
+            Some("ᾼ STRAßE ﬀ".into()),
+            Some("Ǆ".into())
+        ]
+    );
+}
+
+#[test]
+fn redact_edge_cases_are_as_documented() {
+    let names = [
+        Some("Jane Doe"),
+        Some("Cher"),
+        Some("Jane  Doe"),
+        Some("Ann\tLee"),
+        Some(" Lee"),
+        None,
+        Some("Jane Doe"),
+    ];
+    let visibility = [Some("public"); 6].into_iter().chain([None]);
+    let columns = vec![
+        (
+            "n".to_string(),
+            Column::Utf8(StringColumn::from_options(names)),
+        ),
+        (
+            "v".to_string(),
+            Column::Utf8(StringColumn::from_options(visibility)),
+        ),
+    ];
+    let dir = tempdir();
+    let input = dir.path().join("in.parquet");
+    write_table(&input, None, &columns).unwrap();
+    let out = dir.path().join("out.parquet");
+    let r = capture(
+        ragged()
+            .args([
+                "--device",
+                "cpu",
+                "redact",
+                "--names",
+                "n",
+                "--visibility",
+                "v",
+            ])
+            .arg(&input)
+            .arg("-o")
+            .arg(&out),
+    );
+    assert_ok(&r);
+    assert_eq!(
+        output_strings(&out, "n_redacted"),
+        [
+            Some("D Jane".into()),
+            None,
+            Some(" Jane".into()),
+            None,
+            Some("L ".into()),
+            None,
+            Some("X X".into())
+        ]
+    );
+}
+
+#[test]
+fn a_reversed_byte_range_is_an_error() {
+    let (dir, text) = raw_file("f.txt", b"one\ntwo\nthree\n");
+    let r = run(&[
+        "--device",
+        "cpu",
+        "lines",
+        &display(&text),
+        "--byte-range",
+        "10:5",
+    ]);
+    assert_error(&r, &["10:5", "starts after it ends"]);
+    let r = run(&[
+        "--device",
+        "cpu",
+        "lines",
+        &display(&text),
+        "--byte-range",
+        "10:5",
+        "-o",
+        "x.parquet",
+    ]);
+    assert_error(&r, &["10:5"]);
+    assert_entries(dir.path(), &["f.txt"]);
+}
+
+#[test]
+fn list_minima_skip_nan_unless_every_element_is_nan() {
+    let child = Column::Float64(PrimitiveColumn::from_vec(vec![
+        f64::NAN,
+        f64::NAN,
+        1.0,
+        f64::NAN,
+        0.5,
+    ]));
+    let offsets = ScalarBuffer::from(vec![0i32, 2, 5, 5]);
+    let lists = Column::List(ListColumn::try_new_shared(offsets, Arc::new(child), None).unwrap());
+    let columns = vec![("x".to_string(), lists)];
+    let floats =
+        |out: &Path, name: &str| match read_table(out, None, None).unwrap().column(name).unwrap() {
+            Column::Float64(c) => c.to_options(),
+            other => panic!("{}", other.type_name()),
+        };
+    let ints =
+        |out: &Path, name: &str| match read_table(out, None, None).unwrap().column(name).unwrap() {
+            Column::Int64(c) => c.to_options(),
+            other => panic!("{}", other.type_name()),
+        };
+    let (r, _d, out) = run_on(&columns, "in.parquet", &["lists", "min", "-c", "x"]);
+    assert_ok(&r);
+    let min = floats(&out, "x_min");
+    assert!(
+        min[0].unwrap().is_nan() && min[1] == Some(0.5) && min[2].is_none(),
+        "{min:?}"
+    );
+    let (r, _d, out) = run_on(&columns, "in.parquet", &["lists", "max", "-c", "x"]);
+    assert_ok(&r);
+    let max = floats(&out, "x_max");
+    assert!(
+        max[0].unwrap().is_nan() && max[1] == Some(1.0) && max[2].is_none(),
+        "{max:?}"
+    );
+    for (op, want) in [
+        ("argmin", [Some(0), Some(2), None]),
+        ("argmax", [Some(0), Some(0), None]),
+    ] {
+        let (r, _d, out) = run_on(&columns, "in.parquet", &["lists", op, "-c", "x"]);
+        assert_ok(&r);
+        assert_eq!(ints(&out, &format!("x_{op}")), want, "{op}");
+    }
 }

@@ -5,7 +5,9 @@
 //! - `name`: "First Last", ASCII and multi-byte UTF-8 (accents, CJK, emoji), ~2 % null;
 //! - `visibility`: "public" or "private";
 //! - `age`: int32, ~5 % null;
-//! - `visits`: list<int32> of 0–8 day numbers, ~3 % null lists.
+//! - `visits`: list<int32> of 0–8 day numbers, ~3 % null lists;
+//! - `is_public`: bool, whether the visibility is "public" (a mask for
+//!   `strings copy-if-else`).
 
 use std::sync::Arc;
 
@@ -117,6 +119,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let validity = ragged::NullBuffer::from(lists_valid);
     let lists =
         ListColumn::try_new_shared(ScalarBuffer::from(offsets), Arc::new(child), Some(validity))?;
+    let is_public: Vec<Option<bool>> = visibility
+        .iter()
+        .map(|v| Some(*v == Some("public")))
+        .collect();
     let columns = vec![
         (
             "name".to_string(),
@@ -131,6 +137,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             Column::Int32(PrimitiveColumn::from_options(ages)),
         ),
         ("visits".to_string(), Column::List(lists)),
+        (
+            "is_public".to_string(),
+            Column::Boolean(ragged::BooleanColumn::from_options(is_public)),
+        ),
     ];
     std::fs::create_dir_all(&dir)?;
     let path = std::path::Path::new(&dir).join("people.parquet");

@@ -188,7 +188,7 @@ fn round_trip_csv_flat_columns() {
 }
 
 #[test]
-fn csv_reads_empty_fields_as_null_and_infers_types() {
+fn csv_reads_empty_fields_as_null_quoted_ones_as_empty_and_infers_types() {
     let dir = temp();
     let path = dir.path().join("t.csv");
     fs::write(
@@ -214,16 +214,29 @@ fn csv_reads_empty_fields_as_null_and_infers_types() {
     // Dates are string-ish: read as utf8.
     assert_eq!(table.strings("day").unwrap().get(0), Some("2024-01-02"));
 
-    // Null and the empty string are both an empty field in CSV.
+    // Null is an empty field, the empty string `""`: both survive a round trip.
     let written = dir.path().join("empty.csv");
-    let columns = vec![(
-        "s".to_string(),
-        Column::Utf8(StringColumn::from_options([Some(""), None, Some("z")])),
-    )];
+    let rows = [Some(""), None, Some("z"), Some("a,\"b\"\r\nc")];
+    let columns = vec![
+        (
+            "s".to_string(),
+            Column::Utf8(StringColumn::from_options(rows)),
+        ),
+        (
+            "t".to_string(),
+            Column::Utf8(StringColumn::from_options(rows)),
+        ),
+    ];
     write_table(&written, None, &columns).unwrap();
+    assert_eq!(
+        fs::read_to_string(&written).unwrap(),
+        "s,t\n\"\",\"\"\n,\nz,z\n\"a,\"\"b\"\"\r\nc\",\"a,\"\"b\"\"\r\nc\"\n"
+    );
     let back = read_table(&written, None, None).unwrap();
-    let rows: Vec<Option<&str>> = back.strings("s").unwrap().iter().collect::<Vec<_>>();
-    assert_eq!(rows, [None, None, Some("z")]);
+    for name in ["s", "t"] {
+        let got: Vec<Option<&str>> = back.strings(name).unwrap().iter().collect::<Vec<_>>();
+        assert_eq!(got, rows, "{name}");
+    }
 }
 
 #[test]

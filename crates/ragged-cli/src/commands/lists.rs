@@ -4,9 +4,9 @@ use std::time::Instant;
 
 use anyhow::Context;
 use clap::{Args, Subcommand};
-use ragged::io::{read_table, write_table, ListsColumn};
+use ragged::io::{read_table, write_table_with, ListsColumn, Table};
 use ragged::ops::OutOfRange;
-use ragged::{Backend, Column, Host, ListColumn, Native, OffsetSize};
+use ragged::{Backend, Column, CpuBackend, Host, ListColumn, ListOps, Native, OffsetSize};
 
 use super::{device, in_file, input_format, InputArgs};
 use crate::progress::Step;
@@ -169,6 +169,7 @@ pub fn lists(global: &GlobalArgs, command: ListsCommand) -> anyhow::Result<()> {
         );
         in_file(read, &args.input)?
     };
+    let table = in_file(compact_list_view(table, &args.column), &args.input)?;
     let lists = in_file(table.lists(&args.column), &args.input)?;
     let started = Instant::now();
     let result: Column = ragged::with_backend!(&selected.backend, |b| {
@@ -190,7 +191,8 @@ pub fn lists(global: &GlobalArgs, command: ListsCommand) -> anyhow::Result<()> {
             let input = table.column(&args.column)?.clone();
             vec![(args.column.clone(), input), (name, result.clone())]
         };
-        write_table(output, None, &columns).with_context(|| "no output was written".to_string())?;
+        write_table_with(output, None, &columns, &global.write_options()?)
+            .with_context(|| "no output was written".to_string())?;
     }
     println!("{}", summary(op, &result));
     if !global.quiet {
@@ -201,6 +203,30 @@ pub fn lists(global: &GlobalArgs, command: ListsCommand) -> anyhow::Result<()> {
         );
     }
     Ok(())
+}
+
+/// The table with its column `name` compacted into a list column when it is a list
+/// view (`list_view` / `large_list_view`, as pyarrow and Awkward write them), so
+/// that every op (and the written input column) sees offsets; other tables as they
+/// are. The compaction runs on the CPU, before the device's upload.
+fn compact_list_view(table: Table, name: &str) -> ragged::Result<Table> {
+    let compact = match table.column(name)? {
+        Column::ListView(c) => Column::List(CpuBackend.to_compact(c)?),
+        Column::LargeListView(c) => Column::LargeList(CpuBackend.to_compact(c)?),
+        _ => return Ok(table),
+    };
+    let columns = table
+        .into_columns()
+        .into_iter()
+        .map(|(n, c)| {
+            if n == name {
+                (n, compact.clone())
+            } else {
+                (n, c)
+            }
+        })
+        .collect();
+    Table::new(columns)
 }
 
 /// The line printed after the op: rows and nulls, and the total for `counts`.

@@ -267,7 +267,7 @@ pub struct LikeArgs {
     #[arg(long, short, allow_hyphen_values = true)]
     pattern: String,
     /// The character that makes the next pattern character literal (e.g. '\\').
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     escape: Option<char>,
 }
 
@@ -461,7 +461,7 @@ pub struct PadArgs {
     #[command(flatten)]
     pub(crate) input: InputArgs,
     /// The width in characters that shorter rows are padded to.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub(crate) width: usize,
     /// Where the fill goes (left right-aligns the text).
     #[arg(long, value_enum, default_value = "left")]
@@ -493,7 +493,7 @@ pub struct RepeatArgs {
     #[command(flatten)]
     pub(crate) input: InputArgs,
     /// How many times each row is repeated.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub(crate) times: usize,
 }
 

@@ -642,26 +642,67 @@ pub enum Side {
     Both,
 }
 
-/// The character [`StringOps::upper`] makes of `c`: its Unicode uppercase mapping
-/// where that is one character, else `c` itself (so "ß" stays "ß": a per-character
-/// mapping, as Unicode's simple case mapping; byte lengths may still change, as
-/// "ı" → "I").
+/// The character [`StringOps::upper`] makes of `c`: Unicode's simple uppercase
+/// mapping (`UnicodeData.txt`'s field 12; the character itself where it has none).
+/// A per-character mapping, so "ß" stays "ß" and "ᾳ" becomes "ᾼ" (the full mappings,
+/// Python's `str.upper` and Polars, give "SS" and "ΑΙ"); byte lengths may still
+/// change, as "ı" → "I".
+///
+/// It equals Rust's `char::to_uppercase` wherever that is one character (the full
+/// mapping only differs from the simple one where it is longer); the 27 characters
+/// whose full mapping is longer but whose simple one is another character are
+/// `simple_upper_exception`'s.
+///
+/// # Example
+/// ```
+/// use ragged_core::ops::upper_char;
+/// assert_eq!(upper_char('ä'), 'Ä');
+/// assert_eq!(upper_char('ß'), 'ß');
+/// assert_eq!(upper_char('ᾳ'), 'ᾼ');
+/// ```
 pub fn upper_char(c: char) -> char {
     let mut it = c.to_uppercase();
     match (it.next(), it.next()) {
         (Some(u), None) => u,
-        _ => c,
+        _ => simple_upper_exception(c).unwrap_or(c),
     }
 }
 
-/// The character [`StringOps::lower`] makes of `c`, as [`upper_char`] for lowercase
-/// ("İ", whose full lowercase is two characters, stays "İ").
+/// The character [`StringOps::lower`] makes of `c`: Unicode's simple lowercase mapping
+/// (`UnicodeData.txt`'s field 13), as [`upper_char`] for lowercase: "İ" becomes "i"
+/// (its full lowercase is "i̇", two characters).
+///
+/// # Example
+/// ```
+/// use ragged_core::ops::lower_char;
+/// assert_eq!(lower_char('Ä'), 'ä');
+/// assert_eq!(lower_char('İ'), 'i');
+/// ```
 pub fn lower_char(c: char) -> char {
     let mut it = c.to_lowercase();
     match (it.next(), it.next()) {
         (Some(l), None) => l,
+        // U+0130 is the one character whose full lowercase is longer than one
+        // character; its simple lowercase is "i".
+        _ if c == '\u{130}' => 'i',
         _ => c,
     }
+}
+
+/// The simple uppercase of the characters whose full uppercase is longer than one
+/// character but whose simple one is another character: the Greek vowels with a
+/// subscript iota (ypogegrammeni), whose simple uppercase is the same vowel with the
+/// iota adscript (prosgegrammeni) — U+1F80..=U+1F87, U+1F90..=U+1F97 and
+/// U+1FA0..=U+1FA7 (each 8 further on), and U+1FB3, U+1FC3, U+1FF3 (each 9 further
+/// on). `None` for every other character.
+fn simple_upper_exception(c: char) -> Option<char> {
+    let code = c as u32;
+    let shifted = match code {
+        0x1F80..=0x1F87 | 0x1F90..=0x1F97 | 0x1FA0..=0x1FA7 => code + 8,
+        0x1FB3 | 0x1FC3 | 0x1FF3 => code + 9,
+        _ => return None,
+    };
+    char::from_u32(shifted)
 }
 
 /// Every non-ASCII character that [`upper_char`] (`upper`) or [`lower_char`] changes

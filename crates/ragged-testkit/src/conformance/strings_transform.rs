@@ -1105,20 +1105,56 @@ pub fn transform_errors<B: Backend>(backend: &B) {
     failures.finish("transform_errors");
 }
 
-/// The oracle's per-character case map: Rust's mapping where it is one character,
-/// else the character itself.
+/// The oracle's per-character case map, Unicode's simple case mapping: Rust's full
+/// mapping where it is one character; else the simple mappings `UnicodeData.txt` gives
+/// where the full one is longer (listed here pair by pair); else the character itself.
 fn case_oracle(s: &str, upper: bool) -> String {
+    // (character, its simple uppercase) where the full uppercase is longer.
+    const SIMPLE_UPPER: &[(char, char)] = &[
+        ('ᾀ', 'ᾈ'),
+        ('ᾁ', 'ᾉ'),
+        ('ᾂ', 'ᾊ'),
+        ('ᾃ', 'ᾋ'),
+        ('ᾄ', 'ᾌ'),
+        ('ᾅ', 'ᾍ'),
+        ('ᾆ', 'ᾎ'),
+        ('ᾇ', 'ᾏ'),
+        ('ᾐ', 'ᾘ'),
+        ('ᾑ', 'ᾙ'),
+        ('ᾒ', 'ᾚ'),
+        ('ᾓ', 'ᾛ'),
+        ('ᾔ', 'ᾜ'),
+        ('ᾕ', 'ᾝ'),
+        ('ᾖ', 'ᾞ'),
+        ('ᾗ', 'ᾟ'),
+        ('ᾠ', 'ᾨ'),
+        ('ᾡ', 'ᾩ'),
+        ('ᾢ', 'ᾪ'),
+        ('ᾣ', 'ᾫ'),
+        ('ᾤ', 'ᾬ'),
+        ('ᾥ', 'ᾭ'),
+        ('ᾦ', 'ᾮ'),
+        ('ᾧ', 'ᾯ'),
+        ('ᾳ', 'ᾼ'),
+        ('ῃ', 'ῌ'),
+        ('ῳ', 'ῼ'),
+    ];
+    // The same for lowercase: "İ", whose full lowercase is "i̇".
+    const SIMPLE_LOWER: &[(char, char)] = &[('İ', 'i')];
     s.chars()
         .map(|c| {
-            let mapped: Vec<char> = if upper {
-                c.to_uppercase().collect()
+            let (mapped, simple): (Vec<char>, _) = if upper {
+                (c.to_uppercase().collect(), SIMPLE_UPPER)
             } else {
-                c.to_lowercase().collect()
+                (c.to_lowercase().collect(), SIMPLE_LOWER)
             };
             if mapped.len() == 1 {
                 mapped[0]
             } else {
-                c
+                simple
+                    .iter()
+                    .find(|&&(from, _)| from == c)
+                    .map_or(c, |&(_, to)| to)
             }
         })
         .collect()
@@ -1130,7 +1166,8 @@ fn case_oracle(s: &str, upper: bool) -> String {
 /// ASCII rows (every byte 0x01..0x7f), rows mixing ASCII with 2-, 3- and 4-byte
 /// characters whose images keep their length (so characters straddle every 16-byte
 /// boundary), the same rows with one character whose image is shorter or longer ("ı" →
-/// "I", Kelvin "K" → "k", "ɐ" → "Ɐ") in the middle row, an explicit all-valid bitmap,
+/// "I", Kelvin "K" → "k", "ɐ" → "Ɐ"), or whose full mapping is longer than one
+/// character ("İ", "ᾳ", "ß"), in the middle row, an explicit all-valid bitmap,
 /// a sliced column and a column of empty rows.
 ///
 /// # Panics
@@ -1163,6 +1200,10 @@ pub fn case_map_layouts<B: Backend, O: OffsetSize + TestNative>(backend: &B) {
         ("shorter_upper", spec(with_odd("ı"))),
         ("shorter_lower", spec(with_odd("\u{212a}"))),
         ("longer_upper", spec(with_odd("ɐ"))),
+        // Characters whose full mapping is longer than one character: the simple
+        // mapping changes "İ" (lower: "i"), "ᾳ" and "ᾀ" (upper: "ᾼ", "ᾈ") and keeps
+        // "ß" and "ﬀ".
+        ("simple_mapping", spec(with_odd("İᾳᾀßﬀῳ"))),
         ("empty_rows", spec(vec![String::new(); 40])),
     ];
     let mut explicit = spec(same_rows.clone());

@@ -24,14 +24,19 @@
 //!
 //! # Format notes
 //!
-//! - **CSV** has a header row. Column types are inferred over the whole file:
-//!   integers are `int64`, decimals `float64`, `true`/`false` `bool`, everything
-//!   else (dates too) `utf8`. An empty field is null, so CSV does not keep the
-//!   difference between null and the empty string (both are written as an empty
-//!   field), nor `large_utf8` (read back as `utf8`), nor strings that look like
-//!   numbers. CSV cannot hold list columns: writing one is [`Error::Unsupported`].
-//! - **Parquet** is written with zstd compression and the Arrow schema embedded, so
-//!   `large_utf8`, `list` and `large_list` come back with the same types.
+//! - **CSV** (RFC 4180, comma-separated) has a header row. Column types are inferred
+//!   over the whole file: integers are `int64`, decimals `float64`, `true`/`false`
+//!   `bool`, everything else (dates too) `utf8`. An empty unquoted field is null and
+//!   a quoted empty field (`""`) the empty string; the writer writes them so, so both
+//!   survive a round trip (Polars' convention, and pyarrow's writer's). CSV does not
+//!   keep `large_utf8` (read back as `utf8`) nor strings that look like numbers, and
+//!   cannot hold list columns: writing one is [`Error::Unsupported`]. Records are
+//!   parsed in parallel; a malformed record (a stray quote, a wrong field count, bytes
+//!   that are not UTF-8) is an [`Error::Format`] naming the record and its byte.
+//! - **Parquet** is written with zstd compression (or as [`WriteOptions`] say) in row
+//!   groups of 1 Mi rows, encoded in parallel, with the Arrow schema embedded, so
+//!   `large_utf8`, `list` and `large_list` come back with the same types. Row groups
+//!   and their column chunks are decoded in parallel.
 //! - Dictionary-encoded and `Utf8View` top-level columns (as written by some other
 //!   tools) are decoded to plain `utf8` when read.
 //!
@@ -55,10 +60,12 @@
 //! # Ok::<(), ragged::Error>(())
 //! ```
 
+mod csv;
 mod errors;
 mod fasta;
 mod format;
 mod ipc_check;
+mod parquet_io;
 mod read;
 mod sketch;
 mod table;
@@ -186,7 +193,114 @@ pub fn write_table(
     format: Option<Format>,
     columns: &[(String, Column<Host>)],
 ) -> Result<()> {
-    write_record_batch(path, format, &write::record_batch(columns)?)
+    write_table_with(path, format, columns, &WriteOptions::default())
+}
+
+/// How tables are written: Parquet's compression and row-group size (the other
+/// formats have no such settings).
+///
+/// # Example
+/// ```
+/// use ragged::io::WriteOptions;
+/// let options = WriteOptions::default().with_compression("snappy")?.with_row_group_size(65_536);
+/// assert_eq!(options.row_group_size, 65_536);
+/// assert!(WriteOptions::default().with_compression("zip").is_err());
+/// # Ok::<(), ragged::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct WriteOptions {
+    /// Parquet compression of every column chunk (default: zstd, level 1).
+    pub compression: parquet::basic::Compression,
+    /// Rows per Parquet row group (default 1 048 576, as arrow-rs and pyarrow); row
+    /// groups are encoded in parallel and read back in parallel.
+    pub row_group_size: usize,
+}
+
+impl Default for WriteOptions {
+    fn default() -> Self {
+        WriteOptions {
+            compression: parquet::basic::Compression::ZSTD(parquet::basic::ZstdLevel::default()),
+            row_group_size: 1 << 20,
+        }
+    }
+}
+
+impl WriteOptions {
+    /// Parquet compression by name: `none`, `snappy`, `lz4` (LZ4 raw), `zstd` or
+    /// `zstd:LEVEL` (1–22), `gzip` or `gzip:LEVEL` (0–9).
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] for another name or a level out of range.
+    pub fn with_compression(mut self, name: &str) -> Result<Self> {
+        use parquet::basic::{Compression, GzipLevel, ZstdLevel};
+        let bad = |why: String| Error::invalid_argument("compression", why);
+        let (codec, level) = match name.split_once(':') {
+            Some((codec, level)) => {
+                let level: u32 = level
+                    .parse()
+                    .map_err(|_| bad(format!("'{level}' in '{name}' is not a level")))?;
+                (codec, Some(level))
+            }
+            None => (name, None),
+        };
+        self.compression = match (codec.to_ascii_lowercase().as_str(), level) {
+            ("none" | "uncompressed", None) => Compression::UNCOMPRESSED,
+            ("snappy", None) => Compression::SNAPPY,
+            ("lz4", None) => Compression::LZ4_RAW,
+            ("zstd", level) => Compression::ZSTD(
+                ZstdLevel::try_new(level.map_or(1, |l| l as i32))
+                    .map_err(|e| bad(format!("'{name}': {e}")))?,
+            ),
+            ("gzip", level) => Compression::GZIP(
+                GzipLevel::try_new(level.unwrap_or(6))
+                    .map_err(|e| bad(format!("'{name}': {e}")))?,
+            ),
+            _ => {
+                return Err(bad(format!(
+                    "'{name}' is not one of none, snappy, lz4, zstd[:LEVEL], gzip[:LEVEL]"
+                )))
+            }
+        };
+        Ok(self)
+    }
+
+    /// Rows per Parquet row group (at least 1).
+    pub fn with_row_group_size(mut self, rows: usize) -> Self {
+        self.row_group_size = rows.max(1);
+        self
+    }
+}
+
+/// [`write_table`] with [`WriteOptions`] (Parquet's compression and row groups).
+///
+/// # Errors
+/// As [`write_table`].
+///
+/// # Example
+/// ```
+/// use ragged::io::{read_table, write_table_with, WriteOptions};
+/// use ragged::{Column, StringColumn};
+/// let path = std::env::temp_dir().join(format!("ragged-doc-opts-{}.parquet", std::process::id()));
+/// let names = Column::Utf8(StringColumn::from_options([Some("a"), None, Some("c")]));
+/// let options = WriteOptions::default().with_compression("snappy")?.with_row_group_size(2);
+/// write_table_with(&path, None, &[("s".to_string(), names)], &options)?;
+/// assert_eq!(read_table(&path, None, None)?.num_rows(), 3);
+/// # std::fs::remove_file(&path).ok();
+/// # Ok::<(), ragged::Error>(())
+/// ```
+pub fn write_table_with(
+    path: impl AsRef<Path>,
+    format: Option<Format>,
+    columns: &[(String, Column<Host>)],
+    options: &WriteOptions,
+) -> Result<()> {
+    let path = path.as_ref();
+    let batch = write::record_batch(columns)?;
+    if is_stdio(path) {
+        let format = format.unwrap_or(Format::ArrowStream);
+        return write::write_batch_writer(std::io::stdout(), path, format, &batch, options);
+    }
+    write::write_batch_path(path, format, &batch, options)
 }
 
 /// Write `bytes` to the file at `path` atomically, as [`write_table`] writes tables:
@@ -243,11 +357,12 @@ pub fn write_record_batch(
     batch: &arrow_array::RecordBatch,
 ) -> Result<()> {
     let path = path.as_ref();
+    let options = WriteOptions::default();
     if is_stdio(path) {
         let format = format.unwrap_or(Format::ArrowStream);
-        return write::write_batch_writer(std::io::stdout(), path, format, batch);
+        return write::write_batch_writer(std::io::stdout(), path, format, batch, &options);
     }
-    write::write_batch_path(path, format, batch)
+    write::write_batch_path(path, format, batch, &options)
 }
 
 /// Write named columns in `format` to any writer (errors name the path `-`).
@@ -269,5 +384,6 @@ pub fn write_table_to_writer<W: Write + Send>(
         Path::new(STDIO_PATH),
         format,
         &write::record_batch(columns)?,
+        &WriteOptions::default(),
     )
 }

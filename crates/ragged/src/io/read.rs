@@ -1,16 +1,14 @@
 //! Reading Parquet, Arrow IPC (file and stream) and CSV into a [`Table`].
 
 use std::fs::File;
-use std::io::{self, BufReader, Read, Seek, SeekFrom};
+use std::io::{self, BufReader, Read, Seek};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
 use std::sync::Arc;
 
 use arrow_array::RecordBatch;
 use arrow_ipc::reader::{FileReader, StreamReader};
-use arrow_schema::{ArrowError, DataType, Field, Schema};
-use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
-use parquet::arrow::ProjectionMask;
+use arrow_schema::{ArrowError, Schema};
 use ragged_core::{Error, Result};
 
 use super::errors::{is_a_directory, panic_error, read_error};
@@ -196,21 +194,11 @@ where
 }
 
 fn read_parquet(file: File, path: &Path, columns: Option<&[&str]>) -> Result<Table> {
-    let format = Format::Parquet;
-    let builder =
-        ParquetRecordBatchReaderBuilder::try_new(file).map_err(|e| read_error(path, format, &e))?;
-    let full_schema = builder.schema().clone();
-    let indices = resolve(&full_schema, columns)?;
-    let projected = projection(&full_schema, &indices);
-    let builder = match &projected {
-        Some(projected) => {
-            let mask = ProjectionMask::roots(builder.parquet_schema(), projected.iter().copied());
-            builder.with_projection(mask)
-        }
-        None => builder,
-    };
-    let reader = builder.build().map_err(|e| read_error(path, format, &e))?;
-    let batches = collect(reader, path, format)?;
+    let mut indices = Vec::new();
+    let (full_schema, projected, batches) = super::parquet_io::read(file, path, |schema| {
+        indices = resolve(schema, columns)?;
+        Ok(projection(schema, &indices))
+    })?;
     finish(&full_schema, &batches, &indices, projected.as_deref())
 }
 
@@ -241,36 +229,13 @@ fn read_stream<R: Read>(reader: R, path: &Path, columns: Option<&[&str]>) -> Res
 }
 
 fn read_csv(mut file: File, path: &Path, columns: Option<&[&str]>) -> Result<Table> {
-    let format = Format::Csv;
-    // Infer over the whole file (so no later row contradicts the schema), then keep
-    // integers, floats and booleans and read everything else as strings.
-    let (inferred, _) = arrow_csv::reader::Format::default()
-        .with_header(true)
-        .infer_schema(BufReader::new(&file), None)
-        .map_err(|e| read_error(path, format, &e))?;
-    let fields: Vec<Field> = inferred
-        .fields()
-        .iter()
-        .map(|f| {
-            let data_type = match f.data_type() {
-                t @ (DataType::Int64 | DataType::Float64 | DataType::Boolean) => t.clone(),
-                _ => DataType::Utf8,
-            };
-            Field::new(f.name(), data_type, true)
-        })
-        .collect();
-    let full_schema = Arc::new(Schema::new(fields));
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes)
+        .map_err(|e| Error::io("read", path, e))?;
+    // The header first, to resolve the names before any record is parsed.
+    let (full_schema, _, _) = super::csv::parse(path, super::csv::header_bytes(&bytes), None)?;
     let indices = resolve(&full_schema, columns)?;
     let projected = projection(&full_schema, &indices);
-    file.seek(SeekFrom::Start(0))
-        .map_err(|e| Error::io("read", path, e))?;
-    let mut builder = arrow_csv::ReaderBuilder::new(full_schema.clone()).with_header(true);
-    if let Some(projected) = &projected {
-        builder = builder.with_projection(projected.clone());
-    }
-    let reader = builder
-        .build(file)
-        .map_err(|e| read_error(path, format, &e))?;
-    let batches = collect(reader, path, format)?;
+    let (full_schema, _, batches) = super::csv::parse(path, &bytes, projected.as_deref())?;
     finish(&full_schema, &batches, &indices, projected.as_deref())
 }

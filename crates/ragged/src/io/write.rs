@@ -7,14 +7,11 @@ use std::path::Path;
 
 use arrow_array::RecordBatch;
 use arrow_ipc::writer::{FileWriter, StreamWriter};
-use parquet::arrow::ArrowWriter;
-use parquet::basic::{Compression, ZstdLevel};
-use parquet::file::properties::WriterProperties;
 use ragged_core::{Column, Error, Host, Result};
 
 use super::errors::{is_a_directory, panic_message, write_error};
 use super::temp::TempFile;
-use super::{Format, Table};
+use super::{Format, Table, WriteOptions};
 
 /// Write one record batch to the file `path` (not `-`) through a temporary file and a
 /// rename.
@@ -22,13 +19,14 @@ pub(crate) fn write_batch_path(
     path: &Path,
     format: Option<Format>,
     batch: &RecordBatch,
+    options: &WriteOptions,
 ) -> Result<()> {
     let format = match format {
         Some(format) => format,
         None => Format::for_output(path)?,
     };
     write_atomically(path, "write_table", |writer| {
-        encode(writer, format, batch, path)
+        encode(writer, format, batch, path, options)
     })
 }
 
@@ -38,8 +36,9 @@ pub(crate) fn write_batch_writer<W: Write + Send>(
     label: &Path,
     format: Format,
     batch: &RecordBatch,
+    options: &WriteOptions,
 ) -> Result<()> {
-    encode(BufWriter::new(writer), format, batch, label)?
+    encode(BufWriter::new(writer), format, batch, label, options)?
         .flush()
         .map_err(|e| Error::io("write", label, e))
 }
@@ -126,9 +125,10 @@ fn encode<W: Write + Send>(
     format: Format,
     batch: &RecordBatch,
     path: &Path,
+    options: &WriteOptions,
 ) -> Result<W> {
     catch_unwind(AssertUnwindSafe(|| {
-        encode_unguarded(writer, format, batch, path)
+        encode_unguarded(writer, format, batch, path, options)
     }))
     .unwrap_or_else(|payload| {
         Err(Error::Unsupported {
@@ -148,19 +148,12 @@ fn encode_unguarded<W: Write + Send>(
     format: Format,
     batch: &RecordBatch,
     path: &Path,
+    options: &WriteOptions,
 ) -> Result<W> {
     let err = |e: &(dyn std::error::Error + 'static)| write_error(path, format, e);
     let schema = batch.schema();
     match format {
-        Format::Parquet => {
-            let properties = WriterProperties::builder()
-                .set_compression(Compression::ZSTD(ZstdLevel::default()))
-                .build();
-            let mut writer =
-                ArrowWriter::try_new(writer, schema, Some(properties)).map_err(|e| err(&e))?;
-            writer.write(batch).map_err(|e| err(&e))?;
-            writer.into_inner().map_err(|e| err(&e))
-        }
+        Format::Parquet => super::parquet_io::write(writer, batch, path, options),
         Format::ArrowFile => {
             let mut writer = FileWriter::try_new(writer, &schema).map_err(|e| err(&e))?;
             writer.write(batch).map_err(|e| err(&e))?;
@@ -175,31 +168,8 @@ fn encode_unguarded<W: Write + Send>(
         }
         Format::Csv => {
             check_format(path, format, batch)?;
-            // arrow-csv's `into_inner` unwraps a final flush of the writer; hand it a
-            // writer whose flush cannot fail and flush the real one ourselves.
-            let mut writer = arrow_csv::WriterBuilder::new()
-                .with_header(true)
-                .build(NoFlush(writer));
-            writer.write(batch).map_err(|e| err(&e))?;
-            let NoFlush(mut writer) = writer.into_inner();
-            writer.flush().map_err(|e| Error::io("write", path, e))?;
-            Ok(writer)
+            super::csv::write(writer, batch, path)
         }
-    }
-}
-
-/// A writer whose `flush` does nothing (the caller flushes the inner writer).
-struct NoFlush<W>(W);
-
-impl<W: Write> Write for NoFlush<W> {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.write(buf)
-    }
-    fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
-        self.0.write_all(buf)
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
     }
 }
 

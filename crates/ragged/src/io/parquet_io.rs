@@ -1,0 +1,222 @@
+//! Parquet on every core: row groups and their column chunks decoded in parallel, and
+//! written with each row group's column chunks encoded in parallel (arrow-rs's
+//! `ArrowColumnWriter`s), several row groups at a time, appended in order.
+//!
+//! Reading uses positional reads (`pread`) of the open file, so the threads never
+//! share a file offset; each (row group, column) pair is one task decoding its whole
+//! column chunk into one array.
+
+use std::fs::File;
+use std::io::Write;
+use std::ops::Range;
+use std::os::unix::fs::FileExt;
+use std::path::Path;
+use std::sync::Arc;
+
+use arrow_array::{ArrayRef, RecordBatch, RecordBatchOptions};
+use arrow_schema::{Schema, SchemaRef};
+use bytes::Bytes;
+use parquet::arrow::arrow_reader::{
+    ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder,
+};
+use parquet::arrow::arrow_writer::{compute_leaves, ArrowColumnChunk};
+use parquet::arrow::{ArrowWriter, ProjectionMask};
+use parquet::file::properties::WriterProperties;
+use parquet::file::reader::{ChunkReader, Length};
+use ragged_core::Result;
+use rayon::prelude::*;
+
+use super::errors::{read_error, write_error};
+use super::{Format, WriteOptions};
+
+/// An open file read by positional reads: clones share no offset, so any number of
+/// threads read it at once.
+#[derive(Clone)]
+struct PositionalFile(Arc<File>);
+
+impl Length for PositionalFile {
+    fn len(&self) -> u64 {
+        self.0.metadata().map_or(0, |m| m.len())
+    }
+}
+
+impl ChunkReader for PositionalFile {
+    type T = std::io::BufReader<PositionalReader>;
+
+    fn get_read(&self, start: u64) -> parquet::errors::Result<Self::T> {
+        Ok(std::io::BufReader::new(PositionalReader {
+            file: self.0.clone(),
+            at: start,
+        }))
+    }
+
+    fn get_bytes(&self, start: u64, length: usize) -> parquet::errors::Result<Bytes> {
+        let mut buffer = vec![0u8; length];
+        self.0.read_exact_at(&mut buffer, start)?;
+        Ok(Bytes::from(buffer))
+    }
+}
+
+/// A reader at a position of a shared file.
+struct PositionalReader {
+    file: Arc<File>,
+    at: u64,
+}
+
+impl std::io::Read for PositionalReader {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.file.read_at(buf, self.at)?;
+        self.at += n as u64;
+        Ok(n)
+    }
+}
+
+/// The file's Arrow schema and, for the columns at `projected` (ascending indices, or
+/// all), one record batch per row group, decoded on every core.
+pub(crate) fn read(
+    file: File,
+    path: &Path,
+    projected: impl FnOnce(&Schema) -> Result<Option<Vec<usize>>>,
+) -> Result<(SchemaRef, Option<Vec<usize>>, Vec<RecordBatch>)> {
+    let format = Format::Parquet;
+    let file = PositionalFile(Arc::new(file));
+    let metadata = ArrowReaderMetadata::load(&file, ArrowReaderOptions::default())
+        .map_err(|e| read_error(path, format, &e))?;
+    let full_schema = metadata.schema().clone();
+    let projection = projected(&full_schema)?;
+    let columns: Vec<usize> = projection
+        .clone()
+        .unwrap_or_else(|| (0..full_schema.fields().len()).collect());
+    let row_groups = metadata.metadata().num_row_groups();
+    let tasks: Vec<(usize, usize)> = (0..row_groups)
+        .flat_map(|g| columns.iter().map(move |&c| (g, c)))
+        .collect();
+    let arrays: Vec<ArrayRef> = tasks
+        .par_iter()
+        .map(|&(group, column)| read_chunk(&file, &metadata, group, column, path))
+        .collect::<Result<_>>()?;
+    let schema = Arc::new(
+        full_schema
+            .project(&columns)
+            .map_err(|e| read_error(path, format, &e))?,
+    );
+    let batches = arrays
+        .chunks(columns.len().max(1))
+        .enumerate()
+        .map(|(group, arrays)| {
+            let rows = metadata.metadata().row_group(group).num_rows();
+            RecordBatch::try_new_with_options(
+                schema.clone(),
+                arrays.to_vec(),
+                &RecordBatchOptions::new().with_row_count(usize::try_from(rows).ok()),
+            )
+            .map_err(|e| read_error(path, format, &e))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    // With no column selected the chunks above are empty: no batches, no rows.
+    let batches = if columns.is_empty() {
+        Vec::new()
+    } else {
+        batches
+    };
+    Ok((full_schema, projection, batches))
+}
+
+/// Decode column `column` of row group `group` as one array.
+fn read_chunk(
+    file: &PositionalFile,
+    metadata: &ArrowReaderMetadata,
+    group: usize,
+    column: usize,
+    path: &Path,
+) -> Result<ArrayRef> {
+    let format = Format::Parquet;
+    let err = |e: &(dyn std::error::Error + 'static)| read_error(path, format, e);
+    let rows = metadata.metadata().row_group(group).num_rows();
+    let builder =
+        ParquetRecordBatchReaderBuilder::new_with_metadata(file.clone(), metadata.clone());
+    let mask = ProjectionMask::roots(builder.parquet_schema(), [column]);
+    let reader = builder
+        .with_row_groups(vec![group])
+        .with_projection(mask)
+        .with_batch_size(usize::try_from(rows).unwrap_or(usize::MAX).max(1))
+        .build()
+        .map_err(|e| err(&e))?;
+    let mut parts = Vec::new();
+    for batch in reader {
+        let batch = batch.map_err(|e| err(&e))?;
+        parts.push(batch.column(0).clone());
+    }
+    match parts.as_slice() {
+        [single] => Ok(single.clone()),
+        _ => {
+            // A row group of no rows, or one the reader split: concatenate (or make the
+            // empty array of the column's type).
+            let data_type = metadata.schema().field(column).data_type().clone();
+            if parts.is_empty() {
+                return Ok(arrow_array::new_empty_array(&data_type));
+            }
+            let refs: Vec<&dyn arrow_array::Array> = parts.iter().map(|a| a.as_ref()).collect();
+            arrow_select::concat::concat(&refs).map_err(|e| err(&e))
+        }
+    }
+}
+
+/// Write `batch` as Parquet into `writer`: row groups of `options.row_group_size`
+/// rows, each one's column chunks encoded in parallel and as many row groups at once
+/// as there are threads, appended in order.
+pub(crate) fn write<W: Write + Send>(
+    writer: W,
+    batch: &RecordBatch,
+    path: &Path,
+    options: &WriteOptions,
+) -> Result<W> {
+    let format = Format::Parquet;
+    let err = |e: &(dyn std::error::Error + 'static)| write_error(path, format, e);
+    let schema = batch.schema();
+    let row_group_size = options.row_group_size.max(1);
+    let properties = WriterProperties::builder()
+        .set_compression(options.compression)
+        .set_max_row_group_row_count(Some(row_group_size))
+        .build();
+    let (mut file_writer, factory) = ArrowWriter::try_new(writer, schema.clone(), Some(properties))
+        .and_then(ArrowWriter::into_serialized_writer)
+        .map_err(|e| err(&e))?;
+    let groups: Vec<Range<usize>> = (0..batch.num_rows())
+        .step_by(row_group_size)
+        .map(|start| start..(start + row_group_size).min(batch.num_rows()))
+        .collect();
+    let window = rayon::current_num_threads().max(1);
+    for (w, window_groups) in groups.chunks(window).enumerate() {
+        let encoded: Vec<Vec<ArrowColumnChunk>> = window_groups
+            .par_iter()
+            .enumerate()
+            .map(|(i, rows)| {
+                let index = w * window + i;
+                let slice = batch.slice(rows.start, rows.len());
+                let writers = factory.create_column_writers(index)?;
+                let mut leaves = Vec::with_capacity(writers.len());
+                for (field, array) in schema.fields().iter().zip(slice.columns()) {
+                    leaves.extend(compute_leaves(field, array)?);
+                }
+                writers
+                    .into_par_iter()
+                    .zip(leaves)
+                    .map(|(mut writer, leaf)| {
+                        writer.write(&leaf)?;
+                        writer.close()
+                    })
+                    .collect::<parquet::errors::Result<Vec<_>>>()
+            })
+            .collect::<parquet::errors::Result<_>>()
+            .map_err(|e| err(&e))?;
+        for chunks in encoded {
+            let mut group = file_writer.next_row_group().map_err(|e| err(&e))?;
+            for chunk in chunks {
+                chunk.append_to_row_group(&mut group).map_err(|e| err(&e))?;
+            }
+            group.close().map_err(|e| err(&e))?;
+        }
+    }
+    file_writer.into_inner().map_err(|e| err(&e))
+}
