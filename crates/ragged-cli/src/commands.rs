@@ -463,6 +463,11 @@ fn finish_columns(
             .with_context(|| "no output was written".to_string())?;
     }
     println!("{}", summary());
+    ragged::trace::add(
+        ragged::trace::Phase::Compute,
+        std::time::Duration::from_secs_f64(seconds),
+        0,
+    );
     if !global.quiet {
         eprintln!(
             "device {}, {:.3} ms",

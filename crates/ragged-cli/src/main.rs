@@ -185,6 +185,10 @@ fn main() -> ExitCode {
     let started = std::time::Instant::now();
     let outcome = std::panic::catch_unwind(|| run(cli));
     if ragged::trace::enabled() {
+        let phases = ragged::trace::phases_line();
+        if !phases.is_empty() {
+            eprintln!("ragged: phases: {phases}");
+        }
         eprintln!(
             "ragged: command {:.1} ms",
             started.elapsed().as_secs_f64() * 1e3

@@ -1049,26 +1049,32 @@ impl CudaBackend {
 
     /// Upload a slice of plain values to a new device buffer.
     pub(crate) fn upload_slice<T: Native>(&self, data: &[T]) -> Result<DeviceBuffer<T>> {
-        let dst = self.alloc::<T>(data.len())?;
-        // SAFETY: T is a plain number type; viewing its bytes is sound.
-        let bytes = unsafe {
-            std::slice::from_raw_parts(data.as_ptr().cast::<u8>(), std::mem::size_of_val(data))
-        };
-        self.copy_to_device(dst.device_ptr(), bytes)?;
-        Ok(dst)
+        let size = std::mem::size_of_val(data) as u64;
+        ragged_core::trace::measure(ragged_core::trace::Phase::Upload, size, || {
+            let dst = self.alloc::<T>(data.len())?;
+            // SAFETY: T is a plain number type; viewing its bytes is sound.
+            let bytes = unsafe {
+                std::slice::from_raw_parts(data.as_ptr().cast::<u8>(), std::mem::size_of_val(data))
+            };
+            self.copy_to_device(dst.device_ptr(), bytes)?;
+            Ok(dst)
+        })
     }
 
     /// Download a device buffer into a host vector.
     pub(crate) fn download_vec<T: Native>(&self, data: &DeviceBuffer<T>) -> Result<Vec<T>> {
-        let mut out = vec![T::default(); data.len()];
-        ragged_core::host::advise_huge_pages(&mut out);
-        // SAFETY: T is a plain number type; every byte pattern the device writes is a
-        // valid T.
-        let bytes = unsafe {
-            std::slice::from_raw_parts_mut(out.as_mut_ptr().cast::<u8>(), data.num_bytes())
-        };
-        self.copy_to_host(bytes, data.device_ptr())?;
-        Ok(out)
+        let size = data.num_bytes() as u64;
+        ragged_core::trace::measure(ragged_core::trace::Phase::Download, size, || {
+            let mut out = vec![T::default(); data.len()];
+            ragged_core::host::advise_huge_pages(&mut out);
+            // SAFETY: T is a plain number type; every byte pattern the device writes is
+            // a valid T.
+            let bytes = unsafe {
+                std::slice::from_raw_parts_mut(out.as_mut_ptr().cast::<u8>(), data.num_bytes())
+            };
+            self.copy_to_host(bytes, data.device_ptr())?;
+            Ok(out)
+        })
     }
 
     /// Upload a host validity bitmap (normalized to bit offset 0).

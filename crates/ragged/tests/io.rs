@@ -293,6 +293,143 @@ fn round_trip_many_batches_concatenates() {
     }
 }
 
+/// 100 003 rows of strings (with nulls, empty strings and commas) and numbers: more
+/// than a CSV parse chunk, many Parquet row groups and IPC batches.
+fn many_rows() -> Vec<(String, Column)> {
+    rows_of(100_003)
+}
+
+/// [`many_rows`]'s first `n` rows.
+fn rows_of(n: i64) -> Vec<(String, Column)> {
+    let rows: Vec<Option<String>> = (0..n)
+        .map(|i| match i % 11 {
+            0 => None,
+            1 => Some(String::new()),
+            _ => Some(format!("row {i}, \"ü\"")),
+        })
+        .collect();
+    let numbers: Vec<Option<i64>> = (0..n).map(|i| (i % 5 != 0).then_some(i)).collect();
+    vec![
+        (
+            "s".to_string(),
+            Column::Utf8(StringColumn::from_options(
+                rows.iter().map(|r| r.as_deref()),
+            )),
+        ),
+        (
+            "n".to_string(),
+            Column::Int64(PrimitiveColumn::from_options(numbers)),
+        ),
+    ]
+}
+
+#[test]
+fn parquet_row_groups_and_compressions_round_trip() {
+    use ragged::io::{write_table_with, WriteOptions};
+    let dir = temp();
+    let columns = many_rows();
+    for (compression, row_group_size) in [
+        ("zstd", 7_000),
+        ("snappy", 1 << 20),
+        ("none", 1),
+        ("lz4", 65_536),
+        ("gzip:1", 50_000),
+        ("zstd:9", 100_003),
+    ] {
+        let path = dir.path().join("t.parquet");
+        let options = WriteOptions::default()
+            .with_compression(compression)
+            .unwrap()
+            .with_row_group_size(row_group_size);
+        // One-row row groups on 100 003 rows take long: a smaller table for that one.
+        let columns = if row_group_size == 1 {
+            rows_of(300)
+        } else {
+            columns.clone()
+        };
+        write_table_with(&path, None, &columns, &options).unwrap();
+        let file = std::fs::File::open(&path).unwrap();
+        let metadata = parquet::file::reader::FileReader::metadata(
+            &parquet::file::reader::SerializedFileReader::new(file).unwrap(),
+        )
+        .clone();
+        let rows = columns[0].1.len();
+        assert_eq!(
+            metadata.num_row_groups(),
+            rows.div_ceil(row_group_size),
+            "{compression}"
+        );
+        let table = read_table(&path, None, None).unwrap();
+        assert_table_eq(&table, &columns);
+        let only_n = read_table(&path, None, Some(&["n"])).unwrap();
+        assert_table_eq(&only_n, &columns[1..]);
+    }
+    for bad in ["zip", "zstd:99", "gzip:x", "snappy:3"] {
+        assert!(
+            WriteOptions::default().with_compression(bad).is_err(),
+            "{bad}"
+        );
+    }
+}
+
+#[test]
+fn csv_and_ipc_of_many_rows_round_trip() {
+    let dir = temp();
+    let columns = many_rows();
+    for name in ["t.csv", "t.arrow", "t.arrows"] {
+        let path = dir.path().join(name);
+        write_table(&path, None, &columns).unwrap();
+        assert_table_eq(&read_table(&path, None, None).unwrap(), &columns);
+        let only_s = read_table(&path, None, Some(&["s"])).unwrap();
+        assert_table_eq(&only_s, &columns[..1]);
+    }
+}
+
+#[test]
+fn ipc_file_of_many_batches_with_a_dictionary_reads_in_order() {
+    use arrow_array::types::Int32Type;
+    use arrow_array::{DictionaryArray, Int64Array, RecordBatch, StringArray};
+    use std::sync::Arc;
+    let dir = temp();
+    let path = dir.path().join("t.arrow");
+    let file = fs::File::create(&path).unwrap();
+    let batch = |k: i64| {
+        let words: DictionaryArray<Int32Type> =
+            vec![Some("a"), None, Some("ccc")].into_iter().collect();
+        RecordBatch::try_from_iter([
+            ("k", Arc::new(Int64Array::from(vec![k, k + 1, k + 2])) as _),
+            ("w", Arc::new(words) as _),
+            (
+                "s",
+                Arc::new(StringArray::from(vec![Some("x"), Some(""), None])) as _,
+            ),
+        ])
+        .unwrap()
+    };
+    let first = batch(0);
+    let mut writer = arrow_ipc::writer::FileWriter::try_new(file, &first.schema()).unwrap();
+    for k in 0..50 {
+        writer.write(&batch(3 * k)).unwrap();
+    }
+    writer.finish().unwrap();
+    let table = read_table(&path, None, Some(&["w", "k"])).unwrap();
+    assert_eq!(table.names().collect::<Vec<_>>(), ["w", "k"]);
+    let keys = table.int64("k").unwrap().to_options();
+    assert_eq!(keys, (0..150).map(Some).collect::<Vec<_>>());
+    let words: Vec<Option<&str>> = table.strings("w").unwrap().iter().collect();
+    assert_eq!(&words[..4], [Some("a"), None, Some("ccc"), Some("a")]);
+    // Truncated anywhere: a format error, never a crash.
+    let bytes = fs::read(&path).unwrap();
+    for cut in [bytes.len() - 1, bytes.len() - 12, bytes.len() / 2, 9] {
+        let short = dir.path().join("short.arrow");
+        fs::write(&short, &bytes[..cut]).unwrap();
+        match read_table(&short, Some(Format::ArrowFile), None) {
+            Err(Error::Format { .. }) => {}
+            other => panic!("cut at {cut}: {other:?}"),
+        }
+    }
+}
+
 #[test]
 fn round_trip_empty_table() {
     let dir = temp();

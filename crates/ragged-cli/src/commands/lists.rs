@@ -195,6 +195,11 @@ pub fn lists(global: &GlobalArgs, command: ListsCommand) -> anyhow::Result<()> {
             .with_context(|| "no output was written".to_string())?;
     }
     println!("{}", summary(op, &result));
+    ragged::trace::add(
+        ragged::trace::Phase::Compute,
+        std::time::Duration::from_secs_f64(seconds),
+        0,
+    );
     if !global.quiet {
         eprintln!(
             "device {}, {:.3} ms",

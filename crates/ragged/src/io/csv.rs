@@ -44,6 +44,7 @@ use arrow_array::{
 };
 use arrow_buffer::{BooleanBuffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow_schema::{DataType, Field, Schema};
+use ragged_core::trace::{measure, Phase};
 use ragged_core::{Error, Result};
 use rayon::prelude::*;
 
@@ -619,28 +620,31 @@ pub(crate) fn write<W: Write>(mut writer: W, batch: &RecordBatch, path: &Path) -
     // Format a few chunks per thread at a time so memory stays bounded.
     let window = rayon::current_num_threads().max(1) * 2;
     for group in starts.chunks(window) {
-        let texts: Vec<Vec<u8>> = group
-            .par_iter()
-            .map(|&start| {
-                let cells = cells()?;
-                let end = (start + WRITE_CHUNK_ROWS).min(batch.num_rows());
-                let mut out = Vec::new();
-                for row in start..end {
-                    for (c, cell) in cells.iter().enumerate() {
-                        if c > 0 {
-                            out.push(b',');
+        let texts: Vec<Vec<u8>> = measure(Phase::Encode, 0, || {
+            group
+                .par_iter()
+                .map(|&start| {
+                    let cells = cells()?;
+                    let end = (start + WRITE_CHUNK_ROWS).min(batch.num_rows());
+                    let mut out = Vec::new();
+                    for row in start..end {
+                        for (c, cell) in cells.iter().enumerate() {
+                            if c > 0 {
+                                out.push(b',');
+                            }
+                            cell.write(row, &mut out);
                         }
-                        cell.write(row, &mut out);
+                        out.push(b'\n');
                     }
-                    out.push(b'\n');
-                }
-                Ok(out)
-            })
-            .collect::<std::result::Result<_, String>>()
-            .map_err(unsupported)?;
-        for text in &texts {
-            writer.write_all(text).map_err(io)?;
-        }
+                    Ok(out)
+                })
+                .collect::<std::result::Result<_, String>>()
+        })
+        .map_err(unsupported)?;
+        measure(Phase::Write, 0, || {
+            texts.iter().try_for_each(|text| writer.write_all(text))
+        })
+        .map_err(io)?;
     }
     Ok(writer)
 }

@@ -23,6 +23,7 @@ use parquet::arrow::arrow_writer::{compute_leaves, ArrowColumnChunk};
 use parquet::arrow::{ArrowWriter, ProjectionMask};
 use parquet::file::properties::WriterProperties;
 use parquet::file::reader::{ChunkReader, Length};
+use ragged_core::trace::{measure, Phase};
 use ragged_core::Result;
 use rayon::prelude::*;
 
@@ -188,35 +189,41 @@ pub(crate) fn write<W: Write + Send>(
         .collect();
     let window = rayon::current_num_threads().max(1);
     for (w, window_groups) in groups.chunks(window).enumerate() {
-        let encoded: Vec<Vec<ArrowColumnChunk>> = window_groups
-            .par_iter()
-            .enumerate()
-            .map(|(i, rows)| {
-                let index = w * window + i;
-                let slice = batch.slice(rows.start, rows.len());
-                let writers = factory.create_column_writers(index)?;
-                let mut leaves = Vec::with_capacity(writers.len());
-                for (field, array) in schema.fields().iter().zip(slice.columns()) {
-                    leaves.extend(compute_leaves(field, array)?);
+        let encoded: Vec<Vec<ArrowColumnChunk>> = measure(Phase::Encode, 0, || {
+            window_groups
+                .par_iter()
+                .enumerate()
+                .map(|(i, rows)| {
+                    let index = w * window + i;
+                    let slice = batch.slice(rows.start, rows.len());
+                    let writers = factory.create_column_writers(index)?;
+                    let mut leaves = Vec::with_capacity(writers.len());
+                    for (field, array) in schema.fields().iter().zip(slice.columns()) {
+                        leaves.extend(compute_leaves(field, array)?);
+                    }
+                    writers
+                        .into_par_iter()
+                        .zip(leaves)
+                        .map(|(mut writer, leaf)| {
+                            writer.write(&leaf)?;
+                            writer.close()
+                        })
+                        .collect::<parquet::errors::Result<Vec<_>>>()
+                })
+                .collect::<parquet::errors::Result<_>>()
+        })
+        .map_err(|e| err(&e))?;
+        measure(Phase::Write, 0, || {
+            for chunks in encoded {
+                let mut group = file_writer.next_row_group()?;
+                for chunk in chunks {
+                    chunk.append_to_row_group(&mut group)?;
                 }
-                writers
-                    .into_par_iter()
-                    .zip(leaves)
-                    .map(|(mut writer, leaf)| {
-                        writer.write(&leaf)?;
-                        writer.close()
-                    })
-                    .collect::<parquet::errors::Result<Vec<_>>>()
-            })
-            .collect::<parquet::errors::Result<_>>()
-            .map_err(|e| err(&e))?;
-        for chunks in encoded {
-            let mut group = file_writer.next_row_group().map_err(|e| err(&e))?;
-            for chunk in chunks {
-                chunk.append_to_row_group(&mut group).map_err(|e| err(&e))?;
+                group.close()?;
             }
-            group.close().map_err(|e| err(&e))?;
-        }
+            Ok::<_, parquet::errors::ParquetError>(())
+        })
+        .map_err(|e| err(&e))?;
     }
     file_writer.into_inner().map_err(|e| err(&e))
 }

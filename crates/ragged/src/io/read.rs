@@ -7,8 +7,9 @@ use std::path::Path;
 use std::sync::Arc;
 
 use arrow_array::RecordBatch;
-use arrow_ipc::reader::{FileReader, StreamReader};
+use arrow_ipc::reader::StreamReader;
 use arrow_schema::{ArrowError, Schema};
+use ragged_core::trace::{add, measure, Phase};
 use ragged_core::{Error, Result};
 
 use super::errors::{is_a_directory, panic_error, read_error};
@@ -96,10 +97,14 @@ fn read_file(file: File, path: &Path, format: Format, columns: Option<&[&str]>) 
         Format::ArrowStream => ipc_check::check_stream(&file, path)?,
         Format::Parquet | Format::Csv => {}
     }
+    let size = file.metadata().map_or(0, |m| m.len());
     guarded(path, format, || match format {
-        Format::Parquet => read_parquet(file, path, columns),
+        Format::Parquet => measure(Phase::Decode, size, || read_parquet(file, path, columns)),
+        // Reads, then decodes, each phase measured inside.
         Format::ArrowFile => read_ipc_file(file, path, columns),
-        Format::ArrowStream => read_stream(BufReader::new(file), path, columns),
+        Format::ArrowStream => measure(Phase::Decode, size, || {
+            read_stream(BufReader::new(file), path, columns)
+        }),
         Format::Csv => read_csv(file, path, columns),
     })
 }
@@ -202,18 +207,124 @@ fn read_parquet(file: File, path: &Path, columns: Option<&[&str]>) -> Result<Tab
     finish(&full_schema, &batches, &indices, projected.as_deref())
 }
 
+/// Bytes per positional read when a whole file is read in parallel.
+const READ_PIECE: usize = 16 << 20;
+
+/// The whole file in memory, read by positional reads on every core into one
+/// allocation (page-aligned for large files, so the IPC buffers in it are used in
+/// place). A file that shrinks while it is read is an [`Error::Format`] (truncated),
+/// never a crash.
+fn read_whole(file: &File, path: &Path) -> Result<arrow_buffer::Buffer> {
+    use rayon::prelude::*;
+    use std::os::unix::fs::FileExt;
+    let len = file
+        .metadata()
+        .map_err(|e| Error::io("read", path, e))?
+        .len();
+    let len = usize::try_from(len).map_err(|_| {
+        Error::invalid_argument("read_table", format!("'{}' is too large", path.display()))
+    })?;
+    let mut bytes = vec![0u8; len];
+    measure(Phase::Read, len as u64, || {
+        bytes
+            .par_chunks_mut(READ_PIECE)
+            .enumerate()
+            .try_for_each(|(i, piece)| file.read_exact_at(piece, (i * READ_PIECE) as u64))
+    })
+    .map_err(|e| match e.kind() {
+        io::ErrorKind::UnexpectedEof => Error::Format {
+            path: path.to_path_buf(),
+            format: Format::ArrowFile.label(),
+            message: "the file was truncated while it was read".into(),
+        },
+        _ => Error::io("read", path, e),
+    })?;
+    Ok(arrow_buffer::Buffer::from_vec(bytes))
+}
+
+/// An Arrow IPC file: read whole ([`read_whole`]), then its record batches decoded in
+/// parallel by arrow-ipc's `FileDecoder` over that buffer without copying (every array
+/// validated as strictly as arrow-ipc's reader does: offsets and UTF-8), only the
+/// selected columns.
 fn read_ipc_file(file: File, path: &Path, columns: Option<&[&str]>) -> Result<Table> {
+    let buffer = read_whole(&file, path)?;
+    measure(Phase::Decode, buffer.len() as u64, || {
+        decode_ipc_file(&buffer, path, columns)
+    })
+}
+
+/// Decode the IPC file held whole in `buffer` (see [`read_ipc_file`]).
+fn decode_ipc_file(
+    buffer: &arrow_buffer::Buffer,
+    path: &Path,
+    columns: Option<&[&str]>,
+) -> Result<Table> {
+    use arrow_ipc::reader::{read_footer_length, FileDecoder};
+    use rayon::prelude::*;
     let format = Format::ArrowFile;
-    // The schema sits in the footer: open once to resolve the names, and again with
-    // the projection pushed down when only some columns are wanted.
-    let full_schema = FileReader::try_new_buffered(&file, None)
-        .map_err(|e| read_error(path, format, &e))?
-        .schema();
+    let corrupt = |message: String| Error::Format {
+        path: path.to_path_buf(),
+        format: format.label(),
+        message,
+    };
+    let len = buffer.len();
+    let tail: [u8; 10] = buffer
+        .get(len.saturating_sub(10)..)
+        .and_then(|t| t.try_into().ok())
+        .ok_or_else(|| corrupt("the file is too short for an Arrow IPC footer".into()))?;
+    let footer_len = read_footer_length(tail).map_err(|e| read_error(path, format, &e))?;
+    let footer_start = (len - 10)
+        .checked_sub(footer_len)
+        .ok_or_else(|| corrupt("the footer is longer than the file".into()))?;
+    let footer = arrow_ipc::root_as_footer(&buffer[footer_start..len - 10])
+        .map_err(|e| corrupt(format!("unable to read the footer: {e}")))?;
+    let fb_schema = footer
+        .schema()
+        .ok_or_else(|| corrupt("the footer has no schema".into()))?;
+    let full_schema = Arc::new(arrow_ipc::convert::fb_to_schema(fb_schema));
     let indices = resolve(&full_schema, columns)?;
     let projected = projection(&full_schema, &indices);
-    let reader = FileReader::try_new_buffered(&file, projected.clone())
-        .map_err(|e| read_error(path, format, &e))?;
-    let batches = collect(reader, path, format)?;
+    let mut decoder = FileDecoder::new(full_schema.clone(), footer.version());
+    if let Some(projected) = &projected {
+        decoder = decoder.with_projection(projected.clone());
+    }
+    // A block's message and body, checked to lie inside the file.
+    let block_data = |block: &arrow_ipc::Block| -> Result<arrow_buffer::Buffer> {
+        let start = usize::try_from(block.offset()).ok();
+        let size = usize::try_from(block.metaDataLength())
+            .ok()
+            .zip(usize::try_from(block.bodyLength()).ok())
+            .and_then(|(m, b)| m.checked_add(b));
+        match (start, size) {
+            (Some(start), Some(size)) if start.checked_add(size).is_some_and(|end| end <= len) => {
+                Ok(buffer.slice_with_length(start, size))
+            }
+            _ => Err(corrupt(format!(
+                "a block at offset {} of {} + {} bytes reaches past the end of the file",
+                block.offset(),
+                block.metaDataLength(),
+                block.bodyLength()
+            ))),
+        }
+    };
+    for block in footer.dictionaries().iter().flatten() {
+        decoder
+            .read_dictionary(block, &block_data(block)?)
+            .map_err(|e| read_error(path, format, &e))?;
+    }
+    let blocks: Vec<arrow_ipc::Block> = footer
+        .recordBatches()
+        .map(|b| b.iter().copied().collect())
+        .unwrap_or_default();
+    let batches: Vec<RecordBatch> = blocks
+        .par_iter()
+        .map(|block| {
+            decoder
+                .read_record_batch(block, &block_data(block)?)
+                .map_err(|e| read_error(path, format, &e))?
+                .ok_or_else(|| corrupt("a record batch block holds no record batch".into()))
+        })
+        .collect::<Result<_>>()?;
     finish(&full_schema, &batches, &indices, projected.as_deref())
 }
 
@@ -230,12 +341,15 @@ fn read_stream<R: Read>(reader: R, path: &Path, columns: Option<&[&str]>) -> Res
 
 fn read_csv(mut file: File, path: &Path, columns: Option<&[&str]>) -> Result<Table> {
     let mut bytes = Vec::new();
-    file.read_to_end(&mut bytes)
+    measure(Phase::Read, 0, || file.read_to_end(&mut bytes))
         .map_err(|e| Error::io("read", path, e))?;
+    add(Phase::Read, std::time::Duration::ZERO, bytes.len() as u64);
     // The header first, to resolve the names before any record is parsed.
     let (full_schema, _, _) = super::csv::parse(path, super::csv::header_bytes(&bytes), None)?;
     let indices = resolve(&full_schema, columns)?;
     let projected = projection(&full_schema, &indices);
-    let (full_schema, _, batches) = super::csv::parse(path, &bytes, projected.as_deref())?;
+    let (full_schema, _, batches) = measure(Phase::Decode, bytes.len() as u64, || {
+        super::csv::parse(path, &bytes, projected.as_deref())
+    })?;
     finish(&full_schema, &batches, &indices, projected.as_deref())
 }

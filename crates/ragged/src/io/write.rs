@@ -7,6 +7,7 @@ use std::path::Path;
 
 use arrow_array::RecordBatch;
 use arrow_ipc::writer::{FileWriter, StreamWriter};
+use ragged_core::trace::{measure, Phase};
 use ragged_core::{Column, Error, Host, Result};
 
 use super::errors::{is_a_directory, panic_message, write_error};
@@ -71,15 +72,18 @@ pub(crate) fn write_atomically(
     if let Ok(existing) = std::fs::metadata(path) {
         let _ = file.set_permissions(existing.permissions());
     }
-    let file = fill(BufWriter::new(file))?
-        .into_inner()
-        .map_err(|e| Error::io("write", path, e.into_error()))?;
-    file.sync_all().map_err(|e| Error::io("sync", path, e))?;
-    drop(file);
-    temp.persist(path)
-        .map_err(|e| Error::io("rename", path, e))?;
-    sync_directory(dir);
-    Ok(())
+    let file = fill(BufWriter::new(file))?;
+    measure(Phase::Write, 0, || {
+        let file = file
+            .into_inner()
+            .map_err(|e| Error::io("write", path, e.into_error()))?;
+        file.sync_all().map_err(|e| Error::io("sync", path, e))?;
+        drop(file);
+        temp.persist(path)
+            .map_err(|e| Error::io("rename", path, e))?;
+        sync_directory(dir);
+        Ok(())
+    })
 }
 
 /// The columns as one record batch.
@@ -154,18 +158,18 @@ fn encode_unguarded<W: Write + Send>(
     let schema = batch.schema();
     match format {
         Format::Parquet => super::parquet_io::write(writer, batch, path, options),
-        Format::ArrowFile => {
+        Format::ArrowFile => measure(Phase::Encode, 0, || {
             let mut writer = FileWriter::try_new(writer, &schema).map_err(|e| err(&e))?;
             writer.write(batch).map_err(|e| err(&e))?;
             writer.finish().map_err(|e| err(&e))?;
             writer.into_inner().map_err(|e| err(&e))
-        }
-        Format::ArrowStream => {
+        }),
+        Format::ArrowStream => measure(Phase::Encode, 0, || {
             let mut writer = StreamWriter::try_new(writer, &schema).map_err(|e| err(&e))?;
             writer.write(batch).map_err(|e| err(&e))?;
             writer.finish().map_err(|e| err(&e))?;
             writer.into_inner().map_err(|e| err(&e))
-        }
+        }),
         Format::Csv => {
             check_format(path, format, batch)?;
             super::csv::write(writer, batch, path)
