@@ -77,6 +77,10 @@ pub struct GlobalArgs {
     /// Rows per Parquet output row group (row groups are encoded in parallel).
     #[arg(long, global = true, default_value_t = 1 << 20)]
     row_group_size: usize,
+    /// Sync each output file to disk before renaming it into place (survives a power
+    /// loss; without it a failed run still leaves nothing behind).
+    #[arg(long, global = true)]
+    sync: bool,
 }
 
 impl GlobalArgs {
@@ -84,7 +88,8 @@ impl GlobalArgs {
     pub(crate) fn write_options(&self) -> ragged::Result<ragged::io::WriteOptions> {
         Ok(ragged::io::WriteOptions::default()
             .with_compression(&self.compression)?
-            .with_row_group_size(self.row_group_size))
+            .with_row_group_size(self.row_group_size)
+            .with_sync(self.sync))
     }
 }
 

@@ -6,7 +6,8 @@
 //!   host [`Column`]s, optionally only some columns, pushed down to the Parquet and
 //!   Arrow IPC file readers so the others are never decoded.
 //! - [`write_table`] writes named columns to a file atomically (temporary file in the
-//!   same directory, fsync, rename) or to standard output (`-`).
+//!   same directory, rename; fsync too with [`WriteOptions::sync`]) or to standard
+//!   output (`-`).
 //! - [`read_table_from_reader`] and [`write_table_to_writer`] do the same on any
 //!   reader or writer.
 //!
@@ -60,6 +61,7 @@
 //! # Ok::<(), ragged::Error>(())
 //! ```
 
+mod concat;
 mod csv;
 mod errors;
 mod fasta;
@@ -174,7 +176,8 @@ pub fn read_table_from_reader<R: Read>(
 /// one record batch (one Parquet row group) under their names, every field nullable.
 ///
 /// A file is written atomically: to a temporary file `.{name}.ragged-tmp-{pid}-{random}`
-/// in the target's directory, synced, then renamed over the target (replacing it).
+/// in the target's directory, then renamed over the target (replacing it); with
+/// [`WriteOptions::sync`] ([`write_table_with`]) it is synced to disk first.
 /// On any error the temporary file is removed and the target is untouched.
 ///
 /// # Errors
@@ -214,6 +217,11 @@ pub struct WriteOptions {
     /// Rows per Parquet row group (default 1 048 576, as arrow-rs and pyarrow); row
     /// groups are encoded in parallel and read back in parallel.
     pub row_group_size: usize,
+    /// Sync the written file and its directory to disk before and after the rename
+    /// (default off, as pyarrow and Polars: the rename alone already makes a failed
+    /// write leave nothing behind and a reader see the old file or the whole new one;
+    /// the sync also survives a power loss, at the disk's speed).
+    pub sync: bool,
 }
 
 impl Default for WriteOptions {
@@ -221,6 +229,7 @@ impl Default for WriteOptions {
         WriteOptions {
             compression: parquet::basic::Compression::ZSTD(parquet::basic::ZstdLevel::default()),
             row_group_size: 1 << 20,
+            sync: false,
         }
     }
 }
@@ -267,6 +276,12 @@ impl WriteOptions {
     /// Rows per Parquet row group (at least 1).
     pub fn with_row_group_size(mut self, rows: usize) -> Self {
         self.row_group_size = rows.max(1);
+        self
+    }
+
+    /// Sync the output to disk (see [`WriteOptions::sync`]).
+    pub fn with_sync(mut self, sync: bool) -> Self {
+        self.sync = sync;
         self
     }
 }
@@ -321,7 +336,7 @@ pub fn write_table_with(
 /// ```
 pub fn write_bytes(path: impl AsRef<Path>, bytes: &[u8]) -> Result<()> {
     let path = path.as_ref();
-    write::write_atomically(path, "write_bytes", |mut writer| {
+    write::write_atomically(path, "write_bytes", false, |mut writer| {
         writer
             .write_all(bytes)
             .map_err(|e| Error::io("write", path, e))?;

@@ -213,7 +213,7 @@ pub fn write_distances_tsv(
             .and_then(|()| out.flush())
             .map_err(|e| Error::io("write", path, e));
     }
-    super::write::write_atomically(path, "write_distances_tsv", |mut writer| {
+    super::write::write_atomically(path, "write_distances_tsv", false, |mut writer| {
         fill(&mut writer).map_err(|e| Error::io("write", path, e))?;
         Ok(writer)
     })

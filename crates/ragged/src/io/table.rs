@@ -227,10 +227,7 @@ impl Table {
             let array: ArrayRef = match arrays.as_slice() {
                 [] => new_empty_array(field.data_type()),
                 [single] => single.slice(0, single.len()),
-                many => arrow_select::concat::concat(many).map_err(|e| Error::Overflow {
-                    op: "read_table",
-                    message: format!("column '{}': {e}", field.name()),
-                })?,
+                many => super::concat::concat(field.name(), many)?,
             };
             let array = normalize(field.name(), array)?;
             let column = Column::try_from_arrow(array.as_ref())

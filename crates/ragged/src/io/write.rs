@@ -26,7 +26,7 @@ pub(crate) fn write_batch_path(
         Some(format) => format,
         None => Format::for_output(path)?,
     };
-    write_atomically(path, "write_table", |writer| {
+    write_atomically(path, "write_table", options.sync, |writer| {
         encode(writer, format, batch, path, options)
     })
 }
@@ -45,11 +45,13 @@ pub(crate) fn write_batch_writer<W: Write + Send>(
 }
 
 /// Create `path` atomically: `fill` writes the contents into a temporary file in the
-/// same directory, which is synced and renamed over `path`; on any error the temporary
-/// file is removed and `path` is untouched.
+/// same directory, which is renamed over `path` (after it and the directory are synced
+/// to disk when `sync`); on any error the temporary file is removed and `path` is
+/// untouched.
 pub(crate) fn write_atomically(
     path: &Path,
     op: &'static str,
+    sync: bool,
     fill: impl FnOnce(BufWriter<File>) -> Result<BufWriter<File>>,
 ) -> Result<()> {
     if path.is_dir() {
@@ -77,11 +79,15 @@ pub(crate) fn write_atomically(
         let file = file
             .into_inner()
             .map_err(|e| Error::io("write", path, e.into_error()))?;
-        file.sync_all().map_err(|e| Error::io("sync", path, e))?;
+        if sync {
+            file.sync_all().map_err(|e| Error::io("sync", path, e))?;
+        }
         drop(file);
         temp.persist(path)
             .map_err(|e| Error::io("rename", path, e))?;
-        sync_directory(dir);
+        if sync {
+            sync_directory(dir);
+        }
         Ok(())
     })
 }
