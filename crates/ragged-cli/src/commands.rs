@@ -361,20 +361,21 @@ fn length(global: &GlobalArgs, args: StringsLengthArgs) -> anyhow::Result<()> {
         lengths,
         seconds,
         |lengths| {
-            let values = as_i64(lengths);
-            let valid: Vec<i64> = values.iter().flatten().copied().collect();
-            let min = valid.iter().min().copied().unwrap_or(0);
-            let max = valid.iter().max().copied().unwrap_or(0);
-            let mean = if valid.is_empty() {
+            let (rows, nulls) = (lengths.len(), lengths.null_count());
+            let (min, max) = valid_i64(lengths)
+                .fold(None, |acc: Option<(i64, i64)>, v| {
+                    Some(acc.map_or((v, v), |(lo, hi)| (lo.min(v), hi.max(v))))
+                })
+                .unwrap_or((0, 0));
+            let valid = rows - nulls;
+            let mean = if valid == 0 {
                 0.0
             } else {
-                total as f64 / valid.len() as f64
+                total as f64 / valid as f64
             };
             format!(
-            "{} rows ({} null), {total} {unit} in all; per row min {min}, mean {mean:.2}, max {max}",
-            values.len(),
-            values.len() - valid.len()
-        )
+                "{rows} rows ({nulls} null), {total} {unit} in all; per row min {min}, mean {mean:.2}, max {max}"
+            )
         },
     )
 }
@@ -478,15 +479,24 @@ fn finish_columns(
     Ok(())
 }
 
-fn as_i64(column: &Column) -> Vec<Option<i64>> {
+/// The valid values of an integer column as i64, for summaries (without copying it).
+fn valid_i64(column: &Column) -> Box<dyn Iterator<Item = i64> + '_> {
+    fn valid<T: Copy + Into<i64>>(
+        c: &ragged::PrimitiveColumn<T, ragged::Host>,
+    ) -> impl Iterator<Item = i64> + '_
+    where
+        T: ragged::Native,
+    {
+        c.values()
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| c.is_valid(i))
+            .map(|(_, &v)| v.into())
+    }
     match column {
-        Column::Int32(c) => c
-            .to_options()
-            .into_iter()
-            .map(|v| v.map(i64::from))
-            .collect(),
-        Column::Int64(c) => c.to_options(),
-        _ => Vec::new(),
+        Column::Int32(c) => Box::new(valid(c)),
+        Column::Int64(c) => Box::new(valid(c)),
+        _ => Box::new(std::iter::empty()),
     }
 }
 

@@ -239,16 +239,13 @@ fn summary(op: Op, result: &Column) -> String {
     let rows = result.len();
     let nulls = result.null_count();
     match (op, result) {
-        (Op::Counts, Column::Int32(c)) => counts_summary(rows, nulls, c.to_options()),
-        (Op::Counts, Column::Int64(c)) => counts_summary(rows, nulls, c.to_options()),
+        (Op::Counts, Column::Int32(_) | Column::Int64(_)) => {
+            let total: i64 = super::valid_i64(result).sum();
+            format!("{rows} lists ({nulls} null), {total} elements in all")
+        }
         (Op::Flatten, _) => format!("{rows} elements ({nulls} null)"),
         _ => format!("{rows} lists ({nulls} null) → {}", result.type_name()),
     }
-}
-
-fn counts_summary<T: Into<i64>>(rows: usize, nulls: usize, counts: Vec<Option<T>>) -> String {
-    let total: i64 = counts.into_iter().flatten().map(Into::into).sum();
-    format!("{rows} lists ({nulls} null), {total} elements in all")
 }
 
 /// Run `op` on a host list column with backend `b`, returning a host column.

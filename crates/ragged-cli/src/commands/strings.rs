@@ -103,14 +103,13 @@ fn summary(op: Search, answer: &Column) -> String {
     match answer {
         Column::Boolean(_) => boolean_summary(answer),
         _ => {
-            let values: Vec<i64> = super::as_i64(answer).into_iter().flatten().collect();
             if op == Search::CountMatches {
                 format!(
                     "{rows} rows ({nulls} null): {} matches in all",
-                    values.iter().sum::<i64>()
+                    super::valid_i64(answer).sum::<i64>()
                 )
             } else {
-                let found = values.iter().filter(|&&v| v >= 0).count();
+                let found = super::valid_i64(answer).filter(|&v| v >= 0).count();
                 format!("{rows} rows ({nulls} null): found in {found}")
             }
         }

@@ -21,19 +21,63 @@ fn map_chars<O: OffsetSize>(
     ascii: fn(&mut str),
     map: fn(char) -> char,
 ) -> Result<AnyStringColumn> {
+    // The images of the ASCII characters (ASCII too), for rows that mix them with others.
+    let ascii_images: [u8; 128] = std::array::from_fn(|b| {
+        let image = map(char::from(b as u8));
+        u8::try_from(image).unwrap_or(b as u8)
+    });
     CpuBackend.transform_strings(col.len(), width, |i, out| {
         let Some(s) = col.get(i) else { return false };
+        let start = out.len();
+        out.push_str(s);
+        let Some(row) = out.get_mut(start..) else {
+            return true;
+        };
         if s.is_ascii() {
-            let start = out.len();
-            out.push_str(s);
-            if let Some(row) = out.get_mut(start..) {
-                ascii(row);
-            }
-        } else {
+            ascii(row);
+        } else if !map_in_place(row, &ascii_images, map) {
+            // Some character's image has another byte length: build the row anew.
+            out.truncate(start);
             out.extend(s.chars().map(map));
         }
         true
     })
+}
+
+/// Map every character of `row` in place (ASCII bytes through `ascii_images`, others
+/// through `map`) while each image has its character's byte length; `false` (the row
+/// then partly mapped) at the first that does not.
+fn map_in_place(row: &mut str, ascii_images: &[u8; 128], map: fn(char) -> char) -> bool {
+    // SAFETY: only whole characters are overwritten, each by a character of the same
+    // UTF-8 length (or ASCII by ASCII), so the bytes stay valid UTF-8 throughout.
+    let bytes = unsafe { row.as_bytes_mut() };
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        if b < 0x80 {
+            bytes[i] = ascii_images[usize::from(b)];
+            i += 1;
+            continue;
+        }
+        let len = match b {
+            0xF0.. => 4,
+            0xE0.. => 3,
+            _ => 2,
+        };
+        let Some(c) = bytes
+            .get(i..i + len)
+            .and_then(|piece| std::str::from_utf8(piece).ok())
+            .and_then(|piece| piece.chars().next())
+        else {
+            return false;
+        };
+        let image = map(c);
+        if image.len_utf8() != len {
+            return false;
+        }
+        image.encode_utf8(&mut bytes[i..i + len]);
+        i += len;
+    }
+    true
 }
 
 pub(crate) fn upper<O: OffsetSize>(
