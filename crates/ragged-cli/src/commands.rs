@@ -481,12 +481,9 @@ fn finish_columns(
 
 /// The valid values of an integer column as i64, for summaries (without copying it).
 fn valid_i64(column: &Column) -> Box<dyn Iterator<Item = i64> + '_> {
-    fn valid<T: Copy + Into<i64>>(
+    fn valid<T: ragged::Native + Into<i64>>(
         c: &ragged::PrimitiveColumn<T, ragged::Host>,
-    ) -> impl Iterator<Item = i64> + '_
-    where
-        T: ragged::Native,
-    {
+    ) -> impl Iterator<Item = i64> + '_ {
         c.values()
             .iter()
             .enumerate()
