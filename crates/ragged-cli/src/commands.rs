@@ -497,6 +497,33 @@ fn valid_i64(column: &Column) -> Box<dyn Iterator<Item = i64> + '_> {
     }
 }
 
+/// Write the records of `batches` to `output` as one strings column `line` (under the
+/// "writing" step; a failed write leaves no file).
+fn write_lines(
+    global: &GlobalArgs,
+    output: &std::path::Path,
+    batches: Vec<ragged::ops::LinesColumn<ragged::Host>>,
+) -> anyhow::Result<()> {
+    let _step = Step::start("writing", global.quiet);
+    let column = if batches.is_empty() {
+        Column::Utf8(ragged::StringColumn::from_options(
+            Vec::<Option<&str>>::new(),
+        ))
+    } else {
+        ragged::lines::concat_lines(&batches)?
+            .into_column()
+            .context("binary records cannot be written")?
+    };
+    drop(batches);
+    write_table_with(
+        output,
+        None,
+        &[("line".to_string(), column)],
+        &global.write_options()?,
+    )
+    .with_context(|| "no output was written".to_string())
+}
+
 /// Arguments of `ragged lines`.
 #[derive(Args, Debug)]
 pub struct LinesArgs {
@@ -627,7 +654,7 @@ fn run_lines_split(
     plan: ragged::ops::LinePlan,
     reader: ragged::lines::ReaderOptions,
 ) -> anyhow::Result<()> {
-    use ragged::lines::{concat_lines, count_lines_split, read_lines_split};
+    use ragged::lines::{count_lines_split, read_lines_split};
 
     let options = cuda_options(global)?;
     let gpus = parse_devices(devices)?
@@ -652,24 +679,7 @@ fn run_lines_split(
         (batches.iter().map(|b| b.len() as u64).sum(), batches)
     };
     if let Some(output) = &args.output {
-        let _step = Step::start("writing", global.quiet);
-        let column = if batches.is_empty() {
-            Column::Utf8(ragged::StringColumn::from_options(
-                Vec::<Option<&str>>::new(),
-            ))
-        } else {
-            concat_lines(&batches)?
-                .into_column()
-                .context("binary records cannot be written")?
-        };
-        drop(batches);
-        write_table_with(
-            output,
-            None,
-            &[("line".to_string(), column)],
-            &global.write_options()?,
-        )
-        .with_context(|| "no output was written".to_string())?;
+        write_lines(global, output, batches)?;
     } else {
         println!("{records}");
     }
@@ -695,7 +705,7 @@ fn run_lines<B: ragged::Backend>(
     plan: ragged::ops::LinePlan,
     reader_options: ragged::lines::ReaderOptions,
 ) -> anyhow::Result<()> {
-    use ragged::lines::{concat_lines, to_host_lines, LineReader};
+    use ragged::lines::{to_host_lines, LineReader};
 
     let started = Instant::now();
     let mut reader = LineReader::open(backend, &args.input, plan, reader_options)?;
@@ -724,24 +734,7 @@ fn run_lines<B: ragged::Backend>(
     let records = reader.records();
     let bytes = reader.bytes_done() - first_byte;
     if let Some(output) = &args.output {
-        let _step = Step::start("writing", global.quiet);
-        let column = if batches.is_empty() {
-            Column::Utf8(ragged::StringColumn::from_options(
-                Vec::<Option<&str>>::new(),
-            ))
-        } else {
-            concat_lines(&batches)?
-                .into_column()
-                .context("binary records cannot be written")?
-        };
-        drop(batches);
-        write_table_with(
-            output,
-            None,
-            &[("line".to_string(), column)],
-            &global.write_options()?,
-        )
-        .with_context(|| "no output was written".to_string())?;
+        write_lines(global, output, batches)?;
     } else {
         println!("{records}");
     }

@@ -97,3 +97,26 @@ pub fn prefetched_pieces<T>(values: &[T]) -> impl Iterator<Item = &[T]> {
         p
     })
 }
+
+/// Split `out` into consecutive pieces of the given lengths, for parallel fills of
+/// disjoint parts of one output.
+///
+/// # Panics
+/// When the lengths sum to more than `out.len()` (a caller's bug: they are computed
+/// from the same sizes as `out`).
+///
+/// # Example
+/// ```
+/// let mut out = [0u8; 5];
+/// let pieces = ragged_core::host::split_by_lengths(&mut out, &[2, 3]);
+/// assert_eq!(pieces.iter().map(|p| p.len()).collect::<Vec<_>>(), [2, 3]);
+/// ```
+pub fn split_by_lengths<'a, X>(mut out: &'a mut [X], lengths: &[usize]) -> Vec<&'a mut [X]> {
+    let mut parts = Vec::with_capacity(lengths.len());
+    for &len in lengths {
+        let (head, tail) = std::mem::take(&mut out).split_at_mut(len);
+        parts.push(head);
+        out = tail;
+    }
+    parts
+}

@@ -322,17 +322,7 @@ pub(crate) struct Best<T> {
     pub(crate) row: usize,
 }
 
-/// Split `out` into consecutive pieces of the given lengths (which must sum to at most
-/// `out.len()`), for parallel fills of disjoint parts of one output.
-pub(crate) fn split_by_lengths<'a, X>(mut out: &'a mut [X], lengths: &[usize]) -> Vec<&'a mut [X]> {
-    let mut parts = Vec::with_capacity(lengths.len());
-    for &len in lengths {
-        let (head, tail) = std::mem::take(&mut out).split_at_mut(len);
-        parts.push(head);
-        out = tail;
-    }
-    parts
-}
+pub(crate) use ragged_core::host::split_by_lengths;
 
 /// The transform of `x` in `f64` (the one definition both reduce and scan use).
 #[inline]

@@ -14,6 +14,7 @@ use arrow_array::{
 };
 use arrow_buffer::{BooleanBufferBuilder, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow_schema::DataType;
+use ragged_core::host::split_by_lengths;
 use ragged_core::{Error, Result};
 use rayon::prelude::*;
 
@@ -81,23 +82,12 @@ fn starts(lengths: impl Iterator<Item = usize>) -> (Vec<usize>, usize) {
     (starts, total)
 }
 
-/// `out` cut into consecutive pieces of `lengths`.
-fn split_mut<'a, T>(mut out: &'a mut [T], lengths: &[usize]) -> Vec<&'a mut [T]> {
-    let mut pieces = Vec::with_capacity(lengths.len());
-    for &len in lengths {
-        let (piece, rest) = std::mem::take(&mut out).split_at_mut(len);
-        pieces.push(piece);
-        out = rest;
-    }
-    pieces
-}
-
 fn concat_primitive<T: ArrowPrimitiveType>(arrays: &[&dyn Array]) -> ArrayRef {
     let pieces: Vec<&PrimitiveArray<T>> = arrays.iter().map(|a| a.as_primitive::<T>()).collect();
     let lengths: Vec<usize> = pieces.iter().map(|p| p.len()).collect();
     let (_, total) = starts(lengths.iter().copied());
     let mut values = vec![T::Native::default(); total];
-    split_mut(&mut values, &lengths)
+    split_by_lengths(&mut values, &lengths)
         .into_par_iter()
         .zip(&pieces)
         .for_each(|(out, piece)| out.copy_from_slice(piece.values()));
@@ -130,9 +120,9 @@ fn concat_strings<O: OffsetSizeTrait>(arrays: &[&dyn Array]) -> Option<ArrayRef>
     // Each piece's offsets, rebased, land at its rows; the last offset is the total.
     let (body, last) = offsets.split_at_mut(rows);
     last[0] = O::usize_as(bytes);
-    split_mut(&mut values, &byte_lengths)
+    split_by_lengths(&mut values, &byte_lengths)
         .into_par_iter()
-        .zip(split_mut(body, &row_lengths))
+        .zip(split_by_lengths(body, &row_lengths))
         .zip(pieces.par_iter().zip(&byte_ranges).zip(&byte_starts))
         .for_each(
             |((out_values, out_offsets), ((piece, &(first, last)), &start))| {
@@ -143,14 +133,17 @@ fn concat_strings<O: OffsetSizeTrait>(arrays: &[&dyn Array]) -> Option<ArrayRef>
             },
         );
     let nulls = concat_nulls(arrays, rows);
-    // Offsets ascend from 0 to the values' length, and each piece's bytes were valid
-    // UTF-8 between the same boundaries.
-    let array = GenericStringArray::<O>::try_new(
-        OffsetBuffer::new(ScalarBuffer::from(offsets)),
-        Buffer::from_vec(values),
-        nulls,
-    )
-    .ok()?;
+    // SAFETY: the offsets ascend from 0 to the values' length (each piece's own
+    // offsets, rebased onto where its bytes were copied), and every row's bytes are the
+    // bytes of a row of a valid strings array, so they are UTF-8; `nulls` has one bit
+    // per row. Validating again would be one more pass over every byte.
+    let array = unsafe {
+        GenericStringArray::<O>::new_unchecked(
+            OffsetBuffer::new_unchecked(ScalarBuffer::from(offsets)),
+            Buffer::from_vec(values),
+            nulls,
+        )
+    };
     Some(Arc::new(array))
 }
 

@@ -450,8 +450,8 @@ pub(crate) fn parse(
             let arrays = columns
                 .into_iter()
                 .zip(projected.fields())
-                .map(|(column, field)| to_array(path, column, field.data_type()))
-                .collect::<Result<Vec<_>>>()?;
+                .map(|(column, field)| to_array(column, field.data_type()))
+                .collect();
             RecordBatch::try_new_with_options(
                 projected.clone(),
                 arrays,
@@ -519,12 +519,12 @@ fn parse_chunk(
 
 /// The Arrow array of one chunk's column, as `data_type` (inferred so that every valid
 /// field converts).
-fn to_array(path: &Path, column: TextColumn, data_type: &DataType) -> Result<ArrayRef> {
+fn to_array(column: TextColumn, data_type: &DataType) -> ArrayRef {
     let nulls = NullBuffer::from(BooleanBuffer::from(column.valid.clone()));
     let nulls = (nulls.null_count() > 0).then_some(nulls);
     // Every valid field converts to `data_type` (inference checked each); the `0`s
     // below stand under nulls only.
-    Ok(match data_type {
+    match data_type {
         DataType::Int64 => {
             let v: Vec<i64> = (0..column.len())
                 .map(|i| {
@@ -558,33 +558,27 @@ fn to_array(path: &Path, column: TextColumn, data_type: &DataType) -> Result<Arr
                 .collect();
             Arc::new(BooleanArray::new(BooleanBuffer::from(v), nulls))
         }
-        _ => {
-            let total = column.values.len();
-            let values = arrow_buffer::Buffer::from_vec(column.values);
-            if i32::try_from(total).is_ok() {
-                let offsets: Vec<i32> = column.offsets.iter().map(|&o| o as i32).collect();
-                // Offsets ascend from 0 to the values' length and every field is UTF-8
-                // (checked per record); `try_new` verifies both again.
-                Arc::new(
-                    StringArray::try_new(
-                        OffsetBuffer::new(ScalarBuffer::from(offsets)),
-                        values,
-                        nulls,
-                    )
-                    .map_err(|e| format_error(path, e.to_string()))?,
-                )
-            } else {
-                let offsets: Vec<i64> = column.offsets.iter().map(|&o| o as i64).collect();
-                Arc::new(
-                    LargeStringArray::try_new(
-                        OffsetBuffer::new(ScalarBuffer::from(offsets)),
-                        values,
-                        nulls,
-                    )
-                    .map_err(|e| format_error(path, e.to_string()))?,
-                )
-            }
-        }
+        _ if i32::try_from(column.values.len()).is_ok() => strings::<i32>(column, nulls),
+        _ => strings::<i64>(column, nulls),
+    }
+}
+
+/// One chunk's text column as a strings array with offsets `O` (which hold its bytes).
+fn strings<O: arrow_array::OffsetSizeTrait>(
+    column: TextColumn,
+    nulls: Option<NullBuffer>,
+) -> ArrayRef {
+    let offsets: Vec<O> = column.offsets.iter().map(|&o| O::usize_as(o)).collect();
+    // SAFETY: the offsets ascend from 0 to the values' length (each field appended at
+    // the end) and fit `O` (the caller checked the length); every record was checked
+    // to be UTF-8 and fields are cut at ASCII commas, so every row is UTF-8; `nulls`
+    // has a bit per row.
+    Arc::new(unsafe {
+        arrow_array::GenericStringArray::<O>::new_unchecked(
+            OffsetBuffer::new_unchecked(ScalarBuffer::from(offsets)),
+            arrow_buffer::Buffer::from_vec(column.values),
+            nulls,
+        )
     })
 }
 

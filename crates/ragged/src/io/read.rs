@@ -9,7 +9,7 @@ use std::sync::Arc;
 use arrow_array::RecordBatch;
 use arrow_ipc::reader::StreamReader;
 use arrow_schema::{ArrowError, Schema};
-use ragged_core::trace::{add, measure, Phase};
+use ragged_core::trace::{measure, Phase};
 use ragged_core::{Error, Result};
 
 use super::errors::{is_a_directory, panic_error, read_error};
@@ -214,7 +214,7 @@ const READ_PIECE: usize = 16 << 20;
 /// allocation (page-aligned for large files, so the IPC buffers in it are used in
 /// place). A file that shrinks while it is read is an [`Error::Format`] (truncated),
 /// never a crash.
-fn read_whole(file: &File, path: &Path) -> Result<arrow_buffer::Buffer> {
+fn read_whole(file: &File, path: &Path, format: Format) -> Result<arrow_buffer::Buffer> {
     use rayon::prelude::*;
     use std::os::unix::fs::FileExt;
     let len = file
@@ -234,7 +234,7 @@ fn read_whole(file: &File, path: &Path) -> Result<arrow_buffer::Buffer> {
     .map_err(|e| match e.kind() {
         io::ErrorKind::UnexpectedEof => Error::Format {
             path: path.to_path_buf(),
-            format: Format::ArrowFile.label(),
+            format: format.label(),
             message: "the file was truncated while it was read".into(),
         },
         _ => Error::io("read", path, e),
@@ -247,7 +247,7 @@ fn read_whole(file: &File, path: &Path) -> Result<arrow_buffer::Buffer> {
 /// validated as strictly as arrow-ipc's reader does: offsets and UTF-8), only the
 /// selected columns.
 fn read_ipc_file(file: File, path: &Path, columns: Option<&[&str]>) -> Result<Table> {
-    let buffer = read_whole(&file, path)?;
+    let buffer = read_whole(&file, path, Format::ArrowFile)?;
     measure(Phase::Decode, buffer.len() as u64, || {
         decode_ipc_file(&buffer, path, columns)
     })
@@ -339,11 +339,8 @@ fn read_stream<R: Read>(reader: R, path: &Path, columns: Option<&[&str]>) -> Res
     finish(&schema, &batches, &indices, None)
 }
 
-fn read_csv(mut file: File, path: &Path, columns: Option<&[&str]>) -> Result<Table> {
-    let mut bytes = Vec::new();
-    measure(Phase::Read, 0, || file.read_to_end(&mut bytes))
-        .map_err(|e| Error::io("read", path, e))?;
-    add(Phase::Read, std::time::Duration::ZERO, bytes.len() as u64);
+fn read_csv(file: File, path: &Path, columns: Option<&[&str]>) -> Result<Table> {
+    let bytes = read_whole(&file, path, Format::Csv)?;
     // The header first, to resolve the names before any record is parsed.
     let (full_schema, _, _) = super::csv::parse(path, super::csv::header_bytes(&bytes), None)?;
     let indices = resolve(&full_schema, columns)?;
