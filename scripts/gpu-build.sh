@@ -10,8 +10,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 dir=${1:-dist/gpu}
 rm -rf "$dir" && mkdir -p "$dir/tests"
-cargo build --profile dist -p ragged-cli
-cp target/dist/ragged "$dir/ragged"
 # Every test binary of the CUDA backend crate (conformance, text_conformance,
 # lists_conformance, strings_conformance, sequences_conformance, transform, runtime,
 # compile check), and the facade's GPU reader tests (lines_devices: chunks under a
@@ -31,6 +29,16 @@ for line in sys.stdin:
         shutil.copy(exe, os.path.join(dest, name))
         print("test binary:", name)
 ' "$dir/tests"
+# The CLI with every kernel module built in (ragged_cuda::built_in) for the
+# architectures in $RAGGED_AOT_ARCHS (two digits each; default 90, the H100/H200 machines'):
+# compiled here by NVRTC (needs $CUDA_HOME or the like, as `ragged` itself), then embedded.
+# The test binaries above keep compiling at run time: they test that path.
+kernels="$PWD/target/aot-kernels"
+rm -rf "$kernels"
+# shellcheck disable=SC2086 # one argument per architecture
+cargo run --profile dist -p ragged-cuda --example aot -- "$kernels" ${RAGGED_AOT_ARCHS:-90}
+RAGGED_CUDA_KERNELS="$kernels" cargo build --profile dist -p ragged-cli
+cp target/dist/ragged "$dir/ragged"
 cp scripts/gpu-run.sh "$dir/gpu-run.sh"
 cp scripts/ncu-phases.py "$dir/ncu-phases.py"
 cp examples/data/people.parquet "$dir/people.parquet"

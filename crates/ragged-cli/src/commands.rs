@@ -181,11 +181,8 @@ pub fn warmup(global: &GlobalArgs) -> anyhow::Result<()> {
         return Ok(());
     };
     let _step = Step::start("compiling kernels", global.quiet);
-    for (name, cached, seconds) in gpu.warmup()? {
-        println!(
-            "{name:<28} {:<10} {seconds:.3} s",
-            if cached { "cached" } else { "compiled" }
-        );
+    for (name, origin, seconds) in gpu.warmup()? {
+        println!("{name:<28} {:<10} {seconds:.3} s", origin.as_str());
     }
     Ok(())
 }

@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
 use cudarc::driver::{result, sys, CudaContext};
 use ragged_core::{Error, Native, NullBuffer, Result};
 
-use crate::compile::{CompileJob, ModuleSource, MODULES};
+use crate::compile::{self, CompileJob, ModuleSource, MODULES};
 use crate::launch::{Function, Module};
 use crate::memory::{driver_error, DeviceBitmap, DeviceBuffer, PinnedBuffer, Pool};
 use crate::probe::{cuda_status, CudaStatus, DeviceInfo};
@@ -293,7 +293,31 @@ struct Inner {
     ctx: Arc<CudaContext>,
     info: DeviceInfo,
     driver_version: String,
-    toolkit: &'static Toolkit,
+    /// NVRTC and the headers, or why they are missing (then only built-in modules
+    /// load).
+    toolkit: std::result::Result<&'static Toolkit, String>,
+}
+
+/// Where a kernel module came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ModuleOrigin {
+    /// Compiled ahead of time into the binary ([`crate::built_in`]).
+    BuiltIn,
+    /// Read from the disk cache.
+    Cache,
+    /// Compiled by NVRTC now (and stored in the disk cache).
+    Compiled,
+}
+
+impl ModuleOrigin {
+    /// A word for reports: `built-in`, `cached`, `compiled`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::BuiltIn => "built-in",
+            Self::Cache => "cached",
+            Self::Compiled => "compiled",
+        }
+    }
 }
 
 /// The CUDA backend: device columns, NVRTC-compiled kernels, a stream-ordered memory
@@ -349,7 +373,15 @@ impl CudaBackend {
                 }
             },
         };
-        let toolkit = toolkit().map_err(|reason| Error::DeviceUnavailable { reason })?;
+        // Without NVRTC the device is still usable when the binary carries its kernels.
+        let toolkit = toolkit();
+        if let Err(reason) = &toolkit {
+            if crate::built_in::architecture_for(info.compute_capability).is_none() {
+                return Err(Error::DeviceUnavailable {
+                    reason: reason.clone(),
+                });
+            }
+        }
         let ctx = ragged_core::trace::timed("context", || {
             std::panic::catch_unwind(|| CudaContext::new(ordinal))
         })
@@ -394,9 +426,25 @@ impl CudaBackend {
         &self.inner.driver_version
     }
 
-    /// The toolkit pieces in use (NVRTC, include directories).
-    pub fn toolkit(&self) -> &Toolkit {
-        self.inner.toolkit
+    /// The toolkit pieces in use (NVRTC, include directories); `None` when they are
+    /// missing and the binary's built-in kernels serve this device.
+    pub fn toolkit(&self) -> Option<&Toolkit> {
+        self.inner.toolkit.as_ref().ok().copied()
+    }
+
+    /// NVRTC and the headers, or [`Error::DeviceUnavailable`] naming the module that
+    /// needed them.
+    fn toolkit_for(&self, module: &ModuleSource) -> Result<&'static Toolkit> {
+        self.inner.toolkit.clone().map_err(|reason| {
+            let (major, minor) = self.arch();
+            Error::DeviceUnavailable {
+                reason: format!(
+                    "kernel module {} is not built into this binary for sm_{major}{minor} and \
+                     cannot be compiled: {reason}",
+                    module.name
+                ),
+            }
+        })
     }
 
     /// Memory figures.
@@ -435,9 +483,8 @@ impl CudaBackend {
         self.inner.info.compute_capability
     }
 
-    /// Load (compiling or reading the disk cache) a module; returns whether it came
-    /// from the cache.
-    fn load_module(&self, module: &ModuleSource) -> Result<(Arc<Module>, bool)> {
+    /// Load a module: from the binary, the disk cache or NVRTC, in that order.
+    fn load_module(&self, module: &ModuleSource) -> Result<(Arc<Module>, ModuleOrigin)> {
         self.load_module_from(module, None)
     }
 
@@ -446,32 +493,48 @@ impl CudaBackend {
         &self,
         module: &ModuleSource,
         compiled: Option<Vec<u8>>,
-    ) -> Result<(Arc<Module>, bool)> {
+    ) -> Result<(Arc<Module>, ModuleOrigin)> {
         let mut modules = self.inner.modules.lock().map_err(|_| poisoned())?;
         if let Some(m) = modules.get(module.name) {
-            return Ok((Arc::clone(m), true));
+            return Ok((Arc::clone(m), ModuleOrigin::Cache));
         }
         self.bind()?;
-        if let Some(cubin) = compiled {
-            let loaded =
-                Arc::new(Module::load(&cubin).map_err(|e| driver_error("load module", e))?);
-            modules.insert(module.name, Arc::clone(&loaded));
-            return Ok((loaded, false));
+        let (loaded, origin) = match compiled {
+            Some(cubin) => (
+                Module::load(&cubin).map_err(|e| driver_error("load module", e))?,
+                ModuleOrigin::Compiled,
+            ),
+            None => self.find_module(module)?,
+        };
+        let loaded = Arc::new(loaded);
+        modules.insert(module.name, Arc::clone(&loaded));
+        Ok((loaded, origin))
+    }
+
+    /// The module from the binary, else the disk cache, else NVRTC. A built-in or
+    /// cached CUBIN the driver rejects is passed over, never fatal.
+    fn find_module(&self, module: &ModuleSource) -> Result<(Module, ModuleOrigin)> {
+        let source = compile::expand_includes(module)?;
+        let built_in =
+            ragged_core::trace::timed(&format!("module {} built in", module.name), || {
+                crate::built_in::cubin(module.name, &source, self.arch())
+                    .and_then(|cubin| Module::load(&cubin).ok())
+            });
+        if let Some(m) = built_in {
+            return Ok((m, ModuleOrigin::BuiltIn));
         }
-        let job = CompileJob::new(module, self.inner.toolkit, self.arch())?;
-        // A cache entry that is missing, corrupt or rejected by the driver is recompiled.
+        let job = CompileJob::with_source(module, source, self.toolkit_for(module)?, self.arch());
         let from_cache =
             ragged_core::trace::timed(&format!("module {} from the cache", module.name), || {
                 job.cached().and_then(|cubin| Module::load(&cubin).ok())
             });
-        let cached = from_cache.is_some();
-        let loaded = match from_cache {
-            Some(m) => m,
-            None => Module::load(&job.compile()?).map_err(|e| driver_error("load module", e))?,
-        };
-        let loaded = Arc::new(loaded);
-        modules.insert(module.name, Arc::clone(&loaded));
-        Ok((loaded, cached))
+        match from_cache {
+            Some(m) => Ok((m, ModuleOrigin::Cache)),
+            None => Ok((
+                Module::load(&job.compile()?).map_err(|e| driver_error("load module", e))?,
+                ModuleOrigin::Compiled,
+            )),
+        }
     }
 
     /// The entry point `name` of `module`, loading the module on first use.
@@ -499,28 +562,33 @@ impl CudaBackend {
         Ok(f)
     }
 
-    /// Compile (or load from the disk cache) every registered module. Modules missing
-    /// from the cache compile in parallel, one NVRTC program per core (NVRTC is
-    /// host-only work); then every module is loaded. Returns, per module, its name,
-    /// whether it came from the disk cache, and the seconds taken to compile it (or to
-    /// read and load it).
+    /// Load every registered module: from the binary where it carries them, else from
+    /// the disk cache, else compiled — modules to compile in parallel, one NVRTC program
+    /// per core (NVRTC is host-only work). Returns, per module, its name, where it came
+    /// from, and the seconds taken to compile it (or to read and load it).
     ///
     /// # Errors
     /// [`Error::KernelCompile`] for a module that does not compile (the lowest in
-    /// [`MODULES`] order when several fail).
-    pub fn warmup(&self) -> Result<Vec<(&'static str, bool, f64)>> {
+    /// [`MODULES`] order when several fail); [`Error::DeviceUnavailable`] when a module
+    /// must be compiled and NVRTC is missing.
+    pub fn warmup(&self) -> Result<Vec<(&'static str, ModuleOrigin, f64)>> {
         let arch = self.arch();
-        let toolkit = self.inner.toolkit;
-        let jobs = MODULES
-            .iter()
-            .map(|m| CompileJob::new(m, toolkit, arch))
-            .collect::<Result<Vec<_>>>()?;
-        let missing: Vec<usize> = (0..jobs.len())
-            .filter(|&i| jobs[i].cached().is_none())
-            .collect();
+        let mut missing = Vec::new();
+        for (i, m) in MODULES.iter().enumerate() {
+            let source = compile::expand_includes(m)?;
+            if crate::built_in::cubin(m.name, &source, arch).is_some() {
+                continue;
+            }
+            let job = CompileJob::with_source(m, source, self.toolkit_for(m)?, arch);
+            if job.cached().is_none() {
+                missing.push((i, job));
+            }
+        }
         type Compiled = Option<(Result<Vec<u8>>, f64)>;
-        let compiled: Vec<std::sync::Mutex<Compiled>> =
-            jobs.iter().map(|_| std::sync::Mutex::new(None)).collect();
+        let compiled: Vec<std::sync::Mutex<Compiled>> = MODULES
+            .iter()
+            .map(|_| std::sync::Mutex::new(None))
+            .collect();
         let next = std::sync::atomic::AtomicUsize::new(0);
         let workers = std::thread::available_parallelism()
             .map_or(1, usize::from)
@@ -529,32 +597,32 @@ impl CudaBackend {
             for _ in 0..workers {
                 scope.spawn(|| loop {
                     let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    let Some(&i) = missing.get(k) else { break };
+                    let Some((i, job)) = missing.get(k) else {
+                        break;
+                    };
                     let started = std::time::Instant::now();
-                    let result = jobs[i].compile();
-                    if let Ok(mut slot) = compiled[i].lock() {
+                    let result = job.compile();
+                    if let Ok(mut slot) = compiled[*i].lock() {
                         *slot = Some((result, started.elapsed().as_secs_f64()));
                     }
                 });
             }
         });
-        let mut report = Vec::with_capacity(jobs.len());
+        let mut report = Vec::with_capacity(MODULES.len());
         for (i, m) in MODULES.iter().enumerate() {
             let started = std::time::Instant::now();
             let compile = compiled[i].lock().map_err(|_| poisoned())?.take();
             let (cubin, seconds) = match compile {
                 Some((Err(e), _)) => return Err(e),
-                Some((Ok(cubin), seconds)) => (Some(cubin), seconds),
-                None => (None, 0.0),
+                Some((Ok(cubin), seconds)) => (Some(cubin), Some(seconds)),
+                None => (None, None),
             };
-            let cached = cubin.is_none();
-            self.load_module_from(m, cubin)?;
-            let elapsed = if cached {
-                started.elapsed().as_secs_f64()
-            } else {
-                seconds
-            };
-            report.push((m.name, cached, elapsed));
+            let (_, origin) = self.load_module_from(m, cubin)?;
+            report.push((
+                m.name,
+                origin,
+                seconds.unwrap_or_else(|| started.elapsed().as_secs_f64()),
+            ));
         }
         Ok(report)
     }

@@ -358,20 +358,37 @@ fn expand_into(
     Ok(())
 }
 
-/// The NVRTC options for an architecture (`sm_XY`).
-pub fn compile_options(toolkit: &Toolkit, arch: (i32, i32)) -> Vec<String> {
-    let mut options = vec![
+/// The NVRTC options for an architecture (`sm_XY`) that do not depend on where the
+/// toolkit is: the part of the options a built-in kernel's key covers.
+pub fn base_options(arch: (i32, i32)) -> Vec<String> {
+    vec![
         format!("--gpu-architecture=sm_{}{}", arch.0, arch.1),
         "-std=c++17".to_string(),
         "--device-int128".to_string(),
         "-default-device".to_string(),
         "-DCCCL_DISABLE_BF16_SUPPORT".to_string(),
         "-DCCCL_DISABLE_FP16_SUPPORT".to_string(),
-    ];
+    ]
+}
+
+/// The NVRTC options for an architecture (`sm_XY`): [`base_options`] and the
+/// toolkit's include directories.
+pub fn compile_options(toolkit: &Toolkit, arch: (i32, i32)) -> Vec<String> {
+    let mut options = base_options(arch);
     for dir in &toolkit.include_dirs {
         options.push(format!("-I{}", dir.display()));
     }
     options
+}
+
+/// The key under which a module compiled ahead of time for `arch` is built into the
+/// binary (`crate::built_in`): 32 hex digits hashing the expanded source and
+/// [`base_options`]. A module whose source changed since (an edited kernel,
+/// `$RAGGED_KERNEL_SOURCES`) has another key and is compiled at run time instead.
+pub fn built_in_key(source: &str, arch: (i32, i32)) -> String {
+    let meta = format!("{:?}", base_options(arch));
+    let parts: [&[u8]; 2] = [source.as_bytes(), meta.as_bytes()];
+    format!("{:016x}{:016x}", fnv1a(3, &parts), fnv1a(4, &parts))
 }
 
 /// Compile a module to CUBIN for `arch` with NVRTC (no cache involved).
@@ -401,16 +418,30 @@ impl<'a> CompileJob<'a> {
     /// # Errors
     /// [`Error::KernelCompile`] when a quoted include names no registered header.
     pub fn new(module: &'a ModuleSource, toolkit: &Toolkit, arch: (i32, i32)) -> Result<Self> {
-        let source = expand_includes(module)?;
+        Ok(Self::with_source(
+            module,
+            expand_includes(module)?,
+            toolkit,
+            arch,
+        ))
+    }
+
+    /// Prepare `module` for `arch`, given its expanded source ([`expand_includes`]).
+    pub fn with_source(
+        module: &'a ModuleSource,
+        source: String,
+        toolkit: &Toolkit,
+        arch: (i32, i32),
+    ) -> Self {
         let options = compile_options(toolkit, arch);
         let cache = cache_dir()
             .map(|d| cache_path(&d, module, &source, &options, toolkit.nvrtc_version, arch));
-        Ok(Self {
+        Self {
             module,
             source,
             options,
             cache,
-        })
+        }
     }
 
     /// The CUBIN from the disk cache, `None` when absent or corrupt.

@@ -6,7 +6,7 @@
 
 #![allow(clippy::panic, clippy::expect_used, clippy::unwrap_used)] // test code
 
-use ragged_cuda::{CudaBackend, CudaOptions};
+use ragged_cuda::{CudaBackend, CudaOptions, ModuleOrigin};
 
 fn backend(options: CudaOptions) -> Option<CudaBackend> {
     match CudaBackend::new(0, options) {
@@ -28,13 +28,17 @@ fn warmup_compiles_every_module_and_second_load_hits_the_disk_cache() {
     };
     let dir = std::env::temp_dir().join(format!("ragged-cache-test-{}", std::process::id()));
     // The only test of this process: nothing else reads RAGGED_KERNEL_CACHE meanwhile.
+    // Modules built into the binary are turned off: this is the cache's test.
+    std::env::set_var("RAGGED_BUILT_IN_KERNELS", "0");
     let first = {
         std::env::set_var("RAGGED_KERNEL_CACHE", &dir);
         let fresh = CudaBackend::new(0, CudaOptions::default()).unwrap();
         fresh.warmup().unwrap()
     };
     assert!(
-        first.iter().all(|(_, cached, _)| !cached),
+        first
+            .iter()
+            .all(|(_, origin, _)| *origin == ModuleOrigin::Compiled),
         "cold cache must compile: {first:?}"
     );
     let second = CudaBackend::new(0, CudaOptions::default())
@@ -42,7 +46,9 @@ fn warmup_compiles_every_module_and_second_load_hits_the_disk_cache() {
         .warmup()
         .unwrap();
     assert!(
-        second.iter().all(|(_, cached, _)| *cached),
+        second
+            .iter()
+            .all(|(_, origin, _)| *origin == ModuleOrigin::Cache),
         "warm cache must load: {second:?}"
     );
     // Corrupt every entry: they are recompiled, not fatal.
@@ -54,10 +60,13 @@ fn warmup_compiles_every_module_and_second_load_hits_the_disk_cache() {
         .warmup()
         .unwrap();
     assert!(
-        third.iter().all(|(_, cached, _)| !cached),
+        third
+            .iter()
+            .all(|(_, origin, _)| *origin == ModuleOrigin::Compiled),
         "corrupt entries must recompile: {third:?}"
     );
     std::env::remove_var("RAGGED_KERNEL_CACHE");
+    std::env::remove_var("RAGGED_BUILT_IN_KERNELS");
     let _ = std::fs::remove_dir_all(&dir);
     drop(gpu);
 }

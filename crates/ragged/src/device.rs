@@ -150,3 +150,88 @@ macro_rules! with_backend {
         }
     };
 }
+
+/// Where ops run, with the defaults every call shares: the backend (and through its
+/// options the GPU memory limit and pool) and the offset width of variable-length
+/// outputs. Cheap to clone; the value [`crate::compute`] takes.
+///
+/// ```
+/// use ragged::device::Device;
+/// let cpu = Device::cpu();
+/// assert!(!cpu.is_cuda());
+/// let auto = Device::parse("auto")?; // CUDA device 0 when usable, else the CPU
+/// # Ok::<(), ragged::Error>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct Device {
+    backend: AnyBackend,
+    offset_width: ragged_core::ops::OffsetWidth,
+}
+
+impl Device {
+    /// The CPU backend.
+    pub fn cpu() -> Self {
+        Self::from_backend(AnyBackend::Cpu(CpuBackend::new()))
+    }
+
+    /// CUDA device `ordinal`.
+    ///
+    /// # Errors
+    /// [`Error::DeviceUnavailable`] when it cannot be used.
+    pub fn cuda(ordinal: usize, options: CudaOptions) -> Result<Self> {
+        Ok(Self::from_backend(AnyBackend::Cuda(CudaBackend::new(
+            ordinal, options,
+        )?)))
+    }
+
+    /// The device for `choice` (`auto` falls back to the CPU silently; see [`select`]
+    /// for the notice).
+    ///
+    /// # Errors
+    /// As [`select`].
+    pub fn select(choice: DeviceChoice, options: CudaOptions) -> Result<Self> {
+        Ok(Self::from_backend(select(choice, options)?.backend))
+    }
+
+    /// The device named `auto`, `cpu`, `cuda` or `cuda:N`, with default options.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] for another name; as [`select`].
+    pub fn parse(name: &str) -> Result<Self> {
+        Self::select(name.parse()?, CudaOptions::default())
+    }
+
+    /// A device running on `backend`, with `Auto` offsets.
+    pub fn from_backend(backend: AnyBackend) -> Self {
+        Self {
+            backend,
+            offset_width: ragged_core::ops::OffsetWidth::Auto,
+        }
+    }
+
+    /// The same device with another offset width for variable-length outputs.
+    pub fn with_offset_width(mut self, width: ragged_core::ops::OffsetWidth) -> Self {
+        self.offset_width = width;
+        self
+    }
+
+    /// The backend.
+    pub fn backend(&self) -> &AnyBackend {
+        &self.backend
+    }
+
+    /// The offset width of variable-length outputs.
+    pub fn offset_width(&self) -> ragged_core::ops::OffsetWidth {
+        self.offset_width
+    }
+
+    /// Whether this is a CUDA device.
+    pub fn is_cuda(&self) -> bool {
+        self.backend.is_cuda()
+    }
+
+    /// A one-line description (`cpu (2 threads)`, `cuda:0 NVIDIA H100 …`).
+    pub fn describe(&self) -> String {
+        self.backend.describe()
+    }
+}

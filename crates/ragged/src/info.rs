@@ -61,7 +61,7 @@ pub fn system_info(options: &CudaOptions, check: bool) -> SystemInfo {
                 g.total_memory as f64 / (1u64 << 30) as f64
             );
         }
-        cuda_usable = toolkit_lines(&mut text);
+        cuda_usable = toolkit_lines(&mut text) || built_in_covers(gpus[0].compute_capability);
         pool_line(&mut text, options, gpus[0].total_memory as usize);
         if !cuda_usable {
             let _ = writeln!(text, "only the CPU backend is available");
@@ -92,7 +92,7 @@ pub fn system_info(options: &CudaOptions, check: bool) -> SystemInfo {
                 }
                 let toolkit_ok = toolkit_lines(&mut text);
                 if let Some(device) = devices.first() {
-                    cuda_usable = toolkit_ok;
+                    cuda_usable = toolkit_ok || built_in_covers(device.compute_capability);
                     pool_line(&mut text, options, device.total_memory);
                 }
                 if !cuda_usable {
@@ -101,12 +101,31 @@ pub fn system_info(options: &CudaOptions, check: bool) -> SystemInfo {
             }
         }
     }
+    let built_in: Vec<String> = ragged_cuda::built_in::architectures()
+        .iter()
+        .map(|(major, minor)| format!("sm_{major}{minor}"))
+        .collect();
+    let _ = writeln!(
+        text,
+        "built-in kernels: {}",
+        if built_in.is_empty() {
+            "none (compiled by NVRTC at first use)".to_string()
+        } else {
+            built_in.join(", ")
+        }
+    );
     let _ = writeln!(text, "kernel cache: {cache}");
     SystemInfo {
         version,
         text,
         cuda_usable,
     }
+}
+
+/// Whether this binary carries every kernel for a device of architecture `arch` (then
+/// CUDA needs no NVRTC).
+fn built_in_covers(arch: (i32, i32)) -> bool {
+    ragged_cuda::built_in::architecture_for(arch).is_some()
 }
 
 /// The NVRTC and CCCL lines; whether both were found.

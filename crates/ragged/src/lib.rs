@@ -8,6 +8,7 @@
 //! ([`lines`]).
 
 pub mod bench;
+pub mod compute;
 pub mod device;
 pub mod info;
 pub mod io;

@@ -29,7 +29,7 @@ pub use string::StringColumn;
 pub use validate::{starts_stops_error, validate_offsets, validate_starts_stops, validate_utf8};
 
 use crate::location::{Host, Location, ValidityBitmap};
-use crate::types::Native;
+use crate::types::{Native, OffsetSize};
 use crate::{Error, Result};
 
 /// Any column, for the children of list columns and for IO.
@@ -185,6 +185,24 @@ impl<L: Location> Column<L> {
 impl<T: Native, L: Location> From<PrimitiveColumn<T, L>> for Column<L> {
     fn from(col: PrimitiveColumn<T, L>) -> Self {
         T::into_column(col)
+    }
+}
+
+impl<L: Location> From<BooleanColumn<L>> for Column<L> {
+    fn from(col: BooleanColumn<L>) -> Self {
+        Column::Boolean(col)
+    }
+}
+
+impl<O: OffsetSize, L: Location> From<StringColumn<O, L>> for Column<L> {
+    fn from(col: StringColumn<O, L>) -> Self {
+        O::into_strings_column(col)
+    }
+}
+
+impl<O: OffsetSize, L: Location> From<ListColumn<O, L>> for Column<L> {
+    fn from(col: ListColumn<O, L>) -> Self {
+        O::into_list_column(col)
     }
 }
 

@@ -1,0 +1,129 @@
+"""ragged: ragged (variable-length) columnar data — strings, lists, lines of text — in
+Apache Arrow layout, on the CPU and on CUDA GPUs.
+
+Inputs are Arrow objects (anything with ``__arrow_c_array__`` or ``__arrow_c_stream__``:
+pyarrow, Polars, pandas with Arrow dtypes, nanoarrow, DuckDB results) or NumPy arrays of
+numbers; they are read in place, not copied. Results are :class:`ragged.Array` objects,
+which export ``__arrow_c_array__``: ``pyarrow.array(r)`` and ``polars.Series(r)`` take them
+without copying.
+
+>>> import pyarrow as pa, ragged
+>>> ragged.strings.upper(pa.array(["Ada Lovelace", None])).to_pylist()
+['ADA LOVELACE', None]
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional, Union
+
+from . import errors, lists, strings
+from ._device import current_device, device
+from ._ragged import Array, __version__
+from ._ragged import describe_device as _describe_device
+from ._ragged import info as _info
+from ._ragged import redact as _redact
+from ._ragged import reduce as _reduce
+from ._ragged import scan as _scan
+from ._device import resolve as _resolve
+from .errors import RaggedError
+
+__all__ = [
+    "Array",
+    "RaggedError",
+    "__version__",
+    "current_device",
+    "describe_device",
+    "device",
+    "errors",
+    "info",
+    "lists",
+    "redact",
+    "reduce_argmax",
+    "reduce_argmin",
+    "reduce_count",
+    "reduce_max",
+    "reduce_min",
+    "reduce_sum",
+    "scan_max",
+    "scan_min",
+    "scan_sum",
+    "strings",
+]
+
+ArrayLike = Any
+"""An Arrow array-like object (``__arrow_c_array__`` / ``__arrow_c_stream__``) or a NumPy
+array of numbers."""
+
+
+def info() -> str:
+    """The report of ``ragged info``: version, backends, devices (or why none), the
+    NVRTC toolkit, built-in kernels and the kernel cache."""
+    return _info()
+
+
+def describe_device(device: Optional[str] = None) -> str:
+    """A one-line description of the device a call would run on (``cpu (16
+    threads)``, ``cuda:0 NVIDIA H100 …``)."""
+    return _describe_device(_resolve(device))
+
+
+def redact(names: ArrayLike, visibility: Union[ArrayLike, str], *, device: Optional[str] = None) -> Array:
+    """Redact "First Last" names by a visibility: "L First" (the initial of the second
+    space-separated part, a space, the first part) where the visibility contains
+    "public", "X X" elsewhere; null names stay null.
+
+    ``visibility`` is one string for every row or an array of one per row. The parts are
+    those of ``name.split(" ")`` (single spaces), as the cuDF and Polars expressions of
+    this op cut them.
+    """
+    return _redact(names, visibility, _resolve(device))
+
+
+def reduce_sum(array: ArrayLike, *, device: Optional[str] = None) -> Union[int, float]:
+    """Sum of the valid values: exact ``int`` for integers (an error on overflow of
+    int64 / uint64), ``float`` for floats; 0 when there is none (pyarrow gives None)."""
+    return _reduce(array, "sum", _resolve(device))
+
+
+def reduce_min(array: ArrayLike, *, device: Optional[str] = None) -> Union[int, float, None]:
+    """Least valid value (None when there is none); NaN is ignored unless every valid
+    value is NaN."""
+    return _reduce(array, "min", _resolve(device))
+
+
+def reduce_max(array: ArrayLike, *, device: Optional[str] = None) -> Union[int, float, None]:
+    """Greatest valid value (None when there is none); NaN as in :func:`reduce_min`."""
+    return _reduce(array, "max", _resolve(device))
+
+
+def reduce_argmin(array: ArrayLike, *, device: Optional[str] = None) -> Optional[int]:
+    """Position of the first least valid value (None when there is none)."""
+    return _reduce(array, "argmin", _resolve(device))
+
+
+def reduce_argmax(array: ArrayLike, *, device: Optional[str] = None) -> Optional[int]:
+    """Position of the first greatest valid value (None when there is none)."""
+    return _reduce(array, "argmax", _resolve(device))
+
+
+def reduce_count(array: ArrayLike, *, device: Optional[str] = None) -> int:
+    """Number of valid values (``pyarrow.compute.count``)."""
+    return _reduce(array, "count", _resolve(device))
+
+
+def scan_sum(array: ArrayLike, *, exclusive: bool = False, device: Optional[str] = None) -> Array:
+    """Running sums in the sum type (int64, uint64, float64): a null row adds nothing
+    and is null in the output, the running sum goes on past it
+    (``pyarrow.compute.cumulative_sum`` with ``skip_nulls=True``). An overflowing prefix
+    is an error. ``exclusive``: row ``i`` sums the rows before ``i``."""
+    return _scan(array, "sum", exclusive, _resolve(device))
+
+
+def scan_min(array: ArrayLike, *, exclusive: bool = False, device: Optional[str] = None) -> Array:
+    """Running minima (``pyarrow.compute.cumulative_min``); nulls as in :func:`scan_sum`."""
+    return _scan(array, "min", exclusive, _resolve(device))
+
+
+def scan_max(array: ArrayLike, *, exclusive: bool = False, device: Optional[str] = None) -> Array:
+    """Running maxima (``pyarrow.compute.cumulative_max``); nulls as in :func:`scan_sum`."""
+    return _scan(array, "max", exclusive, _resolve(device))
