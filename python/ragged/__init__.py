@@ -14,17 +14,17 @@ without copying.
 
 from __future__ import annotations
 
-from typing import Any, Optional, Union
+from typing import Any, cast
 
 from . import errors, lists, strings
 from ._device import current_device, device
+from ._device import resolve as _resolve
 from ._ragged import Array, __version__
 from ._ragged import describe_device as _describe_device
 from ._ragged import info as _info
 from ._ragged import redact as _redact
 from ._ragged import reduce as _reduce
 from ._ragged import scan as _scan
-from ._device import resolve as _resolve
 from .errors import RaggedError
 
 __all__ = [
@@ -61,13 +61,13 @@ def info() -> str:
     return _info()
 
 
-def describe_device(device: Optional[str] = None) -> str:
+def describe_device(device: str | None = None) -> str:
     """A one-line description of the device a call would run on (``cpu (16
     threads)``, ``cuda:0 NVIDIA H100 …``)."""
     return _describe_device(_resolve(device))
 
 
-def redact(names: ArrayLike, visibility: Union[ArrayLike, str], *, device: Optional[str] = None) -> Array:
+def redact(names: ArrayLike, visibility: ArrayLike | str, *, device: str | None = None) -> Array:
     """Redact "First Last" names by a visibility: "L First" (the initial of the second
     space-separated part, a space, the first part) where the visibility contains
     "public", "X X" elsewhere; null names stay null.
@@ -79,39 +79,39 @@ def redact(names: ArrayLike, visibility: Union[ArrayLike, str], *, device: Optio
     return _redact(names, visibility, _resolve(device))
 
 
-def reduce_sum(array: ArrayLike, *, device: Optional[str] = None) -> Union[int, float]:
+def reduce_sum(array: ArrayLike, *, device: str | None = None) -> int | float:
     """Sum of the valid values: exact ``int`` for integers (an error on overflow of
     int64 / uint64), ``float`` for floats; 0 when there is none (pyarrow gives None)."""
-    return _reduce(array, "sum", _resolve(device))
+    return cast("int | float", _reduce(array, "sum", _resolve(device)))
 
 
-def reduce_min(array: ArrayLike, *, device: Optional[str] = None) -> Union[int, float, None]:
+def reduce_min(array: ArrayLike, *, device: str | None = None) -> int | float | None:
     """Least valid value (None when there is none); NaN is ignored unless every valid
     value is NaN."""
-    return _reduce(array, "min", _resolve(device))
+    return cast("int | float | None", _reduce(array, "min", _resolve(device)))
 
 
-def reduce_max(array: ArrayLike, *, device: Optional[str] = None) -> Union[int, float, None]:
+def reduce_max(array: ArrayLike, *, device: str | None = None) -> int | float | None:
     """Greatest valid value (None when there is none); NaN as in :func:`reduce_min`."""
-    return _reduce(array, "max", _resolve(device))
+    return cast("int | float | None", _reduce(array, "max", _resolve(device)))
 
 
-def reduce_argmin(array: ArrayLike, *, device: Optional[str] = None) -> Optional[int]:
+def reduce_argmin(array: ArrayLike, *, device: str | None = None) -> int | None:
     """Position of the first least valid value (None when there is none)."""
-    return _reduce(array, "argmin", _resolve(device))
+    return cast("int | None", _reduce(array, "argmin", _resolve(device)))
 
 
-def reduce_argmax(array: ArrayLike, *, device: Optional[str] = None) -> Optional[int]:
+def reduce_argmax(array: ArrayLike, *, device: str | None = None) -> int | None:
     """Position of the first greatest valid value (None when there is none)."""
-    return _reduce(array, "argmax", _resolve(device))
+    return cast("int | None", _reduce(array, "argmax", _resolve(device)))
 
 
-def reduce_count(array: ArrayLike, *, device: Optional[str] = None) -> int:
+def reduce_count(array: ArrayLike, *, device: str | None = None) -> int:
     """Number of valid values (``pyarrow.compute.count``)."""
-    return _reduce(array, "count", _resolve(device))
+    return cast("int", _reduce(array, "count", _resolve(device)))
 
 
-def scan_sum(array: ArrayLike, *, exclusive: bool = False, device: Optional[str] = None) -> Array:
+def scan_sum(array: ArrayLike, *, exclusive: bool = False, device: str | None = None) -> Array:
     """Running sums in the sum type (int64, uint64, float64): a null row adds nothing
     and is null in the output, the running sum goes on past it
     (``pyarrow.compute.cumulative_sum`` with ``skip_nulls=True``). An overflowing prefix
@@ -119,11 +119,11 @@ def scan_sum(array: ArrayLike, *, exclusive: bool = False, device: Optional[str]
     return _scan(array, "sum", exclusive, _resolve(device))
 
 
-def scan_min(array: ArrayLike, *, exclusive: bool = False, device: Optional[str] = None) -> Array:
+def scan_min(array: ArrayLike, *, exclusive: bool = False, device: str | None = None) -> Array:
     """Running minima (``pyarrow.compute.cumulative_min``); nulls as in :func:`scan_sum`."""
     return _scan(array, "min", exclusive, _resolve(device))
 
 
-def scan_max(array: ArrayLike, *, exclusive: bool = False, device: Optional[str] = None) -> Array:
+def scan_max(array: ArrayLike, *, exclusive: bool = False, device: str | None = None) -> Array:
     """Running maxima (``pyarrow.compute.cumulative_max``); nulls as in :func:`scan_sum`."""
     return _scan(array, "max", exclusive, _resolve(device))

@@ -7,7 +7,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import re
-from typing import Iterator, Optional
+from collections.abc import Iterator
 
 __all__ = ["device", "current_device", "resolve"]
 
@@ -15,7 +15,7 @@ _CURRENT: contextvars.ContextVar[str] = contextvars.ContextVar("ragged_device", 
 _NAME = re.compile(r"^(auto|cpu|cuda|gpu|cuda:\d+)$")
 
 
-def resolve(device: Optional[str]) -> str:
+def resolve(device: str | None) -> str:
     """The device name a call runs on: ``device`` when given, else the current one."""
     name = _CURRENT.get() if device is None else device
     if not isinstance(name, str) or not _NAME.match(name.strip().lower()):

@@ -13,7 +13,7 @@ use arrow_array::{Array as _, ArrayRef};
 use arrow_schema::{DataType, Field};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyCapsule, PyDict, PyList, PyTuple};
+use pyo3::types::{PyCapsule, PyDict, PyTuple};
 use pyo3_arrow::input::AnyArray;
 use ragged::compute::{lists, primitives, strings, Device, Text};
 use ragged_core::ops::{ConcatNulls, OutOfRange, ScanKind, Search, Side, SplitOn};
@@ -62,17 +62,10 @@ impl Array {
         self.array.null_count()
     }
 
-    /// The addresses of the array's buffers (offsets, values, …; the validity bitmap
-    /// first when present), as the C data interface exports them: for checking that
-    /// data was shared rather than copied.
+    /// The addresses of the array's buffers (the validity bitmap first when present,
+    /// then offsets, values, …): for checking that data was shared rather than copied.
     fn buffer_addresses(&self) -> Vec<usize> {
-        let data = self.array.to_data();
-        let mut out = Vec::new();
-        if let Some(nulls) = data.nulls() {
-            out.push(nulls.buffer().as_ptr() as usize);
-        }
-        out.extend(data.buffers().iter().map(|b| b.as_ptr() as usize));
-        out
+        buffer_addresses(&self.array)
     }
 
     fn __repr__(&self) -> String {
@@ -83,6 +76,25 @@ impl Array {
             self.array.null_count()
         )
     }
+}
+
+/// The addresses of `array`'s buffers: validity first when present, then the others
+/// in Arrow's order (their own, not their children's).
+fn buffer_addresses(array: &ArrayRef) -> Vec<usize> {
+    let data = array.to_data();
+    let mut out = Vec::new();
+    if let Some(nulls) = data.nulls() {
+        out.push(nulls.buffer().as_ptr() as usize);
+    }
+    out.extend(data.buffers().iter().map(|b| b.as_ptr() as usize));
+    out
+}
+
+/// The buffer addresses of `ob` as ragged sees it on the way in
+/// ([`Array::buffer_addresses`]): for tests that prove inputs are not copied.
+#[pyfunction]
+fn input_buffer_addresses(ob: &Bound<'_, PyAny>) -> PyResult<Vec<usize>> {
+    Ok(buffer_addresses(&array_in(ob, "array")?))
 }
 
 fn wrap(array: ArrayRef) -> Array {
@@ -446,34 +458,46 @@ fn strings_replace(
     .map(wrap)
 }
 
+/// Where to cut: a literal, or runs of ASCII whitespace for `None`.
+fn split_on(separator: Option<&str>) -> SplitOn<'_> {
+    match separator {
+        Some(s) => SplitOn::Literal(s),
+        None => SplitOn::Whitespace,
+    }
+}
+
 #[pyfunction]
-#[pyo3(signature = (array, separator, max_splits, from_right, record, device_name))]
-fn strings_split<'py>(
-    py: Python<'py>,
-    array: &Bound<'py, PyAny>,
+#[pyo3(signature = (array, separator, max_splits, from_right, device_name))]
+fn strings_split(
+    py: Python<'_>,
+    array: &Bound<'_, PyAny>,
     separator: Option<String>,
     max_splits: Option<usize>,
     from_right: bool,
-    record: bool,
     device_name: &str,
-) -> PyResult<Bound<'py, PyAny>> {
+) -> PyResult<Vec<Array>> {
     let (a, d) = (array_in(array, "array")?, device(device_name)?);
-    let on = match separator.as_deref() {
-        Some(s) => SplitOn::Literal(s),
-        None => SplitOn::Whitespace,
-    };
-    if record {
-        let out = run(py, || {
-            strings::split_record(&a, on, max_splits, from_right, &d)
-        })?;
-        return Ok(Bound::new(py, wrap(out))?.into_any());
-    }
+    let on = split_on(separator.as_deref());
     let parts = run(py, || strings::split(&a, on, max_splits, from_right, &d))?;
-    let list = PyList::empty(py);
-    for p in parts {
-        list.append(Bound::new(py, wrap(p))?)?;
-    }
-    Ok(list.into_any())
+    Ok(parts.into_iter().map(wrap).collect())
+}
+
+#[pyfunction]
+#[pyo3(signature = (array, separator, max_splits, from_right, device_name))]
+fn strings_split_record(
+    py: Python<'_>,
+    array: &Bound<'_, PyAny>,
+    separator: Option<String>,
+    max_splits: Option<usize>,
+    from_right: bool,
+    device_name: &str,
+) -> PyResult<Array> {
+    let (a, d) = (array_in(array, "array")?, device(device_name)?);
+    let on = split_on(separator.as_deref());
+    run(py, || {
+        strings::split_record(&a, on, max_splits, from_right, &d)
+    })
+    .map(wrap)
 }
 
 #[pyfunction]
@@ -786,6 +810,7 @@ fn _ragged(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(strings_repeat, m)?)?;
     m.add_function(wrap_pyfunction!(strings_replace, m)?)?;
     m.add_function(wrap_pyfunction!(strings_split, m)?)?;
+    m.add_function(wrap_pyfunction!(strings_split_record, m)?)?;
     m.add_function(wrap_pyfunction!(strings_join, m)?)?;
     m.add_function(wrap_pyfunction!(strings_concatenate, m)?)?;
     m.add_function(wrap_pyfunction!(strings_append, m)?)?;
@@ -798,6 +823,7 @@ fn _ragged(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(reduce, m)?)?;
     m.add_function(wrap_pyfunction!(scan, m)?)?;
     m.add_function(wrap_pyfunction!(info, m)?)?;
+    m.add_function(wrap_pyfunction!(input_buffer_addresses, m)?)?;
     m.add_function(wrap_pyfunction!(describe_device, m)?)?;
     Ok(())
 }

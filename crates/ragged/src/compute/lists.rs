@@ -32,9 +32,9 @@ pub enum Reduction {
     Count,
     /// Number of valid non-zero elements.
     CountNonzero,
-    /// Whether any valid element is true (boolean children).
+    /// Whether any valid element is true (boolean children; false for none).
     Any,
-    /// Whether every valid element is true (boolean children).
+    /// Whether every valid element is true (boolean children; true for none).
     All,
     /// Mean of the valid elements as `f64` (null when none).
     Mean,

@@ -4,11 +4,25 @@
 //!
 //! ```
 //! use std::sync::Arc;
-//! use arrow_array::{Array, ArrayRef, StringArray};
-//! use ragged::compute::{strings, Device};
+//! use arrow_array::{cast::AsArray, types::Int32Type, types::Int64Type};
+//! use arrow_array::{Array, ArrayRef, ListArray, StringArray};
+//! use ragged::compute::{lists, strings, Device};
+//!
 //! let names: ArrayRef = Arc::new(StringArray::from(vec![Some("Ada Lovelace"), None]));
-//! let upper = strings::upper(&names, &Device::cpu())?;
-//! assert_eq!(upper.len(), 2);
+//! let device = Device::cpu(); // or Device::parse("auto")?, Device::cuda(0, options)?
+//! let upper = strings::upper(&names, &device)?;
+//! assert_eq!(upper.as_string::<i32>().value(0), "ADA LOVELACE");
+//! let redacted = strings::redact(&names, "public", &device)?;
+//! assert_eq!(redacted.as_string::<i32>().value(0), "L Ada");
+//! let found = strings::find(&names, "Love", &device)?;
+//! assert_eq!(found.as_primitive::<Int32Type>().value(0), 4);
+//! let visits: ArrayRef = Arc::new(ListArray::from_iter_primitive::<Int32Type, _, _>(vec![
+//!     Some(vec![Some(1), Some(2)]),
+//!     None,
+//! ]));
+//! let sums = lists::reduce(&visits, lists::Reduction::Sum, &device)?;
+//! assert_eq!(sums.as_primitive::<Int64Type>().value(0), 3);
+//! assert!(sums.is_null(1));
 //! # Ok::<(), ragged::Error>(())
 //! ```
 //!

@@ -421,8 +421,8 @@ pub fn append(columns: &[&dyn Array], device: &Device) -> Result<ArrayRef> {
     Ok(arrow(column))
 }
 
-/// Row `i` of `then` where `mask[i]` is true, of `otherwise` where it is false, null
-/// where the mask is null (`pyarrow.compute.if_else`).
+/// Row `i` of `then` where `mask[i]` is true, else of `otherwise` (a null mask row
+/// too, as libcudf's `copy_if_else`; `pyarrow.compute.if_else` gives null there).
 ///
 /// # Errors
 /// [`ragged_core::Error::TypeMismatch`] when the mask is not boolean;
