@@ -4,9 +4,11 @@ use std::time::Instant;
 
 use anyhow::Context;
 use clap::{Args, Subcommand};
-use ragged::io::{read_table, write_table_with, ListsColumn, Table};
+use ragged::compute::lists::{self, Reduction};
+use ragged::compute::Device;
+use ragged::io::{read_table, write_table_with, Table};
 use ragged::ops::OutOfRange;
-use ragged::{Backend, Column, CpuBackend, Host, ListColumn, ListOps, Native, OffsetSize};
+use ragged::{Column, CpuBackend, ListOps};
 
 use super::{device, in_file, input_format, InputArgs};
 use crate::progress::Step;
@@ -84,25 +86,7 @@ enum Op {
     LocalIndex,
     Get(i64, OutOfRange),
     Slice(Option<i64>, Option<i64>),
-    /// Valid elements per list, for a child of any type.
-    Count,
-    /// `any` / `all` of lists of booleans.
-    Any,
-    All,
     Reduce(Reduction),
-}
-
-/// The per-list reductions typed by a numeric child.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Reduction {
-    Sum,
-    Prod,
-    Min,
-    Max,
-    Argmin,
-    Argmax,
-    CountNonzero,
-    Mean,
 }
 
 impl Op {
@@ -114,19 +98,7 @@ impl Op {
             Op::LocalIndex => "local_index",
             Op::Get(..) => "get",
             Op::Slice(..) => "slice",
-            Op::Count => "count",
-            Op::Any => "any",
-            Op::All => "all",
-            Op::Reduce(r) => match r {
-                Reduction::Sum => "sum",
-                Reduction::Prod => "prod",
-                Reduction::Min => "min",
-                Reduction::Max => "max",
-                Reduction::Argmin => "argmin",
-                Reduction::Argmax => "argmax",
-                Reduction::CountNonzero => "count_nonzero",
-                Reduction::Mean => "mean",
-            },
+            Op::Reduce(r) => r.name(),
         }
     }
 }
@@ -153,10 +125,10 @@ pub fn lists(global: &GlobalArgs, command: ListsCommand) -> anyhow::Result<()> {
         C::Max(a) => (a, Op::Reduce(Reduction::Max)),
         C::Argmin(a) => (a, Op::Reduce(Reduction::Argmin)),
         C::Argmax(a) => (a, Op::Reduce(Reduction::Argmax)),
-        C::Count(a) => (a, Op::Count),
+        C::Count(a) => (a, Op::Reduce(Reduction::Count)),
         C::CountNonzero(a) => (a, Op::Reduce(Reduction::CountNonzero)),
-        C::Any(a) => (a, Op::Any),
-        C::All(a) => (a, Op::All),
+        C::Any(a) => (a, Op::Reduce(Reduction::Any)),
+        C::All(a) => (a, Op::Reduce(Reduction::All)),
         C::Mean(a) => (a, Op::Reduce(Reduction::Mean)),
     };
     let selected = device(global)?;
@@ -170,15 +142,23 @@ pub fn lists(global: &GlobalArgs, command: ListsCommand) -> anyhow::Result<()> {
         in_file(read, &args.input)?
     };
     let table = in_file(compact_list_view(table, &args.column), &args.input)?;
-    let lists = in_file(table.lists(&args.column), &args.input)?;
+    // A column of another type is an error naming it.
+    in_file(table.lists(&args.column), &args.input)?;
+    let input = in_file(table.column(&args.column), &args.input)?.to_arrow();
+    let device = Device::from_backend(selected.backend.clone());
     let started = Instant::now();
-    let result: Column = ragged::with_backend!(&selected.backend, |b| {
-        let result = match lists {
-            ListsColumn::List(c) => run(b, op, c),
-            ListsColumn::LargeList(c) => run(b, op, c),
-        };
-        in_file(result, &args.input)?
-    });
+    let result = match op {
+        Op::Counts => lists::counts(&input, &device),
+        Op::Flatten => lists::flatten(&input, &device),
+        Op::LocalIndex => lists::local_index(&input, &device),
+        Op::Get(index, mode) => lists::get(&input, index, mode, &device),
+        Op::Slice(start, stop) => lists::slice(&input, start, stop, &device),
+        Op::Reduce(r) => lists::reduce(&input, r, &device),
+    };
+    let result = in_file(
+        result.and_then(|r| Column::try_from_arrow(r.as_ref())),
+        &args.input,
+    )?;
     let seconds = started.elapsed().as_secs_f64();
 
     if let Some(output) = &args.output {
@@ -245,82 +225,5 @@ fn summary(op: Op, result: &Column) -> String {
         }
         (Op::Flatten, _) => format!("{rows} elements ({nulls} null)"),
         _ => format!("{rows} lists ({nulls} null) → {}", result.type_name()),
-    }
-}
-
-/// Run `op` on a host list column with backend `b`, returning a host column.
-fn run<B: Backend, O: OffsetSize>(
-    b: &B,
-    op: Op,
-    host: &ListColumn<O, Host>,
-) -> ragged::Result<Column> {
-    let col = b.to_device_list(host)?;
-    Ok(match op {
-        Op::Counts => O::into_column(b.to_host_primitive(&b.counts(&col)?)?),
-        Op::Flatten => b.to_host(&b.flatten(&col)?)?,
-        Op::LocalIndex => O::into_list_column(b.to_host_list(&b.local_index(&col)?)?),
-        Op::Get(index, mode) => b.to_host(&b.get(&col, index, mode)?)?,
-        Op::Slice(start, stop) => {
-            let view = b.slice(&col, start, stop)?;
-            O::into_list_column(b.to_host_list(&b.to_compact(&view)?)?)
-        }
-        Op::Count => Column::Int64(b.to_host_primitive(&b.list_count(&col)?)?),
-        Op::Any => Column::Boolean(b.to_host_booleans(&b.list_any(&col)?)?),
-        Op::All => Column::Boolean(b.to_host_booleans(&b.list_all(&col)?)?),
-        Op::Reduce(r) => reduce(b, r, &col)?,
-    })
-}
-
-/// A per-list reduction, dispatched on the child's type.
-fn reduce<B: Backend, O: OffsetSize>(
-    b: &B,
-    r: Reduction,
-    col: &ListColumn<O, B::Loc>,
-) -> ragged::Result<Column> {
-    macro_rules! typed {
-        ($t:ty) => {
-            reduce_typed::<B, O, $t>(b, r, col)
-        };
-    }
-    match col.child() {
-        Column::Int8(_) => typed!(i8),
-        Column::Int16(_) => typed!(i16),
-        Column::Int32(_) => typed!(i32),
-        Column::Int64(_) => typed!(i64),
-        Column::UInt8(_) => typed!(u8),
-        Column::UInt16(_) => typed!(u16),
-        Column::UInt32(_) => typed!(u32),
-        Column::UInt64(_) => typed!(u64),
-        Column::Float32(_) => typed!(f32),
-        Column::Float64(_) => typed!(f64),
-        other => Err(ragged::Error::TypeMismatch {
-            column: "list child".into(),
-            expected: "a numeric child".into(),
-            actual: other.type_name(),
-        }),
-    }
-}
-
-fn reduce_typed<B: Backend, O: OffsetSize, T: Native>(
-    b: &B,
-    r: Reduction,
-    col: &ListColumn<O, B::Loc>,
-) -> ragged::Result<Column> {
-    let sum = |c| -> ragged::Result<Column> {
-        Ok(<T::Sum as Native>::into_column(b.to_host_primitive(&c)?))
-    };
-    let same = |c| -> ragged::Result<Column> { Ok(T::into_column(b.to_host_primitive(&c)?)) };
-    let int64 = |c| -> ragged::Result<Column> { Ok(Column::Int64(b.to_host_primitive(&c)?)) };
-    match r {
-        Reduction::Sum => sum(b.list_sum::<O, T>(col)?),
-        Reduction::Prod => sum(b.list_prod::<O, T>(col)?),
-        Reduction::Min => same(b.list_min::<O, T>(col)?),
-        Reduction::Max => same(b.list_max::<O, T>(col)?),
-        Reduction::Argmin => int64(b.list_argmin::<O, T>(col)?),
-        Reduction::Argmax => int64(b.list_argmax::<O, T>(col)?),
-        Reduction::CountNonzero => int64(b.list_count_nonzero::<O, T>(col)?),
-        Reduction::Mean => Ok(Column::Float64(
-            b.to_host_primitive(&b.list_mean::<O, T>(col)?)?,
-        )),
     }
 }
