@@ -14,14 +14,18 @@ without copying.
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterator
 from typing import Any, cast
 
 from . import errors, lists, strings
 from ._device import current_device, device
 from ._device import resolve as _resolve
 from ._ragged import Array, __version__
+from ._ragged import count_lines as _count_lines
 from ._ragged import describe_device as _describe_device
 from ._ragged import info as _info
+from ._ragged import read_lines as _read_lines
 from ._ragged import redact as _redact
 from ._ragged import reduce as _reduce
 from ._ragged import scan as _scan
@@ -35,7 +39,10 @@ __all__ = [
     "describe_device",
     "device",
     "errors",
+    "count_lines",
     "info",
+    "iter_lines",
+    "read_lines",
     "lists",
     "redact",
     "reduce_argmax",
@@ -127,3 +134,90 @@ def scan_min(array: ArrayLike, *, exclusive: bool = False, device: str | None = 
 def scan_max(array: ArrayLike, *, exclusive: bool = False, device: str | None = None) -> Array:
     """Running maxima (``pyarrow.compute.cumulative_max``); nulls as in :func:`scan_sum`."""
     return _scan(array, "max", exclusive, _resolve(device))
+
+
+DEFAULT_CHUNK_SIZE = 64 << 20
+"""Bytes per window of the line reader (a record longer than a window grows it)."""
+
+PathLike = str | os.PathLike[str]
+
+
+def read_lines(
+    path: PathLike,
+    delimiter: str | bytes = "\n",
+    *,
+    keep_delimiter: bool = False,
+    byte_range: tuple[int, int] | None = None,
+    device: str | None = None,
+) -> Array:
+    """The records of a text file as one strings array (``large_string`` beyond 2 GiB).
+
+    ``delimiter``: ``"\n"`` (the default) also strips a ``\r`` before it (universal
+    newlines); ``"\r\n"`` matches exactly that; any other str or bytes (up to 64 bytes)
+    matches exactly. ``keep_delimiter`` keeps each record's delimiter. ``byte_range=(start,
+    end)`` keeps only the records that *start* in ``[start, end)``, so consecutive ranges
+    split a file with every record read exactly once (``ragged.dask`` partitions use it).
+    The file is memory-mapped and read in 64 MiB windows; invalid UTF-8 is an error naming
+    the record and byte. A file ending without a delimiter still ends its last record.
+    """
+    return _read_lines(
+        os.fspath(path),
+        delimiter,
+        keep_delimiter,
+        byte_range,
+        DEFAULT_CHUNK_SIZE,
+        False,
+        _resolve(device),
+    )
+
+
+def count_lines(
+    path: PathLike,
+    delimiter: str | bytes = "\n",
+    *,
+    byte_range: tuple[int, int] | None = None,
+    device: str | None = None,
+) -> int:
+    """The number of records :func:`read_lines` would return, without building them or
+    checking UTF-8 (``ragged lines --count``; like ``wc -l`` plus an unterminated last
+    line)."""
+    return _count_lines(
+        os.fspath(path), delimiter, byte_range, DEFAULT_CHUNK_SIZE, _resolve(device)
+    )
+
+
+def iter_lines(
+    path: PathLike,
+    delimiter: str | bytes = "\n",
+    *,
+    chunk_size: int = DEFAULT_CHUNK_SIZE,
+    keep_delimiter: bool = False,
+    device: str | None = None,
+) -> Iterator[Array]:
+    """The records of a file larger than memory, one record batch at a time: each item
+    is an Arrow struct array with one field ``line`` (``pyarrow.record_batch(item)``
+    takes it without copying) holding the records that start in the next ``chunk_size``
+    bytes. Memory stays near one chunk plus the longest record; Ctrl-C stops between
+    batches. Every record is yielded exactly once, in order.
+
+    Delimiters that can overlap themselves (such as ``"aa"``) make each batch rescan the
+    file from its start; prefer :func:`read_lines` for those.
+    """
+    if chunk_size < 1:
+        from .errors import InvalidArgumentError
+
+        raise InvalidArgumentError("invalid argument chunk_size: must be at least 1")
+    size = os.path.getsize(path)
+    name = _resolve(device)
+    for start in range(0, max(size, 1), chunk_size):
+        batch = _read_lines(
+            os.fspath(path),
+            delimiter,
+            keep_delimiter,
+            (start, start + chunk_size),
+            chunk_size,
+            True,
+            name,
+        )
+        if len(batch):
+            yield batch

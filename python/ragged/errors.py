@@ -17,6 +17,7 @@ __all__ = [
     "RaggedMemoryError",
     "RaggedIOError",
     "FormatError",
+    "InvalidUtf8Error",
     "DeviceUnavailableError",
     "DeviceError",
 ]
@@ -68,6 +69,11 @@ class RaggedIOError(RaggedError, OSError):
 
 class FormatError(RaggedError, ValueError):
     """A file's content is not what its format says (invalid UTF-8, a truncated file)."""
+
+
+class InvalidUtf8Error(FormatError):
+    """Bytes that are not UTF-8 where strings are built (the message names the row or
+    record and the byte within it)."""
 
 
 class DeviceUnavailableError(RaggedError, RuntimeError):

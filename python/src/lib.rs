@@ -15,7 +15,7 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyCapsule, PyDict, PyTuple};
 use pyo3_arrow::input::AnyArray;
-use ragged::compute::{lists, primitives, strings, Device, Text};
+use ragged::compute::{lists, primitives, strings, text, Device, Text};
 use ragged_core::ops::{ConcatNulls, OutOfRange, ScanKind, Search, Side, SplitOn};
 
 /// An Arrow array produced by ragged, in host memory. It implements the Arrow
@@ -268,6 +268,7 @@ fn error(e: ragged_core::Error) -> PyErr {
         E::OutOfMemory { .. } => "RaggedMemoryError",
         E::Io { .. } => "RaggedIOError",
         E::Format { .. } => "FormatError",
+        E::InvalidUtf8 { .. } => "InvalidUtf8Error",
         E::DeviceUnavailable { .. } => "DeviceUnavailableError",
         E::Device { .. } | E::KernelCompile { .. } => "DeviceError",
         _ => "InvalidArgumentError",
@@ -782,6 +783,99 @@ fn scan(
     run(py, || primitives::scan(&a, scan, kind, &d)).map(wrap)
 }
 
+// ---- lines -----------------------------------------------------------------------
+
+/// The line options of a Python call: the delimiter as given (`"\n"` is newline mode,
+/// stripping a `\r` before it; `"\r\n"` exactly that; anything else its bytes).
+fn line_options(
+    delimiter: &Bound<'_, PyAny>,
+    keep_delimiter: bool,
+    byte_range: Option<(u64, u64)>,
+) -> PyResult<ragged_core::ops::LineOptions> {
+    use ragged_core::ops::{Delimiter, LineOptions};
+    let bytes: Vec<u8> = match delimiter.extract::<String>() {
+        Ok(s) => s.into_bytes(),
+        Err(_) => delimiter
+            .extract::<Vec<u8>>()
+            .map_err(|_| PyTypeError::new_err("delimiter must be a str or bytes"))?,
+    };
+    let delimiter = match bytes.as_slice() {
+        b"\n" => Delimiter::Newline,
+        b"\r\n" => Delimiter::CrLf,
+        _ => Delimiter::Bytes(bytes),
+    };
+    let mut options = LineOptions::new(delimiter).with_keep_delimiter(keep_delimiter);
+    if let Some((start, end)) = byte_range {
+        options = options.with_byte_range(start, end);
+    }
+    Ok(options)
+}
+
+#[pyfunction]
+#[pyo3(signature = (path, delimiter, keep_delimiter, byte_range, chunk_size, batch, device_name))]
+#[allow(clippy::too_many_arguments)]
+fn read_lines(
+    py: Python<'_>,
+    path: std::path::PathBuf,
+    delimiter: &Bound<'_, PyAny>,
+    keep_delimiter: bool,
+    byte_range: Option<(u64, u64)>,
+    chunk_size: usize,
+    batch: bool,
+    device_name: &str,
+) -> PyResult<Array> {
+    let options = line_options(delimiter, keep_delimiter, byte_range)?;
+    let d = device(device_name)?;
+    run(py, || {
+        if batch {
+            text::read_lines_batch(&path, &options, chunk_size, &d)
+        } else {
+            text::read_lines(&path, &options, chunk_size, &d)
+        }
+    })
+    .map(wrap)
+}
+
+#[pyfunction]
+#[pyo3(signature = (path, delimiter, byte_range, chunk_size, device_name))]
+fn count_lines(
+    py: Python<'_>,
+    path: std::path::PathBuf,
+    delimiter: &Bound<'_, PyAny>,
+    byte_range: Option<(u64, u64)>,
+    chunk_size: usize,
+    device_name: &str,
+) -> PyResult<u64> {
+    let options = line_options(delimiter, false, byte_range)?;
+    let d = device(device_name)?;
+    run(py, || text::count_lines(&path, &options, chunk_size, &d))
+}
+
+// ---- benchmarks --------------------------------------------------------------------
+
+/// The median nanoseconds of `repeats` calls of `ragged::compute::strings::length` on
+/// `array`, timed inside Rust: the floor the Python call's overhead is measured
+/// against (`python/benchmarks/bench.py`).
+#[pyfunction]
+fn time_length_ns(
+    py: Python<'_>,
+    array: &Bound<'_, PyAny>,
+    repeats: usize,
+    device_name: &str,
+) -> PyResult<u64> {
+    let (a, d) = (array_in(array, "array")?, device(device_name)?);
+    run(py, || {
+        let mut times = Vec::with_capacity(repeats.max(1));
+        for _ in 0..repeats.max(1) {
+            let started = std::time::Instant::now();
+            strings::length(&a, &d)?;
+            times.push(started.elapsed().as_nanos() as u64);
+        }
+        times.sort_unstable();
+        Ok(times[times.len() / 2])
+    })
+}
+
 // ---- the rest --------------------------------------------------------------------
 
 /// The report of `ragged info`: version, backends, devices or why none, toolkit.
@@ -822,6 +916,9 @@ fn _ragged(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(lists_compact_offsets, m)?)?;
     m.add_function(wrap_pyfunction!(reduce, m)?)?;
     m.add_function(wrap_pyfunction!(scan, m)?)?;
+    m.add_function(wrap_pyfunction!(read_lines, m)?)?;
+    m.add_function(wrap_pyfunction!(count_lines, m)?)?;
+    m.add_function(wrap_pyfunction!(time_length_ns, m)?)?;
     m.add_function(wrap_pyfunction!(info, m)?)?;
     m.add_function(wrap_pyfunction!(input_buffer_addresses, m)?)?;
     m.add_function(wrap_pyfunction!(describe_device, m)?)?;

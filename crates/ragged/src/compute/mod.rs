@@ -45,6 +45,7 @@ pub use crate::device::Device;
 pub mod lists;
 pub mod primitives;
 pub mod strings;
+pub mod text;
 
 /// A strings argument given as one value for every row or as an array of one value per
 /// row (`Utf8`, `LargeUtf8`, `Utf8View`, dictionary of strings).

@@ -1,0 +1,90 @@
+//! Files split into records ([`crate::lines`]) as arrow-rs arrays.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use arrow_array::{ArrayRef, StructArray};
+use arrow_schema::Field;
+use ragged_core::ops::{LineOptions, LinesColumn};
+use ragged_core::{Column, Error, Result};
+
+use super::Device;
+use crate::lines::{LineReader, ReaderOptions};
+use crate::with_backend;
+
+/// The records of the file at `path` as one strings column (`Utf8`, or `LargeUtf8`
+/// beyond 2 GiB of text): split at `options.delimiter`, only those starting in
+/// `options.byte_range` when set, read in windows of `chunk_size` bytes (a record longer
+/// than a window grows it). UTF-8 is checked; binary output is not offered here.
+///
+/// # Errors
+/// [`Error::Io`] naming the file; [`Error::Format`] naming the record and byte of
+/// invalid UTF-8; [`Error::InvalidArgument`] for bad options.
+pub fn read_lines(
+    path: &Path,
+    options: &LineOptions,
+    chunk_size: usize,
+    device: &Device,
+) -> Result<ArrayRef> {
+    if options.binary {
+        return Err(Error::invalid_argument(
+            "read_lines",
+            "binary records are not offered by the Arrow-native API",
+        ));
+    }
+    let reader = ReaderOptions {
+        chunk_size,
+        ..ReaderOptions::default()
+    };
+    let lines = with_backend!(device.backend(), |b| crate::lines::read_lines(
+        b, path, options, reader
+    ))?;
+    let column = match lines {
+        LinesColumn::Utf8(c) => Column::Utf8(c),
+        LinesColumn::LargeUtf8(c) => Column::LargeUtf8(c),
+        LinesColumn::Binary(_) | LinesColumn::LargeBinary(_) => {
+            return Err(Error::invalid_argument("read_lines", "binary records"))
+        }
+    };
+    Ok(column.to_arrow())
+}
+
+/// [`read_lines`] as a one-column struct array (field `line`), the shape of a record
+/// batch.
+///
+/// # Errors
+/// As [`read_lines`].
+pub fn read_lines_batch(
+    path: &Path,
+    options: &LineOptions,
+    chunk_size: usize,
+    device: &Device,
+) -> Result<ArrayRef> {
+    let lines = read_lines(path, options, chunk_size, device)?;
+    let field = Arc::new(Field::new("line", lines.data_type().clone(), false));
+    let batch = StructArray::try_new(vec![field].into(), vec![lines], None)
+        .map_err(|e| Error::invalid_argument("read_lines", e.to_string()))?;
+    Ok(Arc::new(batch))
+}
+
+/// The number of records of the file at `path` (those starting in the byte range when
+/// set), without building them or checking UTF-8 (`ragged lines --count`).
+///
+/// # Errors
+/// As [`read_lines`], less the UTF-8 check.
+pub fn count_lines(
+    path: &Path,
+    options: &LineOptions,
+    chunk_size: usize,
+    device: &Device,
+) -> Result<u64> {
+    let plan = options.plan()?;
+    let reader = ReaderOptions {
+        chunk_size,
+        ..ReaderOptions::default()
+    };
+    with_backend!(device.backend(), |b| LineReader::open(
+        b, path, plan, reader
+    )?
+    .count_records())
+}
