@@ -29,6 +29,8 @@ from ._ragged import read_lines as _read_lines
 from ._ragged import redact as _redact
 from ._ragged import reduce as _reduce
 from ._ragged import scan as _scan
+from ._ragged import segmented as _segmented
+from ._ragged import select as _select
 from .errors import RaggedError
 
 __all__ = [
@@ -54,6 +56,13 @@ __all__ = [
     "scan_max",
     "scan_min",
     "scan_sum",
+    "segmented_argmax",
+    "segmented_argmin",
+    "segmented_count",
+    "segmented_max",
+    "segmented_min",
+    "segmented_sum",
+    "select",
     "strings",
 ]
 
@@ -134,6 +143,54 @@ def scan_min(array: ArrayLike, *, exclusive: bool = False, device: str | None = 
 def scan_max(array: ArrayLike, *, exclusive: bool = False, device: str | None = None) -> Array:
     """Running maxima (``pyarrow.compute.cumulative_max``); nulls as in :func:`scan_sum`."""
     return _scan(array, "max", exclusive, _resolve(device))
+
+
+def select(array: ArrayLike, mask: ArrayLike, *, device: str | None = None) -> Array:
+    """The valid values of ``array`` where ``mask`` (booleans) is true, in order, with no
+    nulls: a null value or a null mask row is left out (``pyarrow.compute.filter`` keeps
+    null values)."""
+    return _select(array, mask, _resolve(device))
+
+
+def _segmented_doc(what: str) -> str:
+    return (
+        f"{what} of each segment ``array[offsets[i]:offsets[i + 1]]``; ``offsets`` is an "
+        "int32 or int64 array (NumPy or Arrow) of ``segments + 1`` non-decreasing positions "
+        "within the array, else an :class:`~ragged.errors.InvalidOffsetsError` names the "
+        "first bad one. Null values are skipped."
+    )
+
+
+def segmented_sum(array: ArrayLike, offsets: ArrayLike, *, device: str | None = None) -> Array:
+    return _segmented(array, offsets, "sum", _resolve(device))
+
+
+def segmented_min(array: ArrayLike, offsets: ArrayLike, *, device: str | None = None) -> Array:
+    return _segmented(array, offsets, "min", _resolve(device))
+
+
+def segmented_max(array: ArrayLike, offsets: ArrayLike, *, device: str | None = None) -> Array:
+    return _segmented(array, offsets, "max", _resolve(device))
+
+
+def segmented_argmin(array: ArrayLike, offsets: ArrayLike, *, device: str | None = None) -> Array:
+    return _segmented(array, offsets, "argmin", _resolve(device))
+
+
+def segmented_argmax(array: ArrayLike, offsets: ArrayLike, *, device: str | None = None) -> Array:
+    return _segmented(array, offsets, "argmax", _resolve(device))
+
+
+def segmented_count(array: ArrayLike, offsets: ArrayLike, *, device: str | None = None) -> Array:
+    return _segmented(array, offsets, "count", _resolve(device))
+
+
+segmented_sum.__doc__ = _segmented_doc("The sum (in the sum type; 0 when empty)")
+segmented_min.__doc__ = _segmented_doc("The least valid value (null when none)")
+segmented_max.__doc__ = _segmented_doc("The greatest valid value (null when none)")
+segmented_argmin.__doc__ = _segmented_doc("The position within its segment of the least value")
+segmented_argmax.__doc__ = _segmented_doc("The position within its segment of the greatest value")
+segmented_count.__doc__ = _segmented_doc("The number of valid values")
 
 
 DEFAULT_CHUNK_SIZE = 64 << 20

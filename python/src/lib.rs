@@ -740,8 +740,16 @@ fn reduce(
     op: &str,
     device_name: &str,
 ) -> PyResult<Py<PyAny>> {
+    let aggregate = aggregate(op)?;
+    let (a, d) = (array_in(array, "array")?, device(device_name)?);
+    let one = run(py, || primitives::reduce(&a, aggregate, &d))?;
+    scalar(py, &one)
+}
+
+/// The aggregate named `op`.
+fn aggregate(op: &str) -> PyResult<primitives::Aggregate> {
     use primitives::Aggregate as A;
-    let aggregate = match op {
+    Ok(match op {
         "sum" => A::Sum,
         "min" => A::Min,
         "max" => A::Max,
@@ -753,10 +761,39 @@ fn reduce(
                 "unknown reduction {other:?}"
             )))
         }
-    };
-    let (a, d) = (array_in(array, "array")?, device(device_name)?);
-    let one = run(py, || primitives::reduce(&a, aggregate, &d))?;
-    scalar(py, &one)
+    })
+}
+
+#[pyfunction]
+fn select(
+    py: Python<'_>,
+    array: &Bound<'_, PyAny>,
+    mask: &Bound<'_, PyAny>,
+    device_name: &str,
+) -> PyResult<Array> {
+    let (a, m, d) = (
+        array_in(array, "array")?,
+        array_in(mask, "mask")?,
+        device(device_name)?,
+    );
+    run(py, || primitives::select(&a, &m, &d)).map(wrap)
+}
+
+#[pyfunction]
+fn segmented(
+    py: Python<'_>,
+    array: &Bound<'_, PyAny>,
+    offsets: &Bound<'_, PyAny>,
+    op: &str,
+    device_name: &str,
+) -> PyResult<Array> {
+    let agg = aggregate(op)?;
+    let (a, o, d) = (
+        array_in(array, "array")?,
+        array_in(offsets, "offsets")?,
+        device(device_name)?,
+    );
+    run(py, || primitives::segmented(&a, &o, agg, &d)).map(wrap)
 }
 
 #[pyfunction]
@@ -916,6 +953,8 @@ fn _ragged(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(lists_compact_offsets, m)?)?;
     m.add_function(wrap_pyfunction!(reduce, m)?)?;
     m.add_function(wrap_pyfunction!(scan, m)?)?;
+    m.add_function(wrap_pyfunction!(select, m)?)?;
+    m.add_function(wrap_pyfunction!(segmented, m)?)?;
     m.add_function(wrap_pyfunction!(read_lines, m)?)?;
     m.add_function(wrap_pyfunction!(count_lines, m)?)?;
     m.add_function(wrap_pyfunction!(time_length_ns, m)?)?;

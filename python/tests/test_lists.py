@@ -172,3 +172,23 @@ def test_primitive_reductions_and_scans(device):
     assert rows(ragged.scan_sum(np.array([1, 2, 3]), exclusive=True, device=device)) == [0, 1, 3]
     with pytest.raises(ragged.errors.RaggedOverflowError):
         ragged.reduce_sum(np.array([2**62, 2**62, 2**62], dtype=np.int64), device=device)
+
+
+def test_select_and_segmented(device):
+    values = pa.array([5, None, -1, 7, 2, 2, None, 9], pa.int64())
+    mask = pa.array([True, True, False, None, True, True, True, False])
+    assert rows(ragged.select(values, mask, device=device)) == [5, 2, 2]
+    offsets = np.array([0, 3, 3, 6, 8], dtype=np.int32)
+    segments = [values.to_pylist()[a:b] for a, b in zip(offsets, offsets[1:], strict=False)]
+    ok = [[x for x in seg if x is not None] for seg in segments]
+    assert rows(ragged.segmented_sum(values, offsets, device=device)) == [sum(v) for v in ok]
+    assert rows(ragged.segmented_min(values, offsets, device=device)) == [
+        min(v) if v else None for v in ok
+    ]
+    assert rows(ragged.segmented_max(values, offsets, device=device)) == [
+        max(v) if v else None for v in ok
+    ]
+    assert rows(ragged.segmented_count(values, offsets, device=device)) == [len(v) for v in ok]
+    assert rows(ragged.segmented_argmax(values, offsets, device=device)) == [0, None, 0, 1]
+    with pytest.raises(ragged.errors.InvalidOffsetsError):
+        ragged.segmented_sum(values, np.array([0, 5, 3], dtype=np.int64), device=device)

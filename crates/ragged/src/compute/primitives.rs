@@ -118,3 +118,66 @@ pub fn scan(array: &dyn Array, scan: Scan, kind: ScanKind, device: &Device) -> R
         Scan::Max => b.to_host(&b.scan_max(c, kind)?.into())?,
     })
 }
+
+/// The valid values of `array` where `mask` is true, in order, without nulls (a null
+/// value or a null mask row is left out; `pyarrow.compute.filter` keeps null values).
+///
+/// # Errors
+/// [`Error::TypeMismatch`] for a non-numeric array or a non-boolean mask;
+/// [`Error::LengthMismatch`] when the lengths differ.
+pub fn select(array: &dyn Array, mask: &dyn Array, device: &Device) -> Result<ArrayRef> {
+    let Column::Boolean(mask) = host_column(mask, "mask")? else {
+        return Err(super::type_mismatch("mask", "booleans", mask.data_type()));
+    };
+    on_numbers!(device, array, |b, c| {
+        let m = b.to_device_booleans(&mask)?;
+        b.to_host(&b.select_mask(c, &m, false)?.values.into())?
+    })
+}
+
+/// One aggregate per segment `offsets[i]..offsets[i + 1]` of `array` (`offsets` an
+/// `int32` or `int64` array without nulls, non-decreasing, within the array): sums in
+/// the sum type, minima and maxima (null for a segment without a valid value), their
+/// positions within the segment, or counts of valid values — CUB's segmented
+/// reductions, Awkward's reducers over one level.
+///
+/// # Errors
+/// [`Error::InvalidOffsets`] naming the first bad offset; as [`reduce`].
+pub fn segmented(
+    array: &dyn Array,
+    offsets: &dyn Array,
+    aggregate: Aggregate,
+    device: &Device,
+) -> Result<ArrayRef> {
+    let offsets = host_column(offsets, "offsets")?;
+    if offsets.null_count() > 0 {
+        return Err(Error::invalid_argument("segmented", "offsets hold nulls"));
+    }
+    on_numbers!(device, array, |b, c| match &offsets {
+        Column::Int32(o) => segmented_one(b, c, &b.upload(o.values())?, aggregate)?,
+        Column::Int64(o) => segmented_one(b, c, &b.upload(o.values())?, aggregate)?,
+        other => {
+            return Err(Error::TypeMismatch {
+                column: "offsets".into(),
+                expected: "int32 or int64".into(),
+                actual: other.type_name(),
+            });
+        }
+    })
+}
+
+fn segmented_one<B: Backend, T: Native, O: ragged_core::OffsetSize>(
+    b: &B,
+    c: &PrimitiveColumn<T, B::Loc>,
+    offsets: &<B::Loc as ragged_core::Location>::Buffer<O>,
+    aggregate: Aggregate,
+) -> Result<Column<Host>> {
+    match aggregate {
+        Aggregate::Sum => b.to_host(&b.segmented_sum(c, offsets)?.into()),
+        Aggregate::Min => b.to_host(&b.segmented_min(c, offsets)?.into()),
+        Aggregate::Max => b.to_host(&b.segmented_max(c, offsets)?.into()),
+        Aggregate::Argmin => b.to_host(&b.segmented_argmin(c, offsets)?.into()),
+        Aggregate::Argmax => b.to_host(&b.segmented_argmax(c, offsets)?.into()),
+        Aggregate::Count => b.to_host(&b.segmented_count(c, offsets)?.into()),
+    }
+}
