@@ -25,12 +25,15 @@ from ._ragged import Array, __version__
 from ._ragged import count_lines as _count_lines
 from ._ragged import describe_device as _describe_device
 from ._ragged import info as _info
+from ._ragged import pairwise_distances as _pairwise_distances
 from ._ragged import read_lines as _read_lines
 from ._ragged import redact as _redact
 from ._ragged import reduce as _reduce
 from ._ragged import scan as _scan
 from ._ragged import segmented as _segmented
 from ._ragged import select as _select
+from ._ragged import sketch as _sketch
+from ._ragged import sketch_file as _sketch_file
 from .errors import RaggedError
 
 __all__ = [
@@ -44,6 +47,7 @@ __all__ = [
     "count_lines",
     "info",
     "iter_lines",
+    "pairwise_distances",
     "read_lines",
     "lists",
     "redact",
@@ -63,6 +67,7 @@ __all__ = [
     "segmented_min",
     "segmented_sum",
     "select",
+    "sketch",
     "strings",
 ]
 
@@ -278,3 +283,37 @@ def iter_lines(
         )
         if len(batch):
             yield batch
+
+
+def sketch(
+    sequences: ArrayLike | PathLike,
+    *,
+    t: int = 4,
+    dim: int = 96,
+    seed: int = 0,
+    alphabet: str = "dna",
+    device: str | None = None,
+) -> Array | tuple[Array, Array]:
+    """Tensor Sketch embeddings (Joudaki et al.): one ``dim``-vector of float32 per
+    sequence, whose squared L2 distances approximate the edit distance. ``sequences``
+    is a strings array (one sequence per row; letters outside ``alphabet`` are skipped,
+    case-insensitively; a null row is an error) — the result is then a
+    ``fixed_size_list<float>[dim]`` array — or the path of a FASTA/FASTQ file (plain or
+    gzip), for which the result is ``(names, sketches)``. ``alphabet``: ``"dna"``,
+    ``"protein"`` or the symbols themselves. Equal ``t``, ``dim``, ``seed`` and
+    alphabet give comparable sketches (``ragged sketch`` on the command line included).
+    """
+    name = _resolve(device)
+    if isinstance(sequences, (str, os.PathLike)):
+        return _sketch_file(os.fspath(sequences), t, dim, seed, alphabet, name)
+    return _sketch(sequences, t, dim, seed, alphabet, name)
+
+
+def pairwise_distances(
+    queries: ArrayLike, references: ArrayLike | None = None, *, device: str | None = None
+) -> Array:
+    """Squared L2 distances between sketches (``fixed_size_list<float>`` arrays, as
+    :func:`sketch` returns): one row per query holding its distance to every reference
+    (to every query when ``references`` is None). ``numpy.asarray(pa.array(r).flatten())
+    .reshape(len(r), -1)`` gives the matrix."""
+    return _pairwise_distances(queries, references, _resolve(device))

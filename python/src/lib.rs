@@ -15,7 +15,7 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyCapsule, PyDict, PyTuple};
 use pyo3_arrow::input::AnyArray;
-use ragged::compute::{lists, primitives, strings, text, Device, Text};
+use ragged::compute::{lists, primitives, sequences, strings, text, Device, Text};
 use ragged_core::ops::{ConcatNulls, OutOfRange, ScanKind, Search, Side, SplitOn};
 
 /// An Arrow array produced by ragged, in host memory. It implements the Arrow
@@ -888,6 +888,70 @@ fn count_lines(
     run(py, || text::count_lines(&path, &options, chunk_size, &d))
 }
 
+// ---- sequences -------------------------------------------------------------------
+
+fn sketch_options(
+    t: usize,
+    dim: usize,
+    seed: u64,
+    alphabet: &str,
+) -> PyResult<sequences::SketchOptions> {
+    Ok(sequences::SketchOptions {
+        t,
+        dim,
+        seed,
+        alphabet: ragged_core::ops::Alphabet::parse(alphabet).map_err(error)?,
+    })
+}
+
+#[pyfunction]
+fn sketch(
+    py: Python<'_>,
+    sequences_array: &Bound<'_, PyAny>,
+    t: usize,
+    dim: usize,
+    seed: u64,
+    alphabet: &str,
+    device_name: &str,
+) -> PyResult<Array> {
+    let options = sketch_options(t, dim, seed, alphabet)?;
+    let (a, d) = (
+        array_in(sequences_array, "sequences")?,
+        device(device_name)?,
+    );
+    run(py, || sequences::sketch(&a, &options, &d)).map(wrap)
+}
+
+#[pyfunction]
+fn sketch_file(
+    py: Python<'_>,
+    path: std::path::PathBuf,
+    t: usize,
+    dim: usize,
+    seed: u64,
+    alphabet: &str,
+    device_name: &str,
+) -> PyResult<(Array, Array)> {
+    let options = sketch_options(t, dim, seed, alphabet)?;
+    let d = device(device_name)?;
+    let (names, sketches) = run(py, || sequences::sketch_file(&path, &options, &d))?;
+    Ok((wrap(names), wrap(sketches)))
+}
+
+#[pyfunction]
+#[pyo3(signature = (queries, references, device_name))]
+fn pairwise_distances(
+    py: Python<'_>,
+    queries: &Bound<'_, PyAny>,
+    references: Option<&Bound<'_, PyAny>>,
+    device_name: &str,
+) -> PyResult<Array> {
+    let q = array_in(queries, "queries")?;
+    let r = references.map(|r| array_in(r, "references")).transpose()?;
+    let d = device(device_name)?;
+    run(py, || sequences::pairwise_distances(&q, r.as_deref(), &d)).map(wrap)
+}
+
 // ---- benchmarks --------------------------------------------------------------------
 
 /// The median nanoseconds of `repeats` calls of `ragged::compute::strings::length` on
@@ -957,6 +1021,9 @@ fn _ragged(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(segmented, m)?)?;
     m.add_function(wrap_pyfunction!(read_lines, m)?)?;
     m.add_function(wrap_pyfunction!(count_lines, m)?)?;
+    m.add_function(wrap_pyfunction!(sketch, m)?)?;
+    m.add_function(wrap_pyfunction!(sketch_file, m)?)?;
+    m.add_function(wrap_pyfunction!(pairwise_distances, m)?)?;
     m.add_function(wrap_pyfunction!(time_length_ns, m)?)?;
     m.add_function(wrap_pyfunction!(info, m)?)?;
     m.add_function(wrap_pyfunction!(input_buffer_addresses, m)?)?;

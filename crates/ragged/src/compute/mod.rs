@@ -44,6 +44,7 @@ pub use crate::device::Device;
 
 pub mod lists;
 pub mod primitives;
+pub mod sequences;
 pub mod strings;
 pub mod text;
 
