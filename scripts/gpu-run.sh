@@ -75,7 +75,7 @@ status=0
 run_tests() {
   for t in "$here"/tests/*; do
     echo "== $(basename "$t")"
-    "$t" --test-threads=1 2>&1 | tee "$logs/test-$(basename "$t").log" | grep -E "^test |test result|skipped|panicked|error" || true
+    "$t" --include-ignored --test-threads=1 2>&1 | tee "$logs/test-$(basename "$t").log" | grep -E "^test |test result|skipped|panicked|error" || true
     [ "${PIPESTATUS[0]}" -eq 0 ] || { echo "FAILED: $(basename "$t")"; status=1; }
   done
 }
@@ -93,7 +93,7 @@ run_sanitize() {
       [ -x "$t" ] || continue
       echo "== $tool $(basename "$t")"
       RAGGED_POOL=off RAGGED_TEST_LARGE_ROWS=$sanitize_large_rows RAGGED_TEST_LONG_ROW_CHARS=$sanitize_long_row "$sanitizer" --tool "$tool" --error-exitcode 99 --target-processes all \
-        "$t" --test-threads=1 ${SANITIZE_ARGS:-} > "$logs/$tool-$(basename "$t").log" 2>&1
+        "$t" --include-ignored --test-threads=1 ${SANITIZE_ARGS:-} > "$logs/$tool-$(basename "$t").log" 2>&1
       rc=$?
       tail -n 3 "$logs/$tool-$(basename "$t").log"
       [ $rc -eq 0 ] || { echo "FAILED: $tool $(basename "$t") (exit $rc)"; status=1; }
@@ -141,7 +141,7 @@ run_compared() {
     for dir in "${dirs[@]}"; do
       echo "== $binary $filter with $dir"
       # shellcheck disable=SC2086 # the filter is the test binary's own arguments
-      run_in "$mode" "$dir" "tests/$binary" --test-threads=1 $filter 2>&1 \
+      run_in "$mode" "$dir" "tests/$binary" --include-ignored --test-threads=1 $filter 2>&1 \
         | tee "$logs/$mode-$(basename "$dir")-$binary.log" | grep -E "test result|panicked|FAILED" || true
       [ "${PIPESTATUS[0]}" -eq 0 ] || { echo "FAILED: $binary with $dir"; status=1; }
     done
@@ -167,7 +167,7 @@ sanitize_one() {
   t0=$(date +%s)
   CUDA_VISIBLE_DEVICES=$gpu RAGGED_POOL=off RAGGED_TEST_LARGE_ROWS=$sanitize_large_rows \
     RAGGED_TEST_LONG_ROW_CHARS=$sanitize_long_row RAGGED_TEST_SHARD=$shard timeout "${LIMIT:-500}" \
-    "$sanitizer" --tool "$tool" --error-exitcode 99 "$binary" --exact "$name" --test-threads=1 > "$log" 2>&1
+    "$sanitizer" --tool "$tool" --error-exitcode 99 "$binary" --exact "$name" --include-ignored --test-threads=1 > "$log" 2>&1
   rc=$?
   case $rc in
     0) result=clean ;;

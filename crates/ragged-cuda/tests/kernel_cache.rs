@@ -22,6 +22,7 @@ fn backend(options: CudaOptions) -> Option<CudaBackend> {
 }
 
 #[test]
+#[ignore = "needs a CUDA GPU: run with --include-ignored (scripts/gpu-run.sh does)"]
 fn warmup_compiles_every_module_and_second_load_hits_the_disk_cache() {
     let Some(gpu) = backend(CudaOptions::default()) else {
         return;

@@ -23,6 +23,7 @@ fn backend(options: CudaOptions) -> Option<CudaBackend> {
 }
 
 #[test]
+#[ignore = "needs a CUDA GPU: run with --include-ignored (scripts/gpu-run.sh does)"]
 fn out_of_memory_under_a_limit_is_an_error_and_the_backend_stays_usable() {
     let Some(gpu) = backend(CudaOptions {
         memory_limit: Some(64 << 20),
@@ -55,6 +56,7 @@ fn out_of_memory_under_a_limit_is_an_error_and_the_backend_stays_usable() {
 }
 
 #[test]
+#[ignore = "needs a CUDA GPU: run with --include-ignored (scripts/gpu-run.sh does)"]
 fn allocations_are_16_byte_aligned_and_the_limit_counts_the_bytes_asked_for() {
     for no_pool in [false, true] {
         let Some(gpu) = backend(CudaOptions {
@@ -94,6 +96,7 @@ fn memory_limit_from_env_syntax() {
 }
 
 #[test]
+#[ignore = "needs a CUDA GPU: run with --include-ignored (scripts/gpu-run.sh does)"]
 fn device_error_word_reports_the_lowest_bad_offset_like_the_cpu() {
     let Some(gpu) = backend(CudaOptions::default()) else {
         return;
@@ -146,6 +149,7 @@ fn device_error_word_reports_the_lowest_bad_offset_like_the_cpu() {
 }
 
 #[test]
+#[ignore = "needs a CUDA GPU: run with --include-ignored (scripts/gpu-run.sh does)"]
 fn large_transfers_round_trip_through_staging() {
     let Some(gpu) = backend(CudaOptions::default()) else {
         return;
@@ -162,6 +166,7 @@ fn large_transfers_round_trip_through_staging() {
 }
 
 #[test]
+#[ignore = "needs a CUDA GPU: run with --include-ignored (scripts/gpu-run.sh does)"]
 fn pinned_transfers_round_trip() {
     let Some(gpu) = backend(CudaOptions::default()) else {
         return;
@@ -188,6 +193,7 @@ fn pinned_transfers_round_trip() {
 }
 
 #[test]
+#[ignore = "needs a CUDA GPU: run with --include-ignored (scripts/gpu-run.sh does)"]
 fn sliced_validity_survives_upload_and_download() {
     let Some(gpu) = backend(CudaOptions::default()) else {
         return;
@@ -204,6 +210,7 @@ fn sliced_validity_survives_upload_and_download() {
 }
 
 #[test]
+#[ignore = "needs a CUDA GPU: run with --include-ignored (scripts/gpu-run.sh does)"]
 fn sum_overflow_is_reported_like_the_cpu() {
     let Some(gpu) = backend(CudaOptions::default()) else {
         return;

@@ -45,6 +45,7 @@ fn rows(col: &AnyStringColumn) -> Vec<Option<String>> {
 }
 
 #[test]
+#[ignore = "needs a CUDA GPU: run with --include-ignored (scripts/gpu-run.sh does)"]
 fn a_user_transform_matches_the_cpu_closure() {
     let Some(gpu) = backend() else { return };
     let names: Vec<Option<String>> = (0..10_000)
@@ -109,6 +110,7 @@ fn a_user_transform_matches_the_cpu_closure() {
 }
 
 #[test]
+#[ignore = "needs a CUDA GPU: run with --include-ignored (scripts/gpu-run.sh does)"]
 fn a_user_transform_that_does_not_compile_names_its_line() {
     let Some(gpu) = backend() else { return };
     let bad = "__device__ bool transform(uint64_t row, const ragged::StringInput* inputs, ragged::Writer& out) {\n    return undefined_name;\n}\n";

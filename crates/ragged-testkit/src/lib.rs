@@ -113,8 +113,8 @@ pub fn run_suite_test<B>(test: &str, made: Result<B, String>, body: impl FnOnce(
 /// split at every position reproduce the whole).
 #[macro_export]
 macro_rules! text_conformance_suite {
-    ($make:expr) => {
-        $crate::conformance_suite!(@tests $make;
+    (#[$attr:meta] $make:expr) => {
+        $crate::conformance_suite!(@tests #[$attr] $make;
             lines_edge_cases => |b| $crate::conformance::text::edge_cases(b);
             lines_tile_sizes => |b| $crate::conformance::text::tile_sizes(b);
             lines_delimiters_across_tiles => |b| $crate::conformance::text::delimiters_across_tiles(b);
@@ -124,12 +124,18 @@ macro_rules! text_conformance_suite {
             lines_overlapping_delimiters => |b| $crate::conformance::text::overlapping_delimiters(b);
             lines_random_text => |b| $crate::conformance::text::random_text(b);
         );
-        $crate::conformance_suite!(@props $make;
+        $crate::conformance_suite!(@props #[$attr] $make;
             prop_lines => case in $crate::strategy::text_case()
                 => |b| $crate::conformance::text::check_lines(b, &case);
             prop_lines_split_points => case in $crate::strategy::text_case()
                 => |b| $crate::conformance::text::check_split_points(b, &case);
         );
+    };
+
+    // Without an attribute: plain tests (`cfg(all())` is always true). After the
+    // attribute arm, which must see a leading `#` first.
+    ($make:expr) => {
+        $crate::text_conformance_suite!(#[cfg(all())] $make);
     };
 }
 
@@ -143,8 +149,8 @@ macro_rules! text_conformance_suite {
 /// ```
 #[macro_export]
 macro_rules! strings_conformance_suite {
-    ($make:expr) => {
-        $crate::conformance_suite!(@tests $make;
+    (#[$attr:meta] $make:expr) => {
+        $crate::conformance_suite!(@tests #[$attr] $make;
             strings_search_scalar_utf8 => |b| $crate::conformance::strings::search_scalar::<_, i32>(b);
             strings_search_scalar_large_utf8 => |b| $crate::conformance::strings::search_scalar::<_, i64>(b);
             strings_search_per_row_utf8 => |b| $crate::conformance::strings::search_per_row::<_, i32>(b);
@@ -179,6 +185,12 @@ macro_rules! strings_conformance_suite {
             strings_modify_errors => |b| $crate::conformance::strings_transform::modify_errors(b);
         );
     };
+
+    // Without an attribute: plain tests (`cfg(all())` is always true). After the
+    // attribute arm, which must see a leading `#` first.
+    ($make:expr) => {
+        $crate::strings_conformance_suite!(#[cfg(all())] $make);
+    };
 }
 
 /// Expands to the conformance suite of the sequences family
@@ -193,14 +205,20 @@ macro_rules! strings_conformance_suite {
 /// `sketch_distances` (see [`conformance::sequences`]).
 #[macro_export]
 macro_rules! sequences_conformance_suite {
-    ($make:expr) => {
-        $crate::conformance_suite!(@tests $make;
+    (#[$attr:meta] $make:expr) => {
+        $crate::conformance_suite!(@tests #[$attr] $make;
             sketch_properties => |b| $crate::conformance::sequences::sketch_properties(b);
             sketch_random => |b| $crate::conformance::sequences::sketch_random(b);
             sketch_long => |b| $crate::conformance::sequences::sketch_long(b);
             sketch_errors => |b| $crate::conformance::sequences::sketch_errors(b);
             sketch_distances => |b| $crate::conformance::sequences::distances(b);
         );
+    };
+
+    // Without an attribute: plain tests (`cfg(all())` is always true). After the
+    // attribute arm, which must see a leading `#` first.
+    ($make:expr) => {
+        $crate::sequences_conformance_suite!(#[cfg(all())] $make);
     };
 }
 
@@ -222,8 +240,8 @@ macro_rules! sequences_conformance_suite {
 /// `lists_offsets_overflow` (offsets beyond `i32::MAX`).
 #[macro_export]
 macro_rules! lists_conformance_suite {
-    ($make:expr) => {
-        $crate::conformance_suite!(@tests $make;
+    (#[$attr:meta] $make:expr) => {
+        $crate::conformance_suite!(@tests #[$attr] $make;
             lists_compact_offsets_list => |b| $crate::conformance::lists::compact_offsets::<_, i32>(b);
             lists_compact_offsets_large_list => |b| $crate::conformance::lists::compact_offsets::<_, i64>(b);
             lists_offsets_overflow => |b| $crate::conformance::lists::offsets_overflow(b);
@@ -250,6 +268,12 @@ macro_rules! lists_conformance_suite {
             lists_child_type_errors_list => |b| $crate::conformance::lists::child_type_errors::<_, i32>(b);
             lists_child_type_errors_large_list => |b| $crate::conformance::lists::child_type_errors::<_, i64>(b);
         );
+    };
+
+    // Without an attribute: plain tests (`cfg(all())` is always true). After the
+    // attribute arm, which must see a leading `#` first.
+    ($make:expr) => {
+        $crate::lists_conformance_suite!(#[cfg(all())] $make);
     };
 }
 
@@ -278,8 +302,8 @@ macro_rules! lists_conformance_suite {
 /// ```
 #[macro_export]
 macro_rules! conformance_suite {
-    ($make:expr) => {
-        $crate::conformance_suite!(@tests $make;
+    (#[$attr:meta] $make:expr) => {
+        $crate::conformance_suite!(@tests #[$attr] $make;
             length_utf8 => |b| $crate::conformance::length::<_, i32>(b);
             length_large_utf8 => |b| $crate::conformance::length::<_, i64>(b);
             length_bytes_utf8 => |b| $crate::conformance::length_bytes::<_, i32>(b);
@@ -319,13 +343,13 @@ macro_rules! conformance_suite {
             huge_sizes_to_offsets => |b| $crate::conformance::primitives::huge_sizes_to_offsets(b);
         );
         // One module per primitives op, one test per element type: `scan_sum::i32`.
-        $crate::conformance_suite!(@typed $make;
+        $crate::conformance_suite!(@typed #[$attr] $make;
             reduce_sum_f64 reduce_min reduce_max reduce_argmin reduce_argmax count_valid count_if
             scan_sum scan_min scan_max scan_sum_f64 scan_count_if select_mask select_if
             segmented_sum segmented_min segmented_max segmented_argmin segmented_argmax
             segmented_count
         );
-        $crate::conformance_suite!(@props $make;
+        $crate::conformance_suite!(@props #[$attr] $make;
             prop_length_utf8 => case in $crate::strategy::string_case::<i32>()
                 => |b| $crate::conformance::check_length(b, &case);
             prop_length_large_utf8 => case in $crate::strategy::string_case::<i64>()
@@ -416,18 +440,19 @@ macro_rules! conformance_suite {
     };
 
     // A module per op of `conformance::primitives`, with a test per element type.
-    (@typed $make:expr; $($op:ident)*) => {
+    (@typed #[$attr:meta] $make:expr; $($op:ident)*) => {
         $(
             mod $op {
                 #[allow(unused_imports)]
                 use super::*;
-                $crate::conformance_suite!(@typed_op $make; $op; i8 i16 i32 i64 u8 u16 u32 u64 f32 f64);
+                $crate::conformance_suite!(@typed_op #[$attr] $make; $op; i8 i16 i32 i64 u8 u16 u32 u64 f32 f64);
             }
         )*
     };
-    (@typed_op $make:expr; $op:ident; $($t:ident)*) => {
+    (@typed_op #[$attr:meta] $make:expr; $op:ident; $($t:ident)*) => {
         $(
             #[test]
+            #[$attr]
             fn $t() {
                 $crate::run_suite_test(
                     concat!(stringify!($op), "::", stringify!($t)),
@@ -439,9 +464,10 @@ macro_rules! conformance_suite {
     };
 
     // One plain test per suite body.
-    (@tests $make:expr; $($name:ident => |$b:ident| $body:expr;)*) => {
+    (@tests #[$attr:meta] $make:expr; $($name:ident => |$b:ident| $body:expr;)*) => {
         $(
             #[test]
+            #[$attr]
             fn $name() {
                 $crate::run_suite_test(stringify!($name), $make, |$b| $body);
             }
@@ -450,9 +476,10 @@ macro_rules! conformance_suite {
 
     // One property per check: the backend is made once per test, then proptest runs
     // the check on each generated case and shrinks a failure to a minimal one.
-    (@props $make:expr; $($name:ident => $case:ident in $strategy:expr => |$b:ident| $check:expr;)*) => {
+    (@props #[$attr:meta] $make:expr; $($name:ident => $case:ident in $strategy:expr => |$b:ident| $check:expr;)*) => {
         $(
             #[test]
+            #[$attr]
             fn $name() {
                 let Some(backend) = $crate::backend_or_skip(stringify!($name), $make) else {
                     return;
@@ -466,6 +493,12 @@ macro_rules! conformance_suite {
                 );
             }
         )*
+    };
+
+    // Without an attribute: plain tests (`cfg(all())` is always true). After the
+    // attribute arm, which must see a leading `#` first.
+    ($make:expr) => {
+        $crate::conformance_suite!(#[cfg(all())] $make);
     };
 }
 

@@ -150,6 +150,7 @@ fn gpu(test: &str, limit: usize) -> Option<CudaBackend> {
 }
 
 #[test]
+#[ignore = "needs a CUDA GPU: run with --include-ignored (scripts/gpu-run.sh does)"]
 fn gpu_reads_a_file_larger_than_its_memory_limit_in_chunks() {
     const LIMIT: usize = 64 << 20;
     let Some(gpu) = gpu(
@@ -197,6 +198,7 @@ fn gpu_reads_a_file_larger_than_its_memory_limit_in_chunks() {
 }
 
 #[test]
+#[ignore = "needs a CUDA GPU: run with --include-ignored (scripts/gpu-run.sh does)"]
 fn gpus_split_a_file_by_byte_ranges() {
     let Some(first) = gpu("gpus_split_a_file_by_byte_ranges", 1 << 30) else {
         return;
@@ -243,6 +245,7 @@ fn gpus_split_a_file_by_byte_ranges() {
 /// processed): every chunk size on small inputs, byte ranges and UTF-8 errors give
 /// the CPU reader's result, from mapped files and from blocks.
 #[test]
+#[ignore = "needs a CUDA GPU: run with --include-ignored (scripts/gpu-run.sh does)"]
 fn gpu_reader_matches_the_cpu_at_every_chunk_size() {
     let Some(gpu) = gpu("gpu_reader_matches_the_cpu_at_every_chunk_size", 1 << 30) else {
         return;
