@@ -391,33 +391,33 @@ pub fn reduce(global: &GlobalArgs, command: ReduceCommand) -> anyhow::Result<()>
     );
     let table = in_file(read, &args.input)?;
     let column = in_file(table.column(&args.column), &args.input)?;
-    let text = ragged::with_backend!(&selected.backend, |b| {
-        macro_rules! sum {
-            ($c:expr) => {
-                b.reduce_sum(&b.to_device_primitive($c)?)?.to_string()
-            };
-        }
-        match column {
-            Column::Int8(c) => sum!(c),
-            Column::Int16(c) => sum!(c),
-            Column::Int32(c) => sum!(c),
-            Column::Int64(c) => sum!(c),
-            Column::UInt8(c) => sum!(c),
-            Column::UInt16(c) => sum!(c),
-            Column::UInt32(c) => sum!(c),
-            Column::UInt64(c) => sum!(c),
-            Column::Float32(c) => sum!(c),
-            Column::Float64(c) => sum!(c),
-            other => {
-                let error = ragged::Error::TypeMismatch {
-                    column: args.column.clone(),
-                    expected: "a numeric column".into(),
-                    actual: other.type_name(),
-                };
-                return in_file(Err(error), &args.input);
-            }
-        }
+    let device = ragged::compute::Device::from_backend(selected.backend.clone());
+    let sum = ragged::compute::primitives::reduce(
+        column.to_arrow().as_ref(),
+        ragged::compute::primitives::Aggregate::Sum,
+        &device,
+    )
+    .and_then(|one| Column::try_from_arrow(one.as_ref()))
+    .map_err(|e| match e {
+        // Name the column rather than the API's "array".
+        ragged::Error::TypeMismatch {
+            expected, actual, ..
+        } => ragged::Error::TypeMismatch {
+            column: args.column.clone(),
+            expected,
+            actual,
+        },
+        other => other,
     });
+    // The one-row sum, in its sum type, printed as the value's own `Display`.
+    let text = match in_file(sum, &args.input)? {
+        Column::Int64(c) => c.get(0).map(|v| v.to_string()),
+        Column::UInt64(c) => c.get(0).map(|v| v.to_string()),
+        Column::Float32(c) => c.get(0).map(|v| v.to_string()),
+        Column::Float64(c) => c.get(0).map(|v| v.to_string()),
+        _ => None,
+    }
+    .unwrap_or_default();
     println!("{text}");
     Ok(())
 }
