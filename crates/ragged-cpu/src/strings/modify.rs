@@ -26,6 +26,9 @@ fn map_chars<O: OffsetSize>(
         let image = map(char::from(b as u8));
         u8::try_from(image).unwrap_or(b as u8)
     });
+    if let Some(whole) = map_whole(col, width, &ascii_images, map)? {
+        return Ok(whole);
+    }
     CpuBackend.transform_strings(col.len(), width, |i, out| {
         let Some(s) = col.get(i) else { return false };
         let start = out.len();
@@ -42,6 +45,82 @@ fn map_chars<O: OffsetSize>(
         }
         true
     })
+}
+
+/// [`map_chars`] over the whole values buffer at once, when every character's image has
+/// its byte length (as for nearly all text): one copy of the bytes, mapped in place in
+/// parallel pieces cut at character boundaries, and the offsets rebased — no per-row
+/// work. `None` when some image has another length, or a null row holds bytes (outputs'
+/// null rows are empty): the caller then builds the rows one by one.
+fn map_whole<O: OffsetSize>(
+    col: &StringColumn<O>,
+    width: OffsetWidth,
+    ascii_images: &[u8; 128],
+    map: fn(char) -> char,
+) -> Result<Option<AnyStringColumn>> {
+    use rayon::prelude::*;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    const PIECE: usize = 1 << 20;
+    let offsets = col.offsets();
+    let (Some(first), Some(last)) = (offsets.first(), offsets.last()) else {
+        return Ok(None);
+    };
+    let (first, last) = (first.as_usize(), last.as_usize());
+    // Outputs' null rows are empty: a null row holding bytes takes the per-row path.
+    if let Some(nulls) = col.validity() {
+        let empty = |i: usize| offsets.get(i) == offsets.get(i + 1);
+        if nulls.null_count() > 0 && !(0..nulls.len()).filter(|&i| nulls.is_null(i)).all(empty) {
+            return Ok(None);
+        }
+    }
+    let mut bytes = col.values().get(first..last).unwrap_or(&[]).to_vec();
+    // Pieces of about PIECE bytes, each starting at a character boundary.
+    let mut pieces: Vec<&mut [u8]> = Vec::new();
+    let mut rest: &mut [u8] = &mut bytes;
+    while rest.len() > PIECE {
+        let mut cut = PIECE;
+        while rest.get(cut).is_some_and(|&b| b & 0xC0 == 0x80) {
+            cut += 1;
+        }
+        let (piece, tail) = std::mem::take(&mut rest).split_at_mut(cut);
+        pieces.push(piece);
+        rest = tail;
+    }
+    pieces.push(rest);
+    let same_lengths = AtomicBool::new(true);
+    pieces.into_par_iter().for_each(|piece| {
+        // SAFETY: the bytes are a copy of valid UTF-8 rows laid end to end, and every
+        // piece starts and ends at a character boundary (cuts skip continuation
+        // bytes), so each piece is valid UTF-8.
+        let piece = unsafe { std::str::from_utf8_unchecked_mut(piece) };
+        if !map_in_place(piece, ascii_images, map) {
+            same_lengths.store(false, Ordering::Relaxed);
+        }
+    });
+    if !same_lengths.load(Ordering::Relaxed) {
+        return Ok(None);
+    }
+    let values = arrow_buffer::ScalarBuffer::from(bytes);
+    let validity = col.validity().cloned();
+    let rebased = |o: &O| o.as_usize() - first;
+    Ok(Some(
+        if crate::strings::build::wide_offsets("case map", width, last - first)? {
+            let offsets: Vec<i64> = offsets.par_iter().map(|o| rebased(o) as i64).collect();
+            // SAFETY: the offsets are the input's, shifted by its first offset: non-empty,
+            // non-decreasing, from 0 to the values' length; each row's bytes were mapped
+            // character by character to characters of the same length, so rows stay whole
+            // valid UTF-8; the validity is the input's, one slot per row.
+            AnyStringColumn::LargeUtf8(unsafe {
+                StringColumn::new_unchecked(offsets.into(), values, validity)
+            })
+        } else {
+            let offsets: Vec<i32> = offsets.par_iter().map(|o| rebased(o) as i32).collect();
+            // SAFETY: as above; the total fits i32 (`wide_offsets` said so).
+            AnyStringColumn::Utf8(unsafe {
+                StringColumn::new_unchecked(offsets.into(), values, validity)
+            })
+        },
+    ))
 }
 
 /// Map every character of `row` in place (ASCII bytes through `ascii_images`, others
