@@ -17,7 +17,13 @@ fi
 
 venv=target/python-test-venv
 if [ ! -x "$venv/bin/python" ]; then
-  python3 -m venv "$venv"
+  # The standard library's venv, else virtualenv from PyPI (Debian's python3 may lack
+  # ensurepip).
+  python3 -m venv "$venv" 2>/dev/null || {
+    rm -rf "$venv"
+    python3 -m pip install --quiet --disable-pip-version-check --target target/virtualenv virtualenv
+    PYTHONPATH=target/virtualenv python3 -m virtualenv --quiet "$venv"
+  }
 fi
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
   "maturin>=1.16,<2" "pytest>=8" pyarrow numpy polars pandas ruff mypy
