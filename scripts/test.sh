@@ -26,7 +26,7 @@ if [ ! -x "$venv/bin/python" ]; then
   }
 fi
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
-  "maturin>=1.16,<2" "pytest>=8" pyarrow numpy polars pandas ruff mypy
+  "maturin>=1.16,<2" "pytest>=8" pyarrow numpy polars pandas awkward ruff mypy
 # The dev profile: the wheel reuses what `cargo test` compiled (dependencies optimized,
 # ragged itself not); `pip install ./python` builds the optimized one.
 rm -rf target/wheels
