@@ -68,6 +68,28 @@ impl Array {
         buffer_addresses(&self.array)
     }
 
+    /// As a `pyarrow.Array`, sharing the buffers (pyarrow must be installed).
+    fn to_pyarrow<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        slf.py().import("pyarrow")?.call_method1("array", (slf,))
+    }
+
+    /// As a `polars.Series` (Polars must be installed; Polars converts strings to its
+    /// own view layout).
+    fn to_polars<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        slf.py().import("polars")?.call_method1("Series", (slf,))
+    }
+
+    /// As a NumPy array, without copying when the type is a fixed-width number and
+    /// there is no null (through pyarrow); other arrays are copied into an object or
+    /// float array as pyarrow's `to_numpy(zero_copy_only=False)` does.
+    fn to_numpy<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        let py = slf.py();
+        let array = Self::to_pyarrow(slf)?;
+        let kwargs = PyDict::new(py);
+        kwargs.set_item("zero_copy_only", false)?;
+        array.call_method("to_numpy", (), Some(&kwargs))
+    }
+
     fn __repr__(&self) -> String {
         format!(
             "ragged.Array<{}>[{} rows, {} null]",

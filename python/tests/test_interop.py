@@ -47,6 +47,20 @@ def test_output_is_shared_with_pyarrow():
     assert len(result) == 3 and result.null_count == 1 and result.type == "Utf8"
 
 
+def test_conversions():
+    lengths = ragged.strings.length(pa.array(["ab", "cde", ""]))
+    assert lengths.to_pyarrow().to_pylist() == [2, 3, 0]
+    values = lengths.to_numpy()
+    assert values.tolist() == [2, 3, 0]
+    # Fixed-width without nulls: NumPy views ragged's buffer.
+    assert values.ctypes.data == lengths.buffer_addresses()[-1]
+    with_null = ragged.strings.length(pa.array(["ab", None])).to_numpy()
+    assert with_null[0] == 2 and np.isnan(with_null[1])
+    pl = pytest.importorskip("polars")
+    assert lengths.to_polars().to_list() == [2, 3, 0]
+    assert isinstance(lengths.to_polars(), pl.Series)
+
+
 def test_polars_and_pandas_inputs():
     pl = pytest.importorskip("polars")
     series = pl.Series(["Ada Lovelace", None, "Grace Hopper"])
