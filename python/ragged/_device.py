@@ -17,14 +17,16 @@ _NAME = re.compile(r"^(auto|cpu|cuda|gpu|cuda:\d+)$")
 
 def resolve(device: str | None) -> str:
     """The device name a call runs on: ``device`` when given, else the current one."""
-    name = _CURRENT.get() if device is None else device
-    if not isinstance(name, str) or not _NAME.match(name.strip().lower()):
+    if device is None:
+        return _CURRENT.get()  # checked and normalized when the block set it
+    name = device.strip().lower() if isinstance(device, str) else None
+    if name is None or not _NAME.match(name):
         from .errors import InvalidArgumentError
 
         raise InvalidArgumentError(
-            f"invalid argument device: {name!r} is not one of auto, cpu, cuda, cuda:N"
+            f"invalid argument device: {device!r} is not one of auto, cpu, cuda, cuda:N"
         )
-    return name.strip().lower()
+    return name
 
 
 def current_device() -> str:

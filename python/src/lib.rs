@@ -308,6 +308,18 @@ fn error(e: ragged_core::Error) -> PyErr {
     })
 }
 
+/// `op` on the one Arrow input `array` on the device named `device_name`, without the
+/// GIL: the shape of most calls.
+fn unary(
+    py: Python<'_>,
+    array: &Bound<'_, PyAny>,
+    device_name: &str,
+    op: impl FnOnce(&dyn arrow_array::Array, &Device) -> ragged_core::Result<ArrayRef> + Send,
+) -> PyResult<Array> {
+    let (a, d) = (array_in(array, "array")?, device(device_name)?);
+    run(py, || op(a.as_ref(), &d)).map(wrap)
+}
+
 /// Run `f` without the GIL, mapping its error.
 fn run<T: Send>(py: Python<'_>, f: impl FnOnce() -> ragged_core::Result<T> + Send) -> PyResult<T> {
     py.detach(f).map_err(error)
@@ -333,15 +345,13 @@ fn strings_length(
     bytes: bool,
     device_name: &str,
 ) -> PyResult<Array> {
-    let (a, d) = (array_in(array, "array")?, device(device_name)?);
-    run(py, || {
+    unary(py, array, device_name, |a, d| {
         if bytes {
-            strings::length_bytes(&a, &d)
+            strings::length_bytes(a, d)
         } else {
-            strings::length(&a, &d)
+            strings::length(a, d)
         }
     })
-    .map(wrap)
 }
 
 #[pyfunction]
@@ -376,8 +386,9 @@ fn strings_like(
     escape: Option<char>,
     device_name: &str,
 ) -> PyResult<Array> {
-    let (a, d) = (array_in(array, "array")?, device(device_name)?);
-    run(py, || strings::like(&a, pattern, escape, &d)).map(wrap)
+    unary(py, array, device_name, |a, d| {
+        strings::like(a, pattern, escape, d)
+    })
 }
 
 #[pyfunction]
@@ -390,15 +401,13 @@ fn strings_slice(
     bytes: bool,
     device_name: &str,
 ) -> PyResult<Array> {
-    let (a, d) = (array_in(array, "array")?, device(device_name)?);
-    run(py, || {
+    unary(py, array, device_name, |a, d| {
         if bytes {
-            strings::slice_bytes(&a, start, stop, &d)
+            strings::slice_bytes(a, start, stop, d)
         } else {
-            strings::slice_chars(&a, start, stop, &d)
+            strings::slice_chars(a, start, stop, d)
         }
     })
-    .map(wrap)
 }
 
 #[pyfunction]
@@ -408,15 +417,13 @@ fn strings_case(
     upper: bool,
     device_name: &str,
 ) -> PyResult<Array> {
-    let (a, d) = (array_in(array, "array")?, device(device_name)?);
-    run(py, || {
+    unary(py, array, device_name, |a, d| {
         if upper {
-            strings::upper(&a, &d)
+            strings::upper(a, d)
         } else {
-            strings::lower(&a, &d)
+            strings::lower(a, d)
         }
     })
-    .map(wrap)
 }
 
 #[pyfunction]
@@ -428,12 +435,10 @@ fn strings_strip(
     chars: Option<String>,
     device_name: &str,
 ) -> PyResult<Array> {
-    let (a, d, s) = (
-        array_in(array, "array")?,
-        device(device_name)?,
-        side(side_name)?,
-    );
-    run(py, || strings::strip(&a, s, chars.as_deref(), &d)).map(wrap)
+    let s = side(side_name)?;
+    unary(py, array, device_name, |a, d| {
+        strings::strip(a, s, chars.as_deref(), d)
+    })
 }
 
 #[pyfunction]
@@ -445,12 +450,10 @@ fn strings_pad(
     fill: char,
     device_name: &str,
 ) -> PyResult<Array> {
-    let (a, d, s) = (
-        array_in(array, "array")?,
-        device(device_name)?,
-        side(side_name)?,
-    );
-    run(py, || strings::pad(&a, width, s, fill, &d)).map(wrap)
+    let s = side(side_name)?;
+    unary(py, array, device_name, |a, d| {
+        strings::pad(a, width, s, fill, d)
+    })
 }
 
 #[pyfunction]
@@ -460,8 +463,7 @@ fn strings_repeat(
     times: usize,
     device_name: &str,
 ) -> PyResult<Array> {
-    let (a, d) = (array_in(array, "array")?, device(device_name)?);
-    run(py, || strings::repeat(&a, times, &d)).map(wrap)
+    unary(py, array, device_name, |a, d| strings::repeat(a, times, d))
 }
 
 #[pyfunction]
@@ -474,11 +476,9 @@ fn strings_replace(
     max_count: Option<usize>,
     device_name: &str,
 ) -> PyResult<Array> {
-    let (a, d) = (array_in(array, "array")?, device(device_name)?);
-    run(py, || {
-        strings::replace(&a, pattern, replacement, max_count, &d)
+    unary(py, array, device_name, |a, d| {
+        strings::replace(a, pattern, replacement, max_count, d)
     })
-    .map(wrap)
 }
 
 /// Where to cut: a literal, or runs of ASCII whitespace for `None`.
@@ -515,12 +515,10 @@ fn strings_split_record(
     from_right: bool,
     device_name: &str,
 ) -> PyResult<Array> {
-    let (a, d) = (array_in(array, "array")?, device(device_name)?);
     let on = split_on(separator.as_deref());
-    run(py, || {
-        strings::split_record(&a, on, max_splits, from_right, &d)
+    unary(py, array, device_name, |a, d| {
+        strings::split_record(a, on, max_splits, from_right, d)
     })
-    .map(wrap)
 }
 
 #[pyfunction]
@@ -530,8 +528,9 @@ fn strings_join(
     separator: &str,
     device_name: &str,
 ) -> PyResult<Array> {
-    let (a, d) = (array_in(array, "array")?, device(device_name)?);
-    run(py, || strings::join(&a, separator, &d)).map(wrap)
+    unary(py, array, device_name, |a, d| {
+        strings::join(a, separator, d)
+    })
 }
 
 #[pyfunction]
@@ -648,26 +647,28 @@ fn lists_op(
     op: &str,
     device_name: &str,
 ) -> PyResult<Array> {
-    let (a, d) = (array_in(array, "array")?, device(device_name)?);
-    let reduction = |r| -> PyResult<Array> { run(py, || lists::reduce(&a, r, &d)).map(wrap) };
     use lists::Reduction as R;
-    match op {
-        "counts" => run(py, || lists::counts(&a, &d)).map(wrap),
-        "flatten" => run(py, || lists::flatten(&a, &d)).map(wrap),
-        "local_index" => run(py, || lists::local_index(&a, &d)).map(wrap),
-        "sum" => reduction(R::Sum),
-        "prod" => reduction(R::Prod),
-        "min" => reduction(R::Min),
-        "max" => reduction(R::Max),
-        "argmin" => reduction(R::Argmin),
-        "argmax" => reduction(R::Argmax),
-        "count" => reduction(R::Count),
-        "count_nonzero" => reduction(R::CountNonzero),
-        "any" => reduction(R::Any),
-        "all" => reduction(R::All),
-        "mean" => reduction(R::Mean),
-        other => Err(PyValueError::new_err(format!("unknown lists op {other:?}"))),
-    }
+    let reduction = match op {
+        "counts" | "flatten" | "local_index" => None,
+        "sum" => Some(R::Sum),
+        "prod" => Some(R::Prod),
+        "min" => Some(R::Min),
+        "max" => Some(R::Max),
+        "argmin" => Some(R::Argmin),
+        "argmax" => Some(R::Argmax),
+        "count" => Some(R::Count),
+        "count_nonzero" => Some(R::CountNonzero),
+        "any" => Some(R::Any),
+        "all" => Some(R::All),
+        "mean" => Some(R::Mean),
+        other => return Err(PyValueError::new_err(format!("unknown lists op {other:?}"))),
+    };
+    unary(py, array, device_name, |a, d| match (reduction, op) {
+        (Some(r), _) => lists::reduce(a, r, d),
+        (None, "counts") => lists::counts(a, d),
+        (None, "flatten") => lists::flatten(a, d),
+        (None, _) => lists::local_index(a, d),
+    })
 }
 
 #[pyfunction]
@@ -678,13 +679,12 @@ fn lists_get(
     strict: bool,
     device_name: &str,
 ) -> PyResult<Array> {
-    let (a, d) = (array_in(array, "array")?, device(device_name)?);
     let mode = if strict {
         OutOfRange::Error
     } else {
         OutOfRange::Null
     };
-    run(py, || lists::get(&a, index, mode, &d)).map(wrap)
+    unary(py, array, device_name, |a, d| lists::get(a, index, mode, d))
 }
 
 #[pyfunction]
@@ -696,8 +696,9 @@ fn lists_slice(
     stop: Option<i64>,
     device_name: &str,
 ) -> PyResult<Array> {
-    let (a, d) = (array_in(array, "array")?, device(device_name)?);
-    run(py, || lists::slice(&a, start, stop, &d)).map(wrap)
+    unary(py, array, device_name, |a, d| {
+        lists::slice(a, start, stop, d)
+    })
 }
 
 #[pyfunction]
@@ -838,8 +839,9 @@ fn scan(
     } else {
         ScanKind::Inclusive
     };
-    let (a, d) = (array_in(array, "array")?, device(device_name)?);
-    run(py, || primitives::scan(&a, scan, kind, &d)).map(wrap)
+    unary(py, array, device_name, |a, d| {
+        primitives::scan(a, scan, kind, d)
+    })
 }
 
 // ---- lines -----------------------------------------------------------------------

@@ -576,7 +576,7 @@ impl CudaBackend {
         let mut missing = Vec::new();
         for (i, m) in MODULES.iter().enumerate() {
             let source = compile::expand_includes(m)?;
-            if crate::built_in::cubin(m.name, &source, arch).is_some() {
+            if crate::built_in::carries(m.name, &source, arch) {
                 continue;
             }
             let job = CompileJob::with_source(m, source, self.toolkit_for(m)?, arch);

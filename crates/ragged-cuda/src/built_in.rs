@@ -57,18 +57,26 @@ fn covering(archs: &[(i32, i32)], device: (i32, i32)) -> Option<(i32, i32)> {
         .max()
 }
 
+/// The entry of `module` (expanded source `source`) for a device of architecture
+/// `device`, when the binary carries it for that source.
+fn entry(module: &str, source: &str, device: (i32, i32)) -> Option<&'static BuiltIn> {
+    let arch = architecture_for(device)?;
+    BUILT_IN
+        .iter()
+        .find(|b| b.module == module && b.arch == arch)
+        .filter(|b| b.key == built_in_key(source, arch))
+}
+
+/// Whether the binary carries `module` for this source and device (no decompression).
+pub(crate) fn carries(module: &str, source: &str, device: (i32, i32)) -> bool {
+    entry(module, source, device).is_some()
+}
+
 /// The CUBIN of `module` (expanded source `source`) for a device of architecture
 /// `device`, when the binary carries it for that source; `None` otherwise (or when it
 /// does not decompress, which only a damaged binary causes: NVRTC then compiles it).
 pub(crate) fn cubin(module: &str, source: &str, device: (i32, i32)) -> Option<Vec<u8>> {
-    let arch = architecture_for(device)?;
-    let entry = BUILT_IN
-        .iter()
-        .find(|b| b.module == module && b.arch == arch)?;
-    if entry.key != built_in_key(source, arch) {
-        return None;
-    }
-    zstd::stream::decode_all(entry.zstd).ok()
+    zstd::stream::decode_all(entry(module, source, device)?.zstd).ok()
 }
 
 #[cfg(test)]

@@ -162,16 +162,12 @@ pub fn slice(
 /// booleans for `Any` / `All`); [`Error::Overflow`] for an integer sum or product
 /// that overflows; as [`counts`].
 pub fn reduce(array: &dyn Array, reduction: Reduction, device: &Device) -> Result<ArrayRef> {
-    on_lists!(device, array, |b, c, O| match reduction {
-        Reduction::Count => b.to_host(&b.list_count(c)?.into())?,
-        Reduction::Any => b.to_host(&b.list_any(c)?.into())?,
-        Reduction::All => b.to_host(&b.list_all(c)?.into())?,
-        numeric => reduce_numeric::<_, O>(b, numeric, c)?,
-    })
+    on_lists!(device, array, |b, c, O| reduce_on::<_, O>(b, reduction, c)?)
 }
 
-/// A numeric per-list reduction, dispatched on the child's type.
-fn reduce_numeric<B: Backend, O: OffsetSize>(
+/// A per-list reduction: `Count`, `Any` and `All` for any child, the others dispatched
+/// on the child's numeric type.
+fn reduce_on<B: Backend, O: OffsetSize>(
     b: &B,
     r: Reduction,
     col: &ListColumn<O, B::Loc>,
@@ -181,18 +177,21 @@ fn reduce_numeric<B: Backend, O: OffsetSize>(
             reduce_typed::<B, O, $t>(b, r, col)
         };
     }
-    match col.child() {
-        Column::Int8(_) => typed!(i8),
-        Column::Int16(_) => typed!(i16),
-        Column::Int32(_) => typed!(i32),
-        Column::Int64(_) => typed!(i64),
-        Column::UInt8(_) => typed!(u8),
-        Column::UInt16(_) => typed!(u16),
-        Column::UInt32(_) => typed!(u32),
-        Column::UInt64(_) => typed!(u64),
-        Column::Float32(_) => typed!(f32),
-        Column::Float64(_) => typed!(f64),
-        other => Err(Error::TypeMismatch {
+    match (r, col.child()) {
+        (Reduction::Count, _) => b.to_host(&b.list_count(col)?.into()),
+        (Reduction::Any, _) => b.to_host(&b.list_any(col)?.into()),
+        (Reduction::All, _) => b.to_host(&b.list_all(col)?.into()),
+        (_, Column::Int8(_)) => typed!(i8),
+        (_, Column::Int16(_)) => typed!(i16),
+        (_, Column::Int32(_)) => typed!(i32),
+        (_, Column::Int64(_)) => typed!(i64),
+        (_, Column::UInt8(_)) => typed!(u8),
+        (_, Column::UInt16(_)) => typed!(u16),
+        (_, Column::UInt32(_)) => typed!(u32),
+        (_, Column::UInt64(_)) => typed!(u64),
+        (_, Column::Float32(_)) => typed!(f32),
+        (_, Column::Float64(_)) => typed!(f64),
+        (_, other) => Err(Error::TypeMismatch {
             column: "list child".into(),
             expected: "a numeric child".into(),
             actual: other.type_name(),
@@ -200,6 +199,7 @@ fn reduce_numeric<B: Backend, O: OffsetSize>(
     }
 }
 
+/// A reduction over a numeric child of type `T`.
 fn reduce_typed<B: Backend, O: OffsetSize, T: Native>(
     b: &B,
     r: Reduction,
@@ -214,9 +214,8 @@ fn reduce_typed<B: Backend, O: OffsetSize, T: Native>(
         Reduction::Argmax => b.to_host(&b.list_argmax::<O, T>(col)?.into()),
         Reduction::CountNonzero => b.to_host(&b.list_count_nonzero::<O, T>(col)?.into()),
         Reduction::Mean => b.to_host(&b.list_mean::<O, T>(col)?.into()),
-        Reduction::Count => b.to_host(&b.list_count(col)?.into()),
-        Reduction::Any => b.to_host(&b.list_any(col)?.into()),
-        Reduction::All => b.to_host(&b.list_all(col)?.into()),
+        // Not typed by the child: `reduce_on` runs them before any dispatch.
+        Reduction::Count | Reduction::Any | Reduction::All => reduce_on::<B, O>(b, r, col),
     }
 }
 
@@ -256,14 +255,7 @@ pub fn compact_offsets(
             Ok((column, total))
         })
     }
-    if starts.len() != stops.len() {
-        return Err(Error::LengthMismatch {
-            op: "compact_offsets",
-            what: "stops",
-            expected: starts.len(),
-            actual: stops.len(),
-        });
-    }
+    // Unequal lengths are the backends' error; nulls they cannot see in bare buffers.
     for (array, what) in [(starts, "starts"), (stops, "stops")] {
         if array.null_count() > 0 {
             return Err(Error::invalid_argument(

@@ -33,8 +33,6 @@
 //! results share nothing with the inputs but are not copied again on the way out; on a
 //! GPU the inputs are uploaded and the results downloaded within the call.
 
-use std::sync::Arc;
-
 use arrow_array::{Array, ArrayRef};
 use arrow_schema::DataType;
 use ragged_core::ops::{Pattern, StringArg};
@@ -233,8 +231,5 @@ pub(crate) fn arrow(column: Column<Host>) -> ArrayRef {
 
 /// Several arrays, shared.
 pub(crate) fn arrays(columns: Vec<Column<Host>>) -> Vec<ArrayRef> {
-    columns
-        .into_iter()
-        .map(|c| Arc::clone(&c.to_arrow()))
-        .collect()
+    columns.iter().map(Column::to_arrow).collect()
 }

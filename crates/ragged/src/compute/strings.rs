@@ -77,78 +77,38 @@ pub fn search<'a>(
     })
 }
 
-/// Whether each row contains the pattern (`pyarrow.compute.match_substring`).
-///
-/// # Errors
-/// As [`search`].
-pub fn contains<'a>(
-    array: &dyn Array,
-    pattern: impl Into<Text<'a>>,
-    device: &Device,
-) -> Result<ArrayRef> {
-    search(array, Search::Contains, pattern, device)
+/// One public function per literal search, each [`search`] with its [`Search`].
+macro_rules! searches {
+    ($($(#[doc = $doc:literal])* $name:ident => $op:ident;)*) => {$(
+        $(#[doc = $doc])*
+        ///
+        /// # Errors
+        /// As [`search`].
+        pub fn $name<'a>(
+            array: &dyn Array,
+            pattern: impl Into<Text<'a>>,
+            device: &Device,
+        ) -> Result<ArrayRef> {
+            search(array, Search::$op, pattern, device)
+        }
+    )*};
 }
 
-/// Whether each row starts with the pattern (`pyarrow.compute.starts_with`).
-///
-/// # Errors
-/// As [`search`].
-pub fn starts_with<'a>(
-    array: &dyn Array,
-    pattern: impl Into<Text<'a>>,
-    device: &Device,
-) -> Result<ArrayRef> {
-    search(array, Search::StartsWith, pattern, device)
-}
-
-/// Whether each row ends with the pattern (`pyarrow.compute.ends_with`).
-///
-/// # Errors
-/// As [`search`].
-pub fn ends_with<'a>(
-    array: &dyn Array,
-    pattern: impl Into<Text<'a>>,
-    device: &Device,
-) -> Result<ArrayRef> {
-    search(array, Search::EndsWith, pattern, device)
-}
-
-/// The character position of the pattern's first occurrence, -1 when absent
-/// (`pyarrow.compute.find_substring` counts bytes; this counts characters).
-///
-/// # Errors
-/// As [`search`].
-pub fn find<'a>(
-    array: &dyn Array,
-    pattern: impl Into<Text<'a>>,
-    device: &Device,
-) -> Result<ArrayRef> {
-    search(array, Search::Find, pattern, device)
-}
-
-/// The character position of the pattern's last occurrence, -1 when absent.
-///
-/// # Errors
-/// As [`search`].
-pub fn rfind<'a>(
-    array: &dyn Array,
-    pattern: impl Into<Text<'a>>,
-    device: &Device,
-) -> Result<ArrayRef> {
-    search(array, Search::Rfind, pattern, device)
-}
-
-/// Non-overlapping occurrences of the pattern per row
-/// (`pyarrow.compute.count_substring`).
-///
-/// # Errors
-/// As [`search`].
-pub fn count_matches<'a>(
-    array: &dyn Array,
-    pattern: impl Into<Text<'a>>,
-    device: &Device,
-) -> Result<ArrayRef> {
-    search(array, Search::CountMatches, pattern, device)
+searches! {
+    /// Whether each row contains the pattern (`pyarrow.compute.match_substring`).
+    contains => Contains;
+    /// Whether each row starts with the pattern (`pyarrow.compute.starts_with`).
+    starts_with => StartsWith;
+    /// Whether each row ends with the pattern (`pyarrow.compute.ends_with`).
+    ends_with => EndsWith;
+    /// The character position of the pattern's first occurrence, -1 when absent
+    /// (`pyarrow.compute.find_substring` counts bytes; this counts characters).
+    find => Find;
+    /// The character position of the pattern's last occurrence, -1 when absent.
+    rfind => Rfind;
+    /// Non-overlapping occurrences of the pattern per row
+    /// (`pyarrow.compute.count_substring`).
+    count_matches => CountMatches;
 }
 
 /// SQL `LIKE` (`%` any run, `_` one character, `escape` before either takes it
