@@ -26,7 +26,11 @@ if [ ! -x "$venv/bin/python" ]; then
   }
 fi
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
-  "maturin>=1.16,<2" "pytest>=8" pyarrow numpy polars pandas awkward ruff mypy
+  "maturin>=1.16,<2" "pytest>=8" pyarrow numpy polars pandas awkward ruff mypy \
+  "dask[dataframe]>=2026.8" "distributed>=2026.8" cachetools
+# dask-awkward pins an older Dask than it runs with (its column optimization is then
+# turned off): installed without its pins.
+"$venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-deps dask-awkward
 # The dev profile: the wheel reuses what `cargo test` compiled (dependencies optimized,
 # ragged itself not); `pip install ./python` builds the optimized one.
 rm -rf target/wheels

@@ -34,6 +34,7 @@ from ._ragged import segmented as _segmented
 from ._ragged import select as _select
 from ._ragged import sketch as _sketch
 from ._ragged import sketch_file as _sketch_file
+from ._ragged import split_lines as _split_lines
 from .errors import RaggedError
 
 __all__ = [
@@ -68,6 +69,7 @@ __all__ = [
     "segmented_sum",
     "select",
     "sketch",
+    "split_lines",
     "strings",
 ]
 
@@ -245,6 +247,24 @@ def count_lines(
     line)."""
     return _count_lines(
         os.fspath(path), delimiter, byte_range, DEFAULT_CHUNK_SIZE, _resolve(device)
+    )
+
+
+def split_lines(
+    data: bytes | bytearray | memoryview,
+    delimiter: str | bytes = "\n",
+    *,
+    keep_delimiter: bool = False,
+    byte_range: tuple[int, int] | None = None,
+    device: str | None = None,
+) -> Array:
+    """The records of ``data`` (bytes already in memory: a block read from an object
+    store, a network message) as one strings array, exactly as :func:`read_lines` gives
+    them for a file holding those bytes; ``byte_range`` counts from the start of
+    ``data``. A ``bytes`` object is read in place (with ``keep_delimiter`` the records
+    share its memory); other bytes-like objects are copied once."""
+    return _split_lines(
+        data, delimiter, keep_delimiter, byte_range, DEFAULT_CHUNK_SIZE, _resolve(device)
     )
 
 

@@ -13,7 +13,7 @@ use arrow_array::{Array as _, ArrayRef};
 use arrow_schema::{DataType, Field};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyCapsule, PyDict, PyTuple};
+use pyo3::types::{PyBytes, PyCapsule, PyDict, PyTuple};
 use pyo3_arrow::input::AnyArray;
 use ragged::compute::{lists, primitives, sequences, strings, text, Device, Text};
 use ragged_core::ops::{ConcatNulls, OutOfRange, ScanKind, Search, Side, SplitOn};
@@ -897,6 +897,59 @@ fn read_lines(
     .map(wrap)
 }
 
+/// `ob`'s bytes as an Arrow buffer: a `bytes` object shared, not copied (kept alive by
+/// the buffer); any other bytes-like object (`bytearray`, `memoryview`, …) copied once
+/// through `bytes(ob)`, since the stable ABI of Python 3.10 has no buffer protocol.
+fn bytes_in(ob: &Bound<'_, PyAny>) -> PyResult<arrow_buffer::ScalarBuffer<u8>> {
+    let bytes = match ob.cast::<PyBytes>() {
+        Ok(b) => b.clone(),
+        Err(_) => {
+            let builtins = ob.py().import("builtins")?;
+            builtins
+                .getattr("bytes")?
+                .call1((ob,))
+                .map_err(|_| {
+                    PyTypeError::new_err(format!(
+                        "data: expected bytes or a bytes-like object, got {}",
+                        ob.get_type().name().map_or("?".into(), |n| n.to_string())
+                    ))
+                })?
+                .cast_into::<PyBytes>()?
+        }
+    };
+    let slice = bytes.as_bytes();
+    let buffer = match NonNull::new(slice.as_ptr().cast_mut()) {
+        Some(ptr) if !slice.is_empty() => {
+            let len = slice.len();
+            let owner = Arc::new(PythonOwner(bytes.into_any().unbind()));
+            // SAFETY: a `bytes` object is immutable and its `len` bytes stay at `ptr`
+            // for as long as the object lives; `owner` holds a reference to it for as
+            // long as the buffer (and every slice of it) lives.
+            unsafe { arrow_buffer::Buffer::from_custom_allocation(ptr, len, owner) }
+        }
+        _ => arrow_buffer::Buffer::from(Vec::<u8>::new()),
+    };
+    Ok(arrow_buffer::ScalarBuffer::from(buffer))
+}
+
+#[pyfunction]
+#[pyo3(signature = (data, delimiter, keep_delimiter, byte_range, chunk_size, device_name))]
+#[allow(clippy::too_many_arguments)]
+fn split_lines(
+    py: Python<'_>,
+    data: &Bound<'_, PyAny>,
+    delimiter: &Bound<'_, PyAny>,
+    keep_delimiter: bool,
+    byte_range: Option<(u64, u64)>,
+    chunk_size: usize,
+    device_name: &str,
+) -> PyResult<Array> {
+    let options = line_options(delimiter, keep_delimiter, byte_range)?;
+    let d = device(device_name)?;
+    let bytes = bytes_in(data)?;
+    run(py, || text::split_lines(bytes, &options, chunk_size, &d)).map(wrap)
+}
+
 #[pyfunction]
 #[pyo3(signature = (path, delimiter, byte_range, chunk_size, device_name))]
 fn count_lines(
@@ -1045,6 +1098,7 @@ fn _ragged(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(segmented, m)?)?;
     m.add_function(wrap_pyfunction!(read_lines, m)?)?;
     m.add_function(wrap_pyfunction!(count_lines, m)?)?;
+    m.add_function(wrap_pyfunction!(split_lines, m)?)?;
     m.add_function(wrap_pyfunction!(sketch, m)?)?;
     m.add_function(wrap_pyfunction!(sketch_file, m)?)?;
     m.add_function(wrap_pyfunction!(pairwise_distances, m)?)?;

@@ -4,6 +4,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use arrow_array::{ArrayRef, StructArray};
+use arrow_buffer::ScalarBuffer;
 use arrow_schema::Field;
 use ragged_core::ops::{LineOptions, LinesColumn};
 use ragged_core::{Column, Error, Result};
@@ -39,11 +40,51 @@ pub fn read_lines(
     let lines = with_backend!(device.backend(), |b| crate::lines::read_lines(
         b, path, options, reader
     ))?;
+    strings_of(lines, "read_lines")
+}
+
+/// The records of `bytes` (already in host memory: a buffer read from an object store,
+/// a network message) as one strings column, exactly as [`read_lines`] gives them for a
+/// file holding those bytes; `options.byte_range` counts from the buffer's start. The
+/// windows are slices of `bytes`, not copies.
+///
+/// # Errors
+/// As [`read_lines`], less the file errors.
+pub fn split_lines(
+    bytes: ScalarBuffer<u8>,
+    options: &LineOptions,
+    chunk_size: usize,
+    device: &Device,
+) -> Result<ArrayRef> {
+    if options.binary {
+        return Err(Error::invalid_argument(
+            "split_lines",
+            "binary records are not offered by the Arrow-native API",
+        ));
+    }
+    let reader = ReaderOptions {
+        chunk_size,
+        ..ReaderOptions::default()
+    };
+    let plan = options.plan()?;
+    let lines = with_backend!(device.backend(), |b| {
+        let mut batches = Vec::new();
+        for batch in LineReader::from_bytes(b, bytes, plan, reader)? {
+            batches.push(crate::lines::to_host_lines(b, batch?)?);
+        }
+        crate::lines::concat_lines(&batches)
+    })?;
+    strings_of(lines, "split_lines")
+}
+
+/// A records column as an Arrow strings array (binary records are refused by the
+/// callers' options; here they are an error naming `op`).
+fn strings_of(lines: LinesColumn<ragged_core::Host>, op: &'static str) -> Result<ArrayRef> {
     let column = match lines {
         LinesColumn::Utf8(c) => Column::Utf8(c),
         LinesColumn::LargeUtf8(c) => Column::LargeUtf8(c),
         LinesColumn::Binary(_) | LinesColumn::LargeBinary(_) => {
-            return Err(Error::invalid_argument("read_lines", "binary records"))
+            return Err(Error::invalid_argument(op, "binary records"))
         }
     };
     Ok(column.to_arrow())
