@@ -50,6 +50,7 @@ __all__ = [
     "count_lines",
     "lists",
     "pairwise_distances",
+    "parse_blocksize",
     "read_lines",
     "redact",
     "reduce_count",
