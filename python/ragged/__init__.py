@@ -35,6 +35,7 @@ from ._ragged import select as _select
 from ._ragged import sketch as _sketch
 from ._ragged import sketch_file as _sketch_file
 from ._ragged import split_lines as _split_lines
+from ._ragged import strings_transform as _strings_transform
 from .errors import RaggedError
 
 __all__ = [
@@ -71,6 +72,7 @@ __all__ = [
     "sketch",
     "split_lines",
     "strings",
+    "transform_strings",
 ]
 
 ArrayLike = Any
@@ -248,6 +250,43 @@ def count_lines(
     return _count_lines(
         os.fspath(path), delimiter, byte_range, DEFAULT_CHUNK_SIZE, _resolve(device)
     )
+
+
+def transform_strings(
+    source: str,
+    inputs: list[ArrayLike | str],
+    *,
+    rows: int | None = None,
+    device: str | None = None,
+) -> Array:
+    """A strings array built on a CUDA GPU by your own CUDA C++ device function, run
+    through ragged's two-pass engine (sizes, a scan into offsets, the bytes). ``source``
+    defines::
+
+        __device__ bool transform(uint64_t row, const ragged::StringInput* inputs,
+                                  ragged::Writer& out);
+
+    which writes row ``row`` through ``out`` (``out.str(view)``, ``out.bytes(p, n)``,
+    ``out.byte(b)``) and returns whether the row is valid (a null row writes nothing).
+    It runs twice per row, to size and to write, and must write the same valid UTF-8
+    both times. ``inputs[k]`` in C++ is ``inputs[k]`` here — a strings array or one
+    string for every row — with ``valid(row)`` and ``get(row)`` (a
+    ``ragged::string_view`` with ``size``, ``operator[]``, ``find``, ``find_byte``,
+    ``contains``, ``substr``, ``chars``). ``rows`` defaults to the first array's length.
+    The source is compiled once by NVRTC and cached on disk; a compile error raises
+    :class:`~ragged.errors.KernelCompileError` with NVRTC's log. Needs a CUDA device
+    (``device="cpu"`` is an :class:`~ragged.errors.InvalidArgumentError`)::
+
+        source = '''
+        __device__ bool transform(uint64_t row, const ragged::StringInput* in,
+                                  ragged::Writer& out) {
+            if (!in[0].valid(row)) return false;
+            out.str(in[0].get(row)); out.byte('@'); out.str(in[1].get(row));
+            return true;
+        }'''
+        ragged.transform_strings(source, [users, "example.org"], device="cuda")
+    """
+    return _strings_transform(source, list(inputs), rows, _resolve(device))
 
 
 def split_lines(

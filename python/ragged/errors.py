@@ -20,6 +20,7 @@ __all__ = [
     "InvalidUtf8Error",
     "DeviceUnavailableError",
     "DeviceError",
+    "KernelCompileError",
 ]
 
 
@@ -82,3 +83,8 @@ class DeviceUnavailableError(RaggedError, RuntimeError):
 
 class DeviceError(RaggedError, RuntimeError):
     """The CUDA driver failed, or a kernel did not compile."""
+
+
+class KernelCompileError(DeviceError):
+    """NVRTC rejected a kernel: for :func:`ragged.transform_strings`, the user's CUDA
+    C++ (the message holds NVRTC's log, naming its lines ``transform:LINE``)."""

@@ -292,7 +292,8 @@ fn error(e: ragged_core::Error) -> PyErr {
         E::Format { .. } => "FormatError",
         E::InvalidUtf8 { .. } => "InvalidUtf8Error",
         E::DeviceUnavailable { .. } => "DeviceUnavailableError",
-        E::Device { .. } | E::KernelCompile { .. } => "DeviceError",
+        E::Device { .. } => "DeviceError",
+        E::KernelCompile { .. } => "KernelCompileError",
         _ => "InvalidArgumentError",
     };
     let message = e.to_string();
@@ -607,6 +608,21 @@ fn strings_concatenate(
     };
     let args = texts.get();
     run(py, || strings::concatenate(&args, separator, nulls, &d)).map(wrap)
+}
+
+#[pyfunction]
+#[pyo3(signature = (source, inputs, rows, device_name))]
+fn strings_transform(
+    py: Python<'_>,
+    source: &str,
+    inputs: Vec<Bound<'_, PyAny>>,
+    rows: Option<usize>,
+    device_name: &str,
+) -> PyResult<Array> {
+    let d = device(device_name)?;
+    let texts = Texts::new(&inputs, "inputs")?;
+    let args = texts.get();
+    run(py, || strings::transform_strings(source, &args, rows, &d)).map(wrap)
 }
 
 #[pyfunction]
@@ -1086,6 +1102,7 @@ fn _ragged(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(strings_join, m)?)?;
     m.add_function(wrap_pyfunction!(strings_concatenate, m)?)?;
     m.add_function(wrap_pyfunction!(strings_append, m)?)?;
+    m.add_function(wrap_pyfunction!(strings_transform, m)?)?;
     m.add_function(wrap_pyfunction!(strings_copy_if_else, m)?)?;
     m.add_function(wrap_pyfunction!(redact, m)?)?;
     m.add_function(wrap_pyfunction!(lists_op, m)?)?;

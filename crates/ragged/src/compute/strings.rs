@@ -366,6 +366,56 @@ pub fn concatenate<'a>(
     Ok(arrow(column))
 }
 
+/// A strings column of `rows` rows built on a CUDA device by a CUDA C++ device function
+/// (`ragged_cuda::CudaBackend::transform_strings`: `source` defines `__device__ bool
+/// transform(uint64_t row, const ragged::StringInput* inputs, ragged::Writer& out)`,
+/// compiled once by NVRTC and cached; `inputs[k]` is `inputs[k]` here, a scalar serving
+/// every row). `rows` defaults to the length of the first array among `inputs`.
+///
+/// # Errors
+/// [`ragged_core::Error::InvalidArgument`] on the CPU (a C++ transform needs a CUDA
+/// device; Rust code passes a closure to `CpuBackend::transform_strings`) and when
+/// `rows` is `None` with no array among `inputs`; [`ragged_core::Error::KernelCompile`]
+/// with NVRTC's log; [`ragged_core::Error::LengthMismatch`] when an array has another
+/// length; as [`upper`].
+pub fn transform_strings(
+    source: &str,
+    inputs: &[Text<'_>],
+    rows: Option<usize>,
+    device: &Device,
+) -> Result<ArrayRef> {
+    let crate::device::AnyBackend::Cuda(b) = device.backend() else {
+        return Err(ragged_core::Error::invalid_argument(
+            "transform_strings",
+            "a CUDA C++ transform runs on a CUDA device (device cuda or cuda:N)",
+        ));
+    };
+    let rows = match rows {
+        Some(rows) => rows,
+        None => inputs
+            .iter()
+            .find_map(|t| match t {
+                Text::Array(a) => Some(a.len()),
+                Text::Scalar(_) => None,
+            })
+            .ok_or_else(|| {
+                ragged_core::Error::invalid_argument(
+                    "transform_strings",
+                    "rows must be given when no input is an array",
+                )
+            })?,
+    };
+    let host = inputs
+        .iter()
+        .map(|c| HostText::new(*c, "inputs"))
+        .collect::<Result<Vec<_>>>()?;
+    let w = device.offset_width();
+    let column = with_args(b, &host, |args| {
+        b.to_host(&b.transform_strings(source, args, rows, w)?.into_column())
+    })?;
+    Ok(arrow(column))
+}
+
 /// The arrays' rows one after another (`pyarrow.concat_arrays`).
 ///
 /// # Errors
