@@ -1,9 +1,9 @@
 //! # ragged-testkit
 //!
-//! Test support for every ragged backend (DESIGN.md §4): deterministic generators of
-//! host columns ([`gen`]), proptest strategies ([`strategy`]), naive sequential
-//! reference implementations ([`oracle`]), comparison helpers with case/row messages
-//! ([`check`]) and the backend conformance suite ([`conformance`],
+//! Test support for every ragged backend (DESIGN.md §4, Testing): deterministic
+//! generators of host columns ([`gen`]), proptest strategies ([`strategy`]), naive
+//! sequential reference implementations ([`oracle`]), comparison helpers with case/row
+//! messages ([`check`]) and the backend conformance suite ([`conformance`],
 //! [`conformance_suite!`]).
 //!
 //! A backend crate instantiates the suite in one line of `tests/conformance.rs`:

@@ -1,9 +1,9 @@
 //! The benchmark harness behind `ragged bench`.
 //!
-//! Method (DESIGN.md §5): each case counts the bytes it must move (inputs read once,
-//! outputs written once), runs a few warm-up iterations, then times many runs and
-//! keeps the median — with CUDA events on the GPU, a monotonic clock on the CPU. The
-//! ceiling is measured in the same run: a device-to-device copy on the GPU, a
+//! Method (DESIGN.md §5, "Method"): each case counts the bytes it must move (inputs
+//! read once, outputs written once), runs a few warm-up iterations, then times many
+//! runs and keeps the median — with CUDA events on the GPU, a monotonic clock on the
+//! CPU. The ceiling is measured in the same run: a device-to-device copy on the GPU, a
 //! parallel host memcpy on the CPU, both counting bytes read plus bytes written. Every
 //! figure is reported as GB/s and as a fraction of that copy rate (`x_copy`).
 //! Bandwidth cases use inputs of at least 256 MB, larger than any L2 cache; data is

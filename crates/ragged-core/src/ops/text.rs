@@ -1,6 +1,6 @@
 //! The text (lines) family: split a byte buffer into records at a delimiter.
 //!
-//! # Semantics (DESIGN.md §2, decided)
+//! # Semantics (DESIGN.md §2, "Lines")
 //!
 //! The input is a buffer of bytes in the backend's memory. It is cut into *records* by
 //! a delimiter, found **left to right without overlap**, exactly as a sequential scan

@@ -1,6 +1,6 @@
 // one_pass.cuh: the two-pass helper's sizes, scan and fill in one kernel, for the ops
-// whose output bytes the host can bound before the launch (DESIGN.md §3; ARCHITECTURE,
-// "one pass").
+// whose output bytes the host can bound before the launch (DESIGN.md §3,
+// "Variable-length outputs"; ARCHITECTURE, "one pass").
 //
 // An op's functor F is the two-pass helper's (common/two_pass.cuh): it writes row
 // `row`'s bytes through a Writer and returns whether the row is valid. The host

@@ -1,5 +1,5 @@
 // two_pass.cuh: the shared two-pass helper for variable-length strings outputs
-// (DESIGN.md §3). An op supplies a functor F with
+// (DESIGN.md §3, "Variable-length outputs"). An op supplies a functor F with
 //     __device__ bool operator()(uint64_t row, ragged::Writer& w) const;
 // which writes row `row`'s bytes through w and returns whether the row is valid (the
 // bytes of a null row must be none). The helper runs it twice:

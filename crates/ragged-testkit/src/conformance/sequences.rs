@@ -3,8 +3,8 @@
 //! exact properties, under every way of cutting sequences into chunks; pairwise
 //! distances against float64 sums; argument errors.
 //!
-//! The accuracy bound is the issue's: a relative L2 error of at most 1e-4 per sketch,
-//! on every sequence length from 0 up to millions of codes.
+//! The accuracy bound is DESIGN.md's (§2, Sequences): a relative L2 error of at most
+//! 1e-4 per sketch, on every sequence length from 0 up to millions of codes.
 
 use ragged_core::ops::{DistanceMatrix, SequenceColumn, SketchColumn, SketchPlan, SketchTables};
 use ragged_core::{Backend, Error, ScalarBuffer};
@@ -131,7 +131,7 @@ fn check_sketches(
     Ok(())
 }
 
-/// The exact properties, within float32 rounding (1e-5 absolute per entry):
+/// Tensor Sketch's exact properties, within float32 rounding (1e-5 absolute per entry):
 /// empty and shorter-than-t sequences give zeros (exactly); with t = 1 a single code
 /// `c` gives `s_1(c)` at `h_1(c)`; exactly t codes give `Π s_p(x_p)` at
 /// `(Σ h_p(x_p)) mod D`; a run of one code gives a single ±1 entry — for several

@@ -6,7 +6,7 @@
 //! taken from a backend: each output row must equal the oracle's byte for byte, with the
 //! same validity. `redact` is checked twice: against the oracle, and against the
 //! composition `contains` → `split` → `slice_chars` → `concatenate` → `copy_if_else`
-//! run on the same backend, as the issue requires.
+//! run on the same backend, as DESIGN.md §2 (Strings) requires.
 //!
 //! Inputs: every strings case of [`crate::gen::string_cases`] (nulls, empty rows, 1- to
 //! 4-byte characters, a very long row, sliced columns, both offset widths) with a
@@ -851,7 +851,7 @@ fn edge_rows(n: usize, rng: &mut Rng) -> (Vec<Option<String>>, Vec<Option<String
     (names, visibility)
 }
 
-/// The oracle of `redact` for one row, written from the issue's description with
+/// The oracle of `redact` for one row, written from its definition (DESIGN.md §2) with
 /// Rust's `str` methods.
 pub fn redact_oracle(name: Option<&str>, visibility: Option<&str>) -> Option<String> {
     if !visibility.is_some_and(|v| v.contains("public")) {

@@ -4,13 +4,13 @@
 //! Every check uploads the input with `Memory::upload`, runs the three ops with the
 //! same plan, downloads, and compares with [`oracle::lines`] (never with another
 //! backend): the records and their offset width, the boundaries, the count, and for
-//! invalid UTF-8 the error's record and byte. The suites cover the issue's "Done
-//! when" list: edge inputs, every tile size from 1 byte on small inputs (`\r\n` and
-//! multi-byte delimiters across tile boundaries at every position, records longer than
-//! a tile), byte ranges split at every position reproducing the whole, invalid UTF-8
-//! (an error, or binary records when asked), forced i64 offsets, self-overlapping
-//! delimiters, and large random text. [`crate::text_conformance_suite!`] turns each
-//! into a `#[test]`.
+//! invalid UTF-8 the error's record and byte. The suites cover the lines semantics of
+//! DESIGN.md §2 with the cases of its §4: edge inputs, every tile size from 1 byte on
+//! small inputs (`\r\n` and multi-byte delimiters across tile boundaries at every
+//! position, records longer than a tile), byte ranges split at every position
+//! reproducing the whole, invalid UTF-8 (an error, or binary records when asked),
+//! forced i64 offsets, self-overlapping delimiters, and large random text.
+//! [`crate::text_conformance_suite!`] turns each into a `#[test]`.
 
 use ragged_core::ops::{Delimiter, LineOptions, LinesColumn, TextOps};
 use ragged_core::{BinaryColumn, Error, Host, ScalarBuffer};

@@ -7,10 +7,10 @@
 //! any backend. Randomness comes from [`crate::rng::Rng`] seeded by the case's label:
 //! the same label gives the same column everywhere.
 //!
-//! The enumerations cover the checklist of DESIGN.md §4: nulls, empty rows, all-null,
-//! all-empty, 1- to 4-byte UTF-8 characters, one very long row among short ones, sliced
-//! inputs (`offsets[0] != 0`, validity bitmaps at a bit offset, null rows with non-empty
-//! bytes), both offset widths and the row counts of [`row_counts`].
+//! The enumerations cover the cases of DESIGN.md §4 (Testing): nulls, empty rows,
+//! all-null, all-empty, 1- to 4-byte UTF-8 characters, one very long row among short
+//! ones, sliced inputs (`offsets[0] != 0`, validity bitmaps at a bit offset, null rows
+//! with non-empty bytes), both offset widths and the row counts of [`row_counts`].
 
 use std::any::Any;
 use std::collections::HashMap;

@@ -1,8 +1,9 @@
 //! Inputs of the text (lines) family: byte buffers with their options.
 //!
-//! - [`edge_inputs`]: the named edge cases of the issue (empty, one byte, no
-//!   delimiter, only delimiters, trailing delimiter or none, `\r` without `\n`,
-//!   invalid UTF-8, multi-byte characters, self-overlapping delimiter runs);
+//! - [`edge_inputs`]: the named edge cases of the lines semantics (DESIGN.md §2):
+//!   empty, one byte, no delimiter, only delimiters, trailing delimiter or none, `\r`
+//!   without `\n`, invalid UTF-8, multi-byte characters, self-overlapping delimiter
+//!   runs;
 //! - [`delimiters`]: newline mode, `\r\n`, one byte, several bytes, self-overlapping
 //!   ones and the longest allowed (64 bytes);
 //! - [`random_lines`]: random printable text (ASCII with some 2-, 3- and 4-byte

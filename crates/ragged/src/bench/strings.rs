@@ -1,9 +1,10 @@
 //! The strings cases of `ragged bench`.
 //!
-//! Data (the shape, reproducible outside ragged with the same hash): names
-//! "First Last" of ASCII letters, the first name 3–10 letters and the last 3–12,
-//! capitalized (about 15.5 bytes a row), and a visibility column, "public" or
-//! "private" at 50 %; 600 000, 6 000 000 and 60 000 000 rows (2^16 with `--quick`).
+//! Data (the shape of the strings targets, DESIGN.md §5; reproducible outside ragged
+//! with the same hash): names "First Last" of ASCII letters, the first name 3–10
+//! letters and the last 3–12, capitalized (about 15.5 bytes a row), and a visibility
+//! column, "public" or "private" at 50 %; 600 000, 6 000 000 and 60 000 000 rows (2^16
+//! with `--quick`).
 //! Row `r`: lengths from `hash(10, r)`, letter `k` is `hash(11 + k / 12, r) >> 5 (k %
 //! 12)` modulo 26; visibility from `hash(20, r)` (`hash` as in the lists cases).
 //!
@@ -20,7 +21,7 @@ use ragged_core::{Column, Result, StringColumn};
 use super::lists::hash;
 use super::{size_label, BenchBackend, Harness};
 
-/// Rows of the full suite (the sizes).
+/// Rows of the full suite (the sizes of the strings targets, DESIGN.md §5).
 const ROWS: [usize; 3] = [600_000, 6_000_000, 60_000_000];
 
 /// `rows` names "First Last": lengths 3–10 and 3–12, capitalized ASCII letters.
