@@ -344,6 +344,7 @@ def test_a_killed_worker_loses_nothing(cluster, tmp_path):
     time.sleep(0.5)
     pids = cluster.run(os.getpid)
     victim = sorted(pids)[0]
+    assert not future.done()  # killed in the middle of the job
     os.kill(pids[victim], signal.SIGKILL)
     result = future.result(timeout=120)
     assert result.tolist() == [r.upper() for r in rows]
