@@ -13,6 +13,7 @@ pub mod device;
 pub mod info;
 pub mod io;
 pub mod lines;
+mod mapped;
 
 pub use ragged_cpu::CpuBackend;
 pub use ragged_cuda::{cuda_status, CudaBackend, CudaOptions, CudaStatus};

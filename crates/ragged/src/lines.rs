@@ -12,7 +12,9 @@
 //! record, whatever the file size.
 //!
 //! - Regular files are memory-mapped: a window is a zero-copy slice of the mapping
-//!   (no read copy, no carry copy), and records kept with their delimiters share it.
+//!   (no read copy, no carry copy), and records kept with their delimiters share it. A
+//!   file truncated while it is mapped is an [`Error::Io`] after the window that saw it
+//!   (the mapping is guarded against SIGBUS), not a crash.
 //! - Standard input, pipes and other special files are read in blocks of the chunk
 //!   size; the carried partial record is copied to the front of the next block.
 //!
@@ -63,6 +65,8 @@ use arrow_buffer::{Buffer, ScalarBuffer};
 use ragged_core::ops::{Delimiter, LineOptions, LinePlan, LinesColumn, TextOps};
 use ragged_core::trace::traced;
 use ragged_core::{BinaryColumn, Error, Host, Location, Memory, Result, StringColumn};
+
+use crate::mapped::MappedFile;
 
 /// The default window size of [`LineReader`]: 64 MiB.
 pub const DEFAULT_CHUNK_SIZE: usize = 64 << 20;
@@ -146,6 +150,8 @@ pub struct LineReader<'b, B: TextOps> {
     records: u64,
     total: Option<u64>,
     done: bool,
+    /// The file's mapping, checked for truncation after each window.
+    mapping: Option<Arc<MappedFile>>,
 }
 
 impl<'b, B: TextOps> LineReader<'b, B> {
@@ -170,22 +176,14 @@ impl<'b, B: TextOps> LineReader<'b, B> {
             return Err(crate::io::is_a_directory("read", path));
         }
         let mut reader = if options.memory_map && metadata.is_file() && metadata.len() > 0 {
-            // SAFETY: the mapping is read-only and owned by the buffer built from it.
-            // Another process truncating or rewriting the file while it is mapped
-            // changes (or faults on) the bytes we read, as with every mmap-based
-            // reader (ripgrep, …); ragged documents this and does not write to it.
-            let map =
-                unsafe { memmap2::Mmap::map(&file) }.map_err(|e| Error::io("map", path, e))?;
-            let _ = map.advise(memmap2::Advice::Sequential);
-            Self::new(
-                backend,
-                Source::Mapped {
-                    data: mapped_buffer(map),
-                    pos: 0,
-                },
-                plan,
-                options,
-            )?
+            // Another process rewriting the file while it is mapped changes the bytes we
+            // read, as with every mmap-based reader; one truncating it is caught
+            // (`MappedFile`) and reported after the window that saw it.
+            let map = MappedFile::map(&file).map_err(|e| Error::io("map", path, e))?;
+            let (data, mapping) = mapped_buffer(map);
+            let mut reader = Self::new(backend, Source::Mapped { data, pos: 0 }, plan, options)?;
+            reader.mapping = mapping;
+            reader
         } else {
             Self::new(
                 backend,
@@ -268,6 +266,7 @@ impl<'b, B: TextOps> LineReader<'b, B> {
             records: 0,
             total: None,
             done: false,
+            mapping: None,
         })
     }
 
@@ -407,7 +406,10 @@ impl<'b, B: TextOps> LineReader<'b, B> {
                 Some(window) => window,
                 None => match self.take_window()? {
                     Some(window) => window.upload(self.backend)?,
-                    None => return Ok(None),
+                    None => {
+                        self.check_mapping()?;
+                        return Ok(None);
+                    }
                 },
             };
             let (start, end) = self.plan.byte_range();
@@ -432,6 +434,8 @@ impl<'b, B: TextOps> LineReader<'b, B> {
                      next uploaded {uploaded:.2} ms, op {ran:.2} ms"
                 );
             }
+            // Zeros read from a truncated mapping are not the file's records.
+            self.check_mapping()?;
             let (value, records) = outcome.map_err(|e| match e {
                 Error::InvalidUtf8 { row, byte } => Error::InvalidUtf8 {
                     row: row + self.records as usize,
@@ -457,6 +461,15 @@ impl<'b, B: TextOps> LineReader<'b, B> {
                 self.ahead = None;
                 Some(Err(e))
             }
+        }
+    }
+
+    /// [`Error::Io`] when the mapped file was truncated: the bytes read from it since
+    /// are zeros, not the file's.
+    fn check_mapping(&self) -> Result<()> {
+        match &self.mapping {
+            Some(map) if map.truncated() => Err(crate::mapped::truncated_error(&self.path)),
+            _ => Ok(()),
         }
     }
 
@@ -521,15 +534,21 @@ fn last_delimiter_end(window: &[u8], plan: &LinePlan) -> Option<usize> {
     }
 }
 
-/// A mapping as an arrow buffer that owns it (zero-copy).
-fn mapped_buffer(map: memmap2::Mmap) -> ScalarBuffer<u8> {
+/// A mapping as an arrow buffer that owns it (zero-copy), and the mapping to check.
+fn mapped_buffer(map: MappedFile) -> (ScalarBuffer<u8>, Option<Arc<MappedFile>>) {
+    let _ = map.advise_sequential();
     let len = map.len();
     let map = Arc::new(map);
     match std::ptr::NonNull::new(map.as_ptr().cast_mut()) {
-        // SAFETY: the pointer and length describe the mapping, which stays valid and
-        // unmodified by us while `map` (the buffer's owner) lives; u8 needs no alignment.
-        Some(ptr) => ScalarBuffer::from(unsafe { Buffer::from_custom_allocation(ptr, len, map) }),
-        None => ScalarBuffer::from(Vec::new()),
+        Some(ptr) => {
+            let owner = Arc::clone(&map);
+            // SAFETY: the pointer and length describe the mapping, which stays valid
+            // (also when truncated: zero pages replace the lost ones) and unmodified by
+            // us while `owner` (the buffer's owner) lives; u8 needs no alignment.
+            let buffer = unsafe { Buffer::from_custom_allocation(ptr, len, owner) };
+            (ScalarBuffer::from(buffer), Some(map))
+        }
+        None => (ScalarBuffer::from(Vec::new()), None),
     }
 }
 

@@ -33,6 +33,7 @@ use ragged_core::{Error, Result, StringColumn};
 use rayon::prelude::*;
 
 use super::errors::is_a_directory;
+use crate::mapped::{truncated_error, MappedFile};
 
 /// Records read from a FASTA or FASTQ file: one name and one sequence per record, in
 /// file order.
@@ -99,11 +100,14 @@ pub fn read_sequences(path: &Path, alphabet: &Alphabet) -> Result<SequenceRecord
     }
     let mut file = File::open(path).map_err(read_err)?;
     if metadata.is_file() && metadata.len() >= 1 << 20 {
-        // SAFETY: the map is read-only and lives only for this call. As with every
-        // mmap reader, another process truncating the file meanwhile can fault; the
-        // file is an input the user named, not one we write.
-        let map = unsafe { memmap2::Mmap::map(&file) }.map_err(read_err)?;
-        return parse_maybe_gzip(&map, alphabet, path);
+        // The map lives only for this call. Another process truncating the file
+        // meanwhile is caught (`MappedFile`): the records parsed from zeros are dropped.
+        let map = MappedFile::map(&file).map_err(read_err)?;
+        let records = parse_maybe_gzip(&map, alphabet, path);
+        if map.truncated() {
+            return Err(truncated_error(path));
+        }
+        return records;
     }
     let mut bytes = Vec::with_capacity(usize::try_from(metadata.len()).unwrap_or(0));
     file.read_to_end(&mut bytes).map_err(read_err)?;
