@@ -1,5 +1,5 @@
 // page_cache_copy: how fast can the host move a file that is already in the page cache
-// into pinned memory? (the bound of `ragged lines FILE` on the GPU, issue #6).
+// into pinned memory? (the bound of `ragged lines FILE` on the GPU, PERFORMANCE v0.18).
 // Each thread copies 2 MiB pieces of its share of a fresh mapping (or pread) into its
 // own pinned buffer; variants differ in how the mapping's page tables are filled.
 //

@@ -18,7 +18,7 @@ typedef unsigned short uint16_t;
 typedef unsigned int uint32_t;
 typedef unsigned long long uint64_t;
 #else
-// nvcc (the tuning experiments under crates/ragged-cuda/experiments) has the C headers.
+// nvcc (the tuning experiments under experiments/) has the C headers.
 #include <cstdint>
 #endif
 

@@ -1,7 +1,7 @@
 // startup_floor: what a process pays before its first kernel, phase by phase, with no
 // ragged code involved: dlopen + cuInit, primary context, NVML init and queries, NVRTC
 // load. Run twice in a row to see warm figures. Build: cc -O2 -o startup_floor
-// startup_floor.c -ldl
+// experiments/startup_floor.c -ldl
 #include <dlfcn.h>
 #include <stdio.h>
 #include <time.h>

@@ -3,7 +3,9 @@
 // values on the GPU it runs on, and prints each as a fraction of the device-to-device
 // copy rate measured in the same run. Used to choose ScanTuning values; not part of
 // the library. Build and run: scripts/gpu-experiment.sh scan_tuning [-- f32lib]
-// (f32lib: only the library's f32 scan_sum restated with switches, on random values)
+// (f32lib: only the library's f32 scan_sum restated with switches, on random values),
+// or by hand: nvcc -O3 -std=c++17 -arch=sm_90 -I crates/ragged-cuda/kernels
+//   -I <cuda>/include/cccl -o scan_tuning experiments/scan_tuning.cu
 #include "common/primitives.cuh"
 #include "common/scan.cuh"
 #include <cub/device/device_scan.cuh>

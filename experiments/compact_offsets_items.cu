@@ -5,6 +5,9 @@
 // rate of the same run; checks the offsets against a host prefix. Not part of the
 // library. Build and run, once per value:
 //   scripts/gpu-experiment.sh compact_offsets_items -DRAGGED_COMPACT_ITEMS_I64=12
+// or by hand: nvcc -O3 -std=c++17 -arch=sm_90 -I crates/ragged-cuda/kernels
+//   -I <cuda>/include/cccl -DRAGGED_COMPACT_ITEMS_I64=12 -o compact_offsets_items
+//   experiments/compact_offsets_items.cu
 #include "lists/compact_offsets.cu"
 #include <algorithm>
 #include <cstdio>
