@@ -13,5 +13,5 @@ cuda="${CUDA_HOME:-/usr/local/cuda}"
 arch="$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d .)"
 out="${OUT:-/tmp}/$name"
 nvcc -O3 -std=c++17 -arch="sm_${arch}" -I "$root/crates/ragged-cuda/kernels" \
-    -I "$cuda/include/cccl" ${flags[@]+"${flags[@]}"} -o "$out" "$root/crates/ragged-cuda/experiments/$name.cu"
+    -I "$cuda/include/cccl" ${flags[@]+"${flags[@]}"} -o "$out" "$root/experiments/$name.cu"
 "$out" "$@"
