@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Build and run one tuning experiment of crates/ragged-cuda/experiments on a GPU machine
+# Build and run one tuning experiment of experiments/ on a GPU machine
 # with nvcc (no Rust needed):
 #   scripts/gpu-experiment.sh scan_tuning [nvcc flags...] [-- program arguments...]
 # The experiments include the library's kernel headers, so they time the code we ship.
