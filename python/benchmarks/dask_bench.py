@@ -120,6 +120,12 @@ def redact_table(args: argparse.Namespace) -> None:
             t_read = best(args.runs, lambda c=read_only: client.compute(c).result())
             t = best(args.runs, lambda c=size: client.compute(c).result())
             rows.append((label, workers, t_read, t, table.npartitions))
+            import dask
+
+            empty = [dask.delayed(int)(i) for i in range(args.tasks)]
+            total = dask.delayed(sum)(empty)
+            cost = best(args.runs, lambda c=total: client.compute(c).result()) / args.tasks
+            print(f"scheduler cost per task, {workers} worker(s): {cost * 1e3:.2f} ms")
     print(f"\nredact over {args.redact:,} rows ({directory}), best of {args.runs}\n")
     print(
         "| workers | read + bytes of names | read + redact + bytes | partitions "
