@@ -326,6 +326,32 @@ fn run<T: Send>(py: Python<'_>, f: impl FnOnce() -> ragged_core::Result<T> + Sen
     py.detach(f).map_err(error)
 }
 
+/// As [`run`], for the calls that work in windows (`read_lines`, `count_lines`,
+/// `split_lines`, `sketch`): between windows they take the GIL back for a moment to run
+/// Python's pending signal handlers, so that Ctrl-C raises `KeyboardInterrupt` (the
+/// handler's own exception) there instead of after the whole call.
+fn run_interruptible<T: Send>(
+    py: Python<'_>,
+    f: impl FnOnce(ragged::compute::Interrupt<'_>) -> ragged_core::Result<T> + Send,
+) -> PyResult<T> {
+    let raised: Mutex<Option<PyErr>> = Mutex::new(None);
+    let check = || -> ragged_core::Result<()> {
+        Python::attach(|py| py.check_signals()).map_err(|e| {
+            if let Ok(mut slot) = raised.lock() {
+                *slot = Some(e);
+            }
+            ragged_core::Error::Interrupted { op: "python call" }
+        })
+    };
+    match py.detach(|| f(Some(&check))) {
+        Ok(value) => Ok(value),
+        Err(e) => match raised.lock().ok().and_then(|mut slot| slot.take()) {
+            Some(signal) => Err(signal),
+            None => Err(error(e)),
+        },
+    }
+}
+
 fn side(name: &str) -> PyResult<Side> {
     match name {
         "left" => Ok(Side::Left),
@@ -903,11 +929,11 @@ fn read_lines(
 ) -> PyResult<Array> {
     let options = line_options(delimiter, keep_delimiter, byte_range)?;
     let d = device(device_name)?;
-    run(py, || {
+    run_interruptible(py, |stop| {
         if batch {
-            text::read_lines_batch(&path, &options, chunk_size, &d)
+            text::read_lines_batch(&path, &options, chunk_size, &d, stop)
         } else {
-            text::read_lines(&path, &options, chunk_size, &d)
+            text::read_lines(&path, &options, chunk_size, &d, stop)
         }
     })
     .map(wrap)
@@ -963,7 +989,10 @@ fn split_lines(
     let options = line_options(delimiter, keep_delimiter, byte_range)?;
     let d = device(device_name)?;
     let bytes = bytes_in(data)?;
-    run(py, || text::split_lines(bytes, &options, chunk_size, &d)).map(wrap)
+    run_interruptible(py, |stop| {
+        text::split_lines(bytes, &options, chunk_size, &d, stop)
+    })
+    .map(wrap)
 }
 
 #[pyfunction]
@@ -978,7 +1007,9 @@ fn count_lines(
 ) -> PyResult<u64> {
     let options = line_options(delimiter, false, byte_range)?;
     let d = device(device_name)?;
-    run(py, || text::count_lines(&path, &options, chunk_size, &d))
+    run_interruptible(py, |stop| {
+        text::count_lines(&path, &options, chunk_size, &d, stop)
+    })
 }
 
 // ---- sequences -------------------------------------------------------------------
@@ -1012,7 +1043,7 @@ fn sketch(
         array_in(sequences_array, "sequences")?,
         device(device_name)?,
     );
-    run(py, || sequences::sketch(&a, &options, &d)).map(wrap)
+    run_interruptible(py, |stop| sequences::sketch(&a, &options, &d, stop)).map(wrap)
 }
 
 #[pyfunction]
@@ -1027,7 +1058,8 @@ fn sketch_file(
 ) -> PyResult<(Array, Array)> {
     let options = sketch_options(t, dim, seed, alphabet)?;
     let d = device(device_name)?;
-    let (names, sketches) = run(py, || sequences::sketch_file(&path, &options, &d))?;
+    let (names, sketches) =
+        run_interruptible(py, |stop| sequences::sketch_file(&path, &options, &d, stop))?;
     Ok((wrap(names), wrap(sketches)))
 }
 

@@ -80,3 +80,34 @@ def test_errors(tmp_path, device):
     assert "row 1 at byte 4" in str(info.value)
     with pytest.raises(ragged.errors.InvalidArgumentError):
         ragged.read_lines(bad, "", device=device)
+
+
+def test_ctrl_c_stops_a_long_read_between_windows(tmp_path):
+    """SIGINT while read_lines / count_lines / sketch work through many windows raises
+    KeyboardInterrupt from the call (checked between windows), long before its end."""
+    import os
+    import signal
+    import threading
+    import time
+
+    from ragged import _ragged
+
+    path = tmp_path / "many.txt"
+    path.write_bytes(b"ACGTACGTAC some text\n" * 1_000_000)  # 21 MB, 5 000+ windows of 4 KiB
+    calls = {
+        "read_lines": lambda: _ragged.read_lines(str(path), "\n", False, None, 4096, False, "cpu"),
+        "count_lines": lambda: _ragged.count_lines(str(path), "\n", None, 4096, "cpu"),
+    }
+    for name, call in calls.items():
+        start = time.perf_counter()
+        call()
+        whole = time.perf_counter() - start
+        timer = threading.Timer(whole / 10, os.kill, (os.getpid(), signal.SIGINT))
+        returned = []
+        timer.start()
+        with pytest.raises(KeyboardInterrupt):
+            call()
+            returned.append(name)
+            time.sleep(5)  # a signal that came after the call would land here
+        timer.join()
+        assert not returned, f"{name} ran to its end before the interrupt"

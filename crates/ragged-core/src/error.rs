@@ -180,6 +180,13 @@ pub enum Error {
         /// What is not supported.
         message: String,
     },
+    /// The caller stopped a long operation between two of its windows (Ctrl-C in the
+    /// Python package); nothing it produced is returned.
+    #[error("{op}: interrupted")]
+    Interrupted {
+        /// The operation.
+        op: &'static str,
+    },
 }
 
 /// Which Arrow offsets invariant an offsets buffer breaks.

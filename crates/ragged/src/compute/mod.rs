@@ -171,6 +171,17 @@ fn rename(e: Error, what: &str) -> Error {
     }
 }
 
+/// A check a long call makes between two of its windows (`read_lines`, `count_lines`,
+/// `split_lines`, `sketch`): an `Err` stops the call with that error. The Python package
+/// passes one that raises `KeyboardInterrupt` when Ctrl-C was pressed; `None` never
+/// stops.
+pub type Interrupt<'a> = Option<&'a (dyn Fn() -> Result<()> + Sync)>;
+
+/// Runs `interrupt` when there is one.
+pub(crate) fn check(interrupt: Interrupt<'_>) -> Result<()> {
+    interrupt.map_or(Ok(()), |f| f())
+}
+
 /// A [`Text`] on the host, before the upload.
 pub(crate) enum HostText<'a> {
     Scalar(&'a str),

@@ -11,7 +11,7 @@ use arrow_schema::{DataType, Field};
 use ragged_core::ops::{Alphabet, SequenceColumn, SketchColumn, SketchPlan, SketchTables};
 use ragged_core::{Error, Memory, Result, SequenceOps};
 
-use super::{host_strings, Device, HostStrings};
+use super::{check, host_strings, Device, HostStrings, Interrupt};
 use crate::with_backend;
 
 /// The sketch's parameters: `t` (the tuple length), `dim` (the embedding's dimension),
@@ -39,15 +39,48 @@ impl SketchOptions {
     }
 }
 
-/// The sketches of a column of sequences as `FixedSizeList<Float32>[dim]`.
+/// Codes per window of [`sketch_column`]: `interrupt` is checked between windows.
+const WINDOW_CODES: usize = 64 << 20;
+
+/// The sketches of a column of sequences as `FixedSizeList<Float32>[dim]`, computed in
+/// windows of about [`WINDOW_CODES`] codes (whole sequences) with `interrupt` checked
+/// before each.
 fn sketch_column(
     sequences: &SequenceColumn,
     options: &SketchOptions,
     device: &Device,
+    interrupt: Interrupt<'_>,
 ) -> Result<ArrayRef> {
     let plan = options.plan()?;
-    let sketches = with_backend!(device.backend(), |b| b.tensor_sketch_host(sequences, &plan))?;
-    Ok(sketches.to_arrow())
+    let mut parts: Vec<ArrayRef> = Vec::new();
+    let mut start = 0;
+    loop {
+        check(interrupt)?;
+        let mut end = start;
+        let mut codes = 0;
+        while end < sequences.len() && (end == start || codes < WINDOW_CODES) {
+            codes += sequences.sequence(end).len();
+            end += 1;
+        }
+        let window = if start == 0 && end == sequences.len() {
+            None
+        } else {
+            Some(sequences.slice(start, end - start)?)
+        };
+        let window = window.as_ref().unwrap_or(sequences);
+        let sketches = with_backend!(device.backend(), |b| b.tensor_sketch_host(window, &plan))?;
+        parts.push(sketches.to_arrow());
+        if end >= sequences.len() {
+            break;
+        }
+        start = end;
+    }
+    if parts.len() == 1 {
+        return Ok(parts.swap_remove(0));
+    }
+    let refs: Vec<&dyn Array> = parts.iter().map(|p| p.as_ref()).collect();
+    arrow_select::concat::concat(&refs)
+        .map_err(|e| Error::invalid_argument("sketch", e.to_string()))
 }
 
 /// The Tensor Sketch of every row of a strings array (letters of the alphabet,
@@ -55,8 +88,14 @@ fn sketch_column(
 ///
 /// # Errors
 /// [`Error::TypeMismatch`] for a non-strings array; [`Error::InvalidArgument`] for a
-/// null row or bad parameters.
-pub fn sketch(sequences: &dyn Array, options: &SketchOptions, device: &Device) -> Result<ArrayRef> {
+/// null row or bad parameters; `interrupt`'s error when it stops the call between two
+/// windows of 64 Mi codes.
+pub fn sketch(
+    sequences: &dyn Array,
+    options: &SketchOptions,
+    device: &Device,
+    interrupt: Interrupt<'_>,
+) -> Result<ArrayRef> {
     let table = options.alphabet.code_table();
     let encode = |rows: Vec<Option<&[u8]>>| -> Result<Vec<Vec<u8>>> {
         rows.into_iter()
@@ -86,7 +125,7 @@ pub fn sketch(sequences: &dyn Array, options: &SketchOptions, device: &Device) -
         )?,
     };
     let column = SequenceColumn::from_codes(&codes, options.alphabet.size())?;
-    sketch_column(&column, options, device)
+    sketch_column(&column, options, device, interrupt)
 }
 
 /// The records of a FASTA or FASTQ file (plain or gzip): their names (`LargeUtf8`) and
@@ -98,9 +137,10 @@ pub fn sketch_file(
     path: &Path,
     options: &SketchOptions,
     device: &Device,
+    interrupt: Interrupt<'_>,
 ) -> Result<(ArrayRef, ArrayRef)> {
     let records = crate::io::read_sequences(path, &options.alphabet)?;
-    let sketches = sketch_column(&records.sequences, options, device)?;
+    let sketches = sketch_column(&records.sequences, options, device, interrupt)?;
     let names = ragged_core::Column::LargeUtf8(records.names).to_arrow();
     Ok((names, sketches))
 }

@@ -9,7 +9,7 @@ use arrow_schema::Field;
 use ragged_core::ops::{LineOptions, LinesColumn};
 use ragged_core::{Column, Error, Result};
 
-use super::Device;
+use super::{check, Device, Interrupt};
 use crate::lines::{LineReader, ReaderOptions};
 use crate::with_backend;
 
@@ -20,12 +20,14 @@ use crate::with_backend;
 ///
 /// # Errors
 /// [`Error::Io`] naming the file; [`Error::Format`] naming the record and byte of
-/// invalid UTF-8; [`Error::InvalidArgument`] for bad options.
+/// invalid UTF-8; [`Error::InvalidArgument`] for bad options; [`Error::Interrupted`]
+/// (or `interrupt`'s own error) when `interrupt` stops it between windows.
 pub fn read_lines(
     path: &Path,
     options: &LineOptions,
     chunk_size: usize,
     device: &Device,
+    interrupt: Interrupt<'_>,
 ) -> Result<ArrayRef> {
     if options.binary {
         return Err(Error::invalid_argument(
@@ -37,10 +39,28 @@ pub fn read_lines(
         chunk_size,
         ..ReaderOptions::default()
     };
-    let lines = with_backend!(device.backend(), |b| crate::lines::read_lines(
-        b, path, options, reader
+    let plan = options.plan()?;
+    let lines = with_backend!(device.backend(), |b| collect(
+        b,
+        LineReader::open(b, path, plan, reader)?,
+        interrupt
     ))?;
     strings_of(lines, "read_lines")
+}
+
+/// Every window's records, on the host, as one column; `interrupt` checked before
+/// each window.
+fn collect<B: ragged_core::TextOps>(
+    backend: &B,
+    reader: LineReader<'_, B>,
+    interrupt: Interrupt<'_>,
+) -> Result<LinesColumn<ragged_core::Host>> {
+    let mut batches = Vec::new();
+    for batch in reader {
+        check(interrupt)?;
+        batches.push(crate::lines::to_host_lines(backend, batch?)?);
+    }
+    crate::lines::concat_lines(&batches)
 }
 
 /// The records of `bytes` (already in host memory: a buffer read from an object store,
@@ -55,6 +75,7 @@ pub fn split_lines(
     options: &LineOptions,
     chunk_size: usize,
     device: &Device,
+    interrupt: Interrupt<'_>,
 ) -> Result<ArrayRef> {
     if options.binary {
         return Err(Error::invalid_argument(
@@ -67,13 +88,11 @@ pub fn split_lines(
         ..ReaderOptions::default()
     };
     let plan = options.plan()?;
-    let lines = with_backend!(device.backend(), |b| {
-        let mut batches = Vec::new();
-        for batch in LineReader::from_bytes(b, bytes, plan, reader)? {
-            batches.push(crate::lines::to_host_lines(b, batch?)?);
-        }
-        crate::lines::concat_lines(&batches)
-    })?;
+    let lines = with_backend!(device.backend(), |b| collect(
+        b,
+        LineReader::from_bytes(b, bytes, plan, reader)?,
+        interrupt
+    ))?;
     strings_of(lines, "split_lines")
 }
 
@@ -100,8 +119,9 @@ pub fn read_lines_batch(
     options: &LineOptions,
     chunk_size: usize,
     device: &Device,
+    interrupt: Interrupt<'_>,
 ) -> Result<ArrayRef> {
-    let lines = read_lines(path, options, chunk_size, device)?;
+    let lines = read_lines(path, options, chunk_size, device, interrupt)?;
     let field = Arc::new(Field::new("line", lines.data_type().clone(), false));
     let batch = StructArray::try_new(vec![field].into(), vec![lines], None)
         .map_err(|e| Error::invalid_argument("read_lines", e.to_string()))?;
@@ -118,14 +138,22 @@ pub fn count_lines(
     options: &LineOptions,
     chunk_size: usize,
     device: &Device,
+    interrupt: Interrupt<'_>,
 ) -> Result<u64> {
     let plan = options.plan()?;
     let reader = ReaderOptions {
         chunk_size,
         ..ReaderOptions::default()
     };
-    with_backend!(device.backend(), |b| LineReader::open(
-        b, path, plan, reader
-    )?
-    .count_records())
+    with_backend!(device.backend(), |b| {
+        let mut reader = LineReader::open(b, path, plan, reader)?;
+        let mut total = 0;
+        loop {
+            check(interrupt)?;
+            match reader.count_next() {
+                Some(n) => total += n?,
+                None => break Ok(total),
+            }
+        }
+    })
 }
