@@ -139,6 +139,13 @@ def redact_table(args: argparse.Namespace) -> None:
         )
 
 
+def _peak_rss() -> int:
+    """This process's peak resident set, in bytes (Linux: ru_maxrss is KiB)."""
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
 def best(runs: int, fn) -> float:  # type: ignore[no-untyped-def]
     times = []
     for _ in range(runs):
@@ -210,6 +217,12 @@ def main() -> None:
             n = client.compute(lengths).result()
             t = best(args.runs, lambda c=lengths: client.compute(c).result())
             rows.append((f"`ragged.dask.read_lines` + row count, {workers} worker(s)", t, f"{n:,}"))
+            peaks = client.run(_peak_rss)
+            print(
+                f"{workers} worker(s): peak RSS per worker "
+                + ", ".join(f"{v / 2**20:.0f} MiB" for v in peaks.values())
+                + f" (blocksize {args.blocksize})"
+            )
             # The scheduler's own cost: tasks that read nothing.
             import dask
 
