@@ -7,12 +7,22 @@
 //! flatbuffer headers) and reject any length that reaches past the end of the file,
 //! so every allocation arrow-ipc then makes is bounded by the file's size.
 //!
+//! Compressed buffers (LZ4 frame or zstd bodies) start with the length they
+//! decompress to, which arrow-ipc also allocates before decompressing: a length that
+//! the buffer's compressed bytes cannot produce with its codec (at most 255 bytes per
+//! byte for LZ4, 32 KiB per byte for zstd, whose 4-byte RLE block stands for up to
+//! 128 KiB) is rejected too, so such allocations are bounded by what the file could
+//! legitimately decompress to.
+//!
 //! Malformed framing that these checks do not understand is left to arrow-ipc, which
 //! reports it as an error; only lengths are judged here.
 
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom};
+use std::os::unix::fs::FileExt;
 use std::path::Path;
+
+use arrow_ipc::{CompressionType, Message, MessageHeader};
 
 use ragged_core::{Error, Result};
 
@@ -38,6 +48,86 @@ fn read_fully(file: &mut &File, buf: &mut [u8]) -> io::Result<bool> {
         Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => Ok(false),
         Err(e) => Err(e),
     }
+}
+
+/// Read exactly `buf.len()` bytes at `offset`; `Ok(false)` past the end of the file.
+fn read_fully_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<bool> {
+    match file.read_exact_at(buf, offset) {
+        Ok(()) => Ok(true),
+        Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => Ok(false),
+        Err(e) => Err(e),
+    }
+}
+
+/// The most bytes one compressed byte can decompress to with `codec`: LZ4 (a match
+/// grows by 255 per length byte) and zstd (a 4-byte RLE block stands for 128 KiB).
+fn max_expansion(codec: CompressionType) -> u64 {
+    match codec {
+        CompressionType::LZ4_FRAME => 255,
+        _ => 32 << 10,
+    }
+}
+
+/// Check the uncompressed length that each compressed buffer of a record batch or
+/// dictionary batch message declares in its first 8 bytes (arrow-ipc allocates it
+/// before decompressing) against what its compressed bytes can decompress to. The
+/// body is `body_len` bytes at `body_start` of the file. Buffers that do not lie in
+/// the body are left to arrow-ipc.
+///
+/// # Errors
+/// [`Error::Format`] for a length the buffer cannot decompress to; [`Error::Io`]
+/// when reading fails.
+fn check_compressed_buffers(
+    file: &File,
+    path: &Path,
+    format: Format,
+    message: &Message,
+    body_start: u64,
+    body_len: u64,
+    index: usize,
+) -> Result<()> {
+    let batch = match message.header_type() {
+        MessageHeader::RecordBatch => message.header_as_record_batch(),
+        MessageHeader::DictionaryBatch => message
+            .header_as_dictionary_batch()
+            .and_then(|dictionary| dictionary.data()),
+        _ => None,
+    };
+    let Some((batch, compression)) = batch.and_then(|b| Some((b, b.compression()?))) else {
+        return Ok(());
+    };
+    let expansion = max_expansion(compression.codec());
+    for (number, buffer) in batch.buffers().into_iter().flatten().enumerate() {
+        let (Ok(offset), Ok(length)) = (
+            u64::try_from(buffer.offset()),
+            u64::try_from(buffer.length()),
+        ) else {
+            continue;
+        };
+        if length < 8 || offset.checked_add(length).is_none_or(|end| end > body_len) {
+            continue;
+        }
+        let mut prefix = [0u8; 8];
+        let at = body_start.saturating_add(offset);
+        if !read_fully_at(file, &mut prefix, at).map_err(|e| Error::io("read", path, e))? {
+            continue;
+        }
+        // -1: stored uncompressed; 0: empty; other negative lengths arrow-ipc rejects.
+        let declared = i64::from_le_bytes(prefix);
+        let most = (length - 8).saturating_mul(expansion);
+        if u64::try_from(declared).is_ok_and(|n| n > most) {
+            return Err(corrupt(
+                path,
+                format,
+                format!(
+                    "message {index}: buffer {number} declares {declared} uncompressed bytes, \
+                     more than its {} compressed bytes can hold ({most})",
+                    length - 8
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Check that every block listed in an IPC file's footer lies inside the file.
@@ -102,6 +192,21 @@ pub(crate) fn check_file(mut file: &File, path: &Path) -> Result<()> {
                 ),
             ));
         }
+        // The block fits, so these are in range. Its message: [continuation] length,
+        // flatbuffer; then the body.
+        let (offset, metadata, body) = (offset as u64, metadata as u64, body as u64);
+        let mut header = vec![0u8; usize::try_from(metadata).unwrap_or(0)];
+        if !read_fully_at(file, &mut header, offset).map_err(io_error)? {
+            continue;
+        }
+        let flatbuffer = match header.get(..4) {
+            Some(word) if word == CONTINUATION => header.get(8..),
+            _ => header.get(4..),
+        };
+        let Some(Ok(message)) = flatbuffer.map(arrow_ipc::root_as_message) else {
+            continue; // an invalid message: arrow-ipc reports it
+        };
+        check_compressed_buffers(file, path, format, &message, offset + metadata, body, index)?;
     }
     Ok(())
 }
@@ -173,6 +278,7 @@ pub(crate) fn check_stream(mut file: &File, path: &Path) -> Result<()> {
                     ),
                 )
             })?;
+        check_compressed_buffers(file, path, format, &message, position, body, index)?;
         position += body;
         file.seek(SeekFrom::Start(position)).map_err(io_error)?;
         index += 1;

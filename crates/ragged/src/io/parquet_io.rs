@@ -58,7 +58,11 @@ impl ChunkReader for PositionalFile {
     }
 }
 
-/// A reader at a position of a shared file.
+/// A reader at a position of a shared file. parquet-rs reads page headers through it
+/// (everything else through [`ChunkReader::get_bytes`]); a read at the end of the file
+/// is an error, not `Ok(0)`: the Thrift decoder skips unknown fields without checking
+/// for the end (a list of 2^31 doubles at the end of a corrupt header was 2^31 empty
+/// reads), and a page header never ends past the end of the file.
 struct PositionalReader {
     file: Arc<File>,
     at: u64,
@@ -67,6 +71,12 @@ struct PositionalReader {
 impl std::io::Read for PositionalReader {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
         let n = self.file.read_at(buf, self.at)?;
+        if n == 0 && !buf.is_empty() {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::UnexpectedEof,
+                "a page header reaches past the end of the file",
+            ));
+        }
         self.at += n as u64;
         Ok(n)
     }
