@@ -26,7 +26,7 @@ for step in $steps; do
   case $step in
     test)
       (cd /tmp && RAGGED_TEST_CUDA=1 timeout "${TEST_LIMIT:-300}" python3 -m pytest -q \
-        -p no:cacheprovider "$repo/python/tests" 2>&1 | tee "$out/pytest.log" | tail -40) ;;
+        -p no:cacheprovider ${PYTEST_ARGS:-} "$repo/python/tests" 2>&1 | tee "$out/pytest.log" | tail -40) ;;
     bench)
       for device in cpu cuda; do
         (cd /tmp && timeout 150 python3 "$repo/python/benchmarks/bench.py" --rows 6000000 \
