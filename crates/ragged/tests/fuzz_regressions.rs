@@ -47,6 +47,16 @@ fn an_ipc_file_buffer_declaring_gigabytes_is_an_error() {
     assert!(error.to_string().contains("uncompressed bytes"), "{error}");
 }
 
+/// The same in a file whose message's flatbuffer reaches into the block's body, where
+/// arrow-ipc parses it (over the whole block) and a check over the metadata alone
+/// could not: a zstd buffer declaring 120 GB.
+#[test]
+fn an_ipc_file_message_parsed_over_its_body_is_checked() {
+    let error = rejected("ipc_file-zstd-declared-length-in-body", Format::ArrowFile);
+    assert!(matches!(error, Error::Format { .. }), "{error}");
+    assert!(error.to_string().contains("uncompressed bytes"), "{error}");
+}
+
 /// A page header whose unknown field is a list of 2^31 doubles at the end of the
 /// file: the Thrift decoder skipped each one with an empty read (minutes of system
 /// calls).

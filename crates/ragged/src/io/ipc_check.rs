@@ -12,7 +12,9 @@
 //! the buffer's compressed bytes cannot produce with its codec (at most 255 bytes per
 //! byte for LZ4, 32 KiB per byte for zstd, whose 4-byte RLE block stands for up to
 //! 128 KiB) is rejected too, so such allocations are bounded by what the file could
-//! legitimately decompress to.
+//! legitimately decompress to: in streams here, in files by [`check_block`] on each
+//! block once the file is in memory (arrow-ipc parses a file's message over the whole
+//! block, so only the block decides what it reads).
 //!
 //! Malformed framing that these checks do not understand is left to arrow-ipc, which
 //! reports it as an error; only lengths are judged here.
@@ -70,21 +72,20 @@ fn max_expansion(codec: CompressionType) -> u64 {
 
 /// Check the uncompressed length that each compressed buffer of a record batch or
 /// dictionary batch message declares in its first 8 bytes (arrow-ipc allocates it
-/// before decompressing) against what its compressed bytes can decompress to. The
-/// body is `body_len` bytes at `body_start` of the file. Buffers that do not lie in
-/// the body are left to arrow-ipc.
+/// before decompressing) against what its compressed bytes can decompress to.
+/// `prefix(offset)` reads the 8 bytes at `offset` of the message's body of `body_len`
+/// bytes (`None` past its end). Buffers that do not lie in the body are left to
+/// arrow-ipc.
 ///
 /// # Errors
-/// [`Error::Format`] for a length the buffer cannot decompress to; [`Error::Io`]
-/// when reading fails.
+/// [`Error::Format`] for a length the buffer cannot decompress to; `prefix`'s errors.
 fn check_compressed_buffers(
-    file: &File,
     path: &Path,
     format: Format,
     message: &Message,
-    body_start: u64,
     body_len: u64,
     index: usize,
+    mut prefix: impl FnMut(u64) -> Result<Option<[u8; 8]>>,
 ) -> Result<()> {
     let batch = match message.header_type() {
         MessageHeader::RecordBatch => message.header_as_record_batch(),
@@ -107,13 +108,11 @@ fn check_compressed_buffers(
         if length < 8 || offset.checked_add(length).is_none_or(|end| end > body_len) {
             continue;
         }
-        let mut prefix = [0u8; 8];
-        let at = body_start.saturating_add(offset);
-        if !read_fully_at(file, &mut prefix, at).map_err(|e| Error::io("read", path, e))? {
+        let Some(bytes) = prefix(offset)? else {
             continue;
-        }
+        };
         // -1: stored uncompressed; 0: empty; other negative lengths arrow-ipc rejects.
-        let declared = i64::from_le_bytes(prefix);
+        let declared = i64::from_le_bytes(bytes);
         let most = (length - 8).saturating_mul(expansion);
         if u64::try_from(declared).is_ok_and(|n| n > most) {
             return Err(corrupt(
@@ -128,6 +127,41 @@ fn check_compressed_buffers(
         }
     }
     Ok(())
+}
+
+/// Check the compressed buffers (see [`check_compressed_buffers`]) of an IPC file's
+/// block held in memory: `data` is the block's message and body as arrow-ipc's
+/// `FileDecoder` gets them, the message parsed as it parses it (over the whole block).
+///
+/// # Errors
+/// [`Error::Format`] for a buffer declaring more bytes than it can decompress to.
+pub(crate) fn check_block(
+    data: &[u8],
+    metadata_len: usize,
+    path: &Path,
+    index: usize,
+) -> Result<()> {
+    let flatbuffer = match data.get(..4) {
+        Some(word) if word == CONTINUATION => data.get(8..),
+        _ => data.get(4..),
+    };
+    let Some(Ok(message)) = flatbuffer.map(arrow_ipc::root_as_message) else {
+        return Ok(()); // an invalid message: arrow-ipc reports it
+    };
+    let body = data.get(metadata_len..).unwrap_or_default();
+    check_compressed_buffers(
+        path,
+        Format::ArrowFile,
+        &message,
+        body.len() as u64,
+        index,
+        |offset| {
+            let at = usize::try_from(offset).unwrap_or(usize::MAX);
+            Ok(body
+                .get(at..at.saturating_add(8))
+                .and_then(|b| b.try_into().ok()))
+        },
+    )
 }
 
 /// Check that every block listed in an IPC file's footer lies inside the file.
@@ -192,21 +226,6 @@ pub(crate) fn check_file(mut file: &File, path: &Path) -> Result<()> {
                 ),
             ));
         }
-        // The block fits, so these are in range. Its message: [continuation] length,
-        // flatbuffer; then the body.
-        let (offset, metadata, body) = (offset as u64, metadata as u64, body as u64);
-        let mut header = vec![0u8; usize::try_from(metadata).unwrap_or(0)];
-        if !read_fully_at(file, &mut header, offset).map_err(io_error)? {
-            continue;
-        }
-        let flatbuffer = match header.get(..4) {
-            Some(word) if word == CONTINUATION => header.get(8..),
-            _ => header.get(4..),
-        };
-        let Some(Ok(message)) = flatbuffer.map(arrow_ipc::root_as_message) else {
-            continue; // an invalid message: arrow-ipc reports it
-        };
-        check_compressed_buffers(file, path, format, &message, offset + metadata, body, index)?;
     }
     Ok(())
 }
@@ -278,7 +297,12 @@ pub(crate) fn check_stream(mut file: &File, path: &Path) -> Result<()> {
                     ),
                 )
             })?;
-        check_compressed_buffers(file, path, format, &message, position, body, index)?;
+        check_compressed_buffers(path, format, &message, body, index, |offset| {
+            let mut bytes = [0u8; 8];
+            let at = position.saturating_add(offset);
+            let read = read_fully_at(file, &mut bytes, at).map_err(io_error)?;
+            Ok(read.then_some(bytes))
+        })?;
         position += body;
         file.seek(SeekFrom::Start(position)).map_err(io_error)?;
         index += 1;

@@ -307,9 +307,19 @@ fn decode_ipc_file(
             ))),
         }
     };
-    for block in footer.dictionaries().iter().flatten() {
+    // A block's data, its compressed buffers' declared lengths checked (see
+    // `ipc_check::check_block`).
+    let checked_block = |block: &arrow_ipc::Block, index: usize| -> Result<arrow_buffer::Buffer> {
+        let data = block_data(block)?;
+        let metadata_len = usize::try_from(block.metaDataLength()).unwrap_or(usize::MAX);
+        ipc_check::check_block(&data, metadata_len, path, index)?;
+        Ok(data)
+    };
+    let dictionaries = footer.dictionaries().into_iter().flatten();
+    let batch_count = footer.recordBatches().map_or(0, |b| b.len());
+    for (index, block) in dictionaries.enumerate() {
         decoder
-            .read_dictionary(block, &block_data(block)?)
+            .read_dictionary(block, &checked_block(block, batch_count + index)?)
             .map_err(|e| read_error(path, format, &e))?;
     }
     let blocks: Vec<arrow_ipc::Block> = footer
@@ -318,9 +328,10 @@ fn decode_ipc_file(
         .unwrap_or_default();
     let batches: Vec<RecordBatch> = blocks
         .par_iter()
-        .map(|block| {
+        .enumerate()
+        .map(|(index, block)| {
             decoder
-                .read_record_batch(block, &block_data(block)?)
+                .read_record_batch(block, &checked_block(block, index)?)
                 .map_err(|e| read_error(path, format, &e))?
                 .ok_or_else(|| corrupt("a record batch block holds no record batch".into()))
         })
