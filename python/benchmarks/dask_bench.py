@@ -120,11 +120,7 @@ def redact_table(args: argparse.Namespace) -> None:
             t_read = best(args.runs, lambda c=read_only: client.compute(c).result())
             t = best(args.runs, lambda c=size: client.compute(c).result())
             rows.append((label, workers, t_read, t, table.npartitions))
-            import dask
-
-            empty = [dask.delayed(int)(i) for i in range(args.tasks)]
-            total = dask.delayed(sum)(empty)
-            cost = best(args.runs, lambda c=total: client.compute(c).result()) / args.tasks
+            cost = task_cost(client, args.tasks, args.runs)
             print(f"scheduler cost per task, {workers} worker(s): {cost * 1e3:.2f} ms")
     print(f"\nredact over {args.redact:,} rows ({directory}), best of {args.runs}\n")
     print(
@@ -137,6 +133,15 @@ def redact_table(args: argparse.Namespace) -> None:
             f"| {workers} × {label} | {t_read:.2f} s | {t:.2f} s | {parts} | "
             f"{args.redact / t / 1e6:.1f} |"
         )
+
+
+def task_cost(client: object, tasks: int, runs: int) -> float:
+    """The scheduler's own cost per task, in seconds: ``tasks`` tasks that read nothing,
+    summed by one more, best of ``runs``."""
+    import dask
+
+    total = dask.delayed(sum)([dask.delayed(int)(i) for i in range(tasks)])
+    return best(runs, lambda: client.compute(total).result()) / tasks  # type: ignore[attr-defined]
 
 
 def _peak_rss() -> int:
@@ -223,13 +228,7 @@ def main() -> None:
                 + ", ".join(f"{v / 2**20:.0f} MiB" for v in peaks.values())
                 + f" (blocksize {args.blocksize})"
             )
-            # The scheduler's own cost: tasks that read nothing.
-            import dask
-
-            empty = [dask.delayed(int)(i) for i in range(args.tasks)]
-            total = dask.delayed(sum)(empty)
-            t = best(args.runs, lambda c=total: client.compute(c).result())
-            per_task[workers] = t / args.tasks
+            per_task[workers] = task_cost(client, args.tasks, args.runs)
 
     print(
         f"\n{gib:.2f} GiB, blocksize {args.blocksize}, device {args.device}, best of {args.runs}\n"

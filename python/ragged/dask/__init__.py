@@ -19,11 +19,12 @@ Importing this module imports Dask (``pip install "dask[dataframe]" distributed`
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -145,8 +146,7 @@ def _plan(
     )
     if not found:
         raise RaggedIOError(f"read_lines: no file matches {', '.join(names)}")
-    raw = delimiter.encode() if isinstance(delimiter, str) else bytes(delimiter)
-    if not _is_local(fs) and _overlaps_itself(raw):
+    if not _is_local(fs) and _overlaps_itself(_raw(delimiter)):
         raise InvalidArgumentError(
             f"invalid argument delimiter: {delimiter!r} can overlap itself, which byte ranges "
             "of a file outside the local filesystem cannot split consistently"
@@ -215,12 +215,31 @@ def _remote_block(part: _Range, delimiter: bytes) -> bytes:
     return bytes(part.fs.cat_file(part.path, start=first, end=last))
 
 
+@contextlib.contextmanager
+def _naming(part: _Range) -> Iterator[None]:
+    """ragged's errors raised inside re-raised (same class) with the file and byte range
+    of the partition in their message; the file checked unchanged first."""
+    try:
+        _check_unchanged(part)
+        yield
+    except FileChangedError:
+        raise
+    except RaggedError as e:
+        message = str(e)
+        if part.where() not in message:
+            message = f"{part.where()}: {message}"
+        raise type(e)(message) from e
+
+
+def _raw(delimiter: str | bytes) -> bytes:
+    return delimiter.encode() if isinstance(delimiter, str) else bytes(delimiter)
+
+
 def _lines_of(
     part: _Range, delimiter: str | bytes, keep_delimiter: bool, device: str | None
 ) -> Any:
     """One partition's records as ragged's strings array, errors naming the range."""
-    try:
-        _check_unchanged(part)
+    with _naming(part):
         if _is_local(part.fs):
             return _read_lines(
                 part.path,
@@ -229,16 +248,8 @@ def _lines_of(
                 byte_range=(part.start, part.end),
                 device=device,
             )
-        raw = delimiter.encode() if isinstance(delimiter, str) else delimiter
-        block = _remote_block(part, raw)
+        block = _remote_block(part, _raw(delimiter))
         return _split_lines(block, delimiter, keep_delimiter=keep_delimiter, device=device)
-    except FileChangedError:
-        raise
-    except RaggedError as e:
-        message = str(e)
-        if part.where() not in message:
-            message = f"{part.where()}: {message}"
-        raise type(e)(message) from e
 
 
 def _read_partition(
@@ -252,20 +263,11 @@ def _read_partition(
 def _count_partition(part: _Range, delimiter: str | bytes, device: str | None) -> pd.Series:
     from .. import count_lines as _count_lines
 
-    try:
-        _check_unchanged(part)
+    with _naming(part):
         if _is_local(part.fs):
             n = _count_lines(part.path, delimiter, byte_range=(part.start, part.end), device=device)
         else:
-            raw = delimiter.encode() if isinstance(delimiter, str) else delimiter
-            n = len(_split_lines(_remote_block(part, raw), delimiter, device=device))
-    except FileChangedError:
-        raise
-    except RaggedError as e:
-        message = str(e)
-        if part.where() not in message:
-            message = f"{part.where()}: {message}"
-        raise type(e)(message) from e
+            n = len(_split_lines(_remote_block(part, _raw(delimiter)), delimiter, device=device))
     return pd.Series([n], dtype="int64")
 
 

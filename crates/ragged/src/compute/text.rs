@@ -29,9 +29,25 @@ pub fn read_lines(
     device: &Device,
     interrupt: Interrupt<'_>,
 ) -> Result<ArrayRef> {
+    let (plan, reader) = strings_reader(options, chunk_size, "read_lines")?;
+    let lines = with_backend!(device.backend(), |b| collect(
+        b,
+        LineReader::open(b, path, plan, reader)?,
+        interrupt
+    ))?;
+    strings_of(lines, "read_lines")
+}
+
+/// The reader's plan and options for strings records (`op` names the call in the
+/// error for binary records, which this API does not offer).
+fn strings_reader(
+    options: &LineOptions,
+    chunk_size: usize,
+    op: &'static str,
+) -> Result<(ragged_core::ops::LinePlan, ReaderOptions)> {
     if options.binary {
         return Err(Error::invalid_argument(
-            "read_lines",
+            op,
             "binary records are not offered by the Arrow-native API",
         ));
     }
@@ -39,13 +55,7 @@ pub fn read_lines(
         chunk_size,
         ..ReaderOptions::default()
     };
-    let plan = options.plan()?;
-    let lines = with_backend!(device.backend(), |b| collect(
-        b,
-        LineReader::open(b, path, plan, reader)?,
-        interrupt
-    ))?;
-    strings_of(lines, "read_lines")
+    Ok((options.plan()?, reader))
 }
 
 /// Every window's records, on the host, as one column; `interrupt` checked before
@@ -77,17 +87,7 @@ pub fn split_lines(
     device: &Device,
     interrupt: Interrupt<'_>,
 ) -> Result<ArrayRef> {
-    if options.binary {
-        return Err(Error::invalid_argument(
-            "split_lines",
-            "binary records are not offered by the Arrow-native API",
-        ));
-    }
-    let reader = ReaderOptions {
-        chunk_size,
-        ..ReaderOptions::default()
-    };
-    let plan = options.plan()?;
+    let (plan, reader) = strings_reader(options, chunk_size, "split_lines")?;
     let lines = with_backend!(device.backend(), |b| collect(
         b,
         LineReader::from_bytes(b, bytes, plan, reader)?,
