@@ -379,3 +379,13 @@ def test_gpu_worker(tmp_path):
         assert on_gpu.tolist() == on_cpu.tolist()
         total = client.compute(rd.count_lines(path, blocksize=4096)).result()
         assert total == len(rows)
+
+
+@pytest.mark.parametrize("window", [1, 5, 333])
+def test_partitions_read_window_by_window(files, monkeypatch, window):
+    """A partition is read in windows (the records starting in each, kept as chunks);
+    small windows give the same records."""
+    monkeypatch.setattr(rd, "_WINDOW", window)
+    root, rows = files
+    frame = rd.read_lines(str(root / "*.log"), blocksize=997)
+    assert frame.compute()["line"].tolist() == rows

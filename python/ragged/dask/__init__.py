@@ -62,6 +62,10 @@ __all__ = [
     "strings",
 ]
 
+_WINDOW = 64 << 20
+"""Bytes read per call within a partition (ragged's window): a partition's records are
+built as chunks of this many bytes' records."""
+
 DEFAULT_BLOCKSIZE = 256 << 20
 """Bytes of a file per partition of :func:`read_lines` (``"256 MiB"``)."""
 
@@ -241,13 +245,24 @@ def _lines_of(
     """One partition's records as ragged's strings array, errors naming the range."""
     with _naming(part):
         if _is_local(part.fs):
-            return _read_lines(
-                part.path,
-                delimiter,
-                keep_delimiter=keep_delimiter,
-                byte_range=(part.start, part.end),
-                device=device,
-            )
+            # Window by window (the records starting in each), kept as chunks: the
+            # partition's strings exist once, never beside a concatenated copy.
+            pieces = [
+                pa.array(
+                    _read_lines(
+                        part.path,
+                        delimiter,
+                        keep_delimiter=keep_delimiter,
+                        byte_range=(start, min(start + _WINDOW, part.end)),
+                        device=device,
+                    )
+                )
+                for start in range(part.start, min(part.end, max(part.size, 1)), _WINDOW)
+            ]
+            pieces = [p for p in pieces if len(p)] or pieces[:1]
+            if any(p.type == pa.large_string() for p in pieces):  # a record beyond 2 GiB
+                pieces = [p.cast(pa.large_string()) for p in pieces]
+            return pa.chunked_array(pieces, pieces[0].type if pieces else pa.string())
         block = _remote_block(part, _raw(delimiter))
         return _split_lines(block, delimiter, keep_delimiter=keep_delimiter, device=device)
 
@@ -256,7 +271,9 @@ def _read_partition(
     part: _Range, delimiter: str | bytes, keep_delimiter: bool, device: str | None, column: str
 ) -> pd.DataFrame:
     lines = _lines_of(part, delimiter, keep_delimiter, device)
-    series = pd.Series(pd.arrays.ArrowExtensionArray(pa.array(lines)), name=column, copy=False)
+    if not isinstance(lines, pa.ChunkedArray):
+        lines = pa.array(lines)
+    series = pd.Series(pd.arrays.ArrowExtensionArray(lines), name=column, copy=False)
     return series.to_frame()
 
 
