@@ -66,6 +66,18 @@ fn a_parquet_page_header_past_the_end_is_an_error() {
     assert!(matches!(error, Error::Format { .. }), "{error}");
 }
 
+/// An `int64` dictionary page declaring 2^31 values in a few bytes: parquet-rs zeroed
+/// 16 GiB for them before decoding (the fuzzer's memory limit, or the machine's).
+#[test]
+fn a_parquet_dictionary_declaring_more_values_than_bytes_is_an_error() {
+    let error = rejected("parquet-dictionary-count", Format::Parquet);
+    assert!(matches!(error, Error::Format { .. }), "{error}");
+    assert!(
+        error.to_string().contains("dictionary page declares"),
+        "{error}"
+    );
+}
+
 /// The check on declared lengths passes legitimate files at their codecs' largest
 /// ratios: zeros (zstd's RLE blocks, LZ4's longest matches), files and streams.
 #[test]

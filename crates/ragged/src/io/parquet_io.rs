@@ -17,12 +17,16 @@ use arrow_array::{ArrayRef, RecordBatch, RecordBatchOptions};
 use arrow_schema::{Schema, SchemaRef};
 use bytes::Bytes;
 use parquet::arrow::arrow_reader::{
-    ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder,
+    ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReader, RowGroups,
 };
 use parquet::arrow::arrow_writer::{compute_leaves, ArrowColumnChunk};
-use parquet::arrow::{ArrowWriter, ProjectionMask};
+use parquet::arrow::{parquet_to_arrow_field_levels, ArrowWriter, ProjectionMask};
+use parquet::basic::Type as PhysicalType;
+use parquet::column::page::{Page, PageIterator, PageMetadata, PageReader};
+use parquet::file::metadata::{ParquetMetaData, RowGroupMetaData};
 use parquet::file::properties::WriterProperties;
 use parquet::file::reader::{ChunkReader, Length};
+use parquet::file::serialized_reader::SerializedPageReader;
 use ragged_core::trace::{measure, Phase};
 use ragged_core::Result;
 use rayon::prelude::*;
@@ -133,6 +137,108 @@ pub(crate) fn read(
     Ok((full_schema, projection, batches))
 }
 
+/// One row group of a file, its column chunks read by [`SerializedPageReader`]s
+/// behind [`CheckedPages`].
+struct CheckedRowGroups {
+    file: PositionalFile,
+    metadata: Arc<ParquetMetaData>,
+    group: usize,
+}
+
+impl RowGroups for CheckedRowGroups {
+    fn num_rows(&self) -> usize {
+        let rows = self.metadata.row_group(self.group).num_rows();
+        usize::try_from(rows).unwrap_or(0)
+    }
+
+    fn column_chunks(&self, i: usize) -> parquet::errors::Result<Box<dyn PageIterator>> {
+        let chunk = self.metadata.row_group(self.group).column(i);
+        let pages =
+            SerializedPageReader::new(Arc::new(self.file.clone()), chunk, self.num_rows(), None)?;
+        let descr = chunk.column_descr();
+        let bits = match descr.physical_type() {
+            PhysicalType::BOOLEAN => 1,
+            PhysicalType::INT32 | PhysicalType::FLOAT | PhysicalType::BYTE_ARRAY => 32,
+            PhysicalType::INT64 | PhysicalType::DOUBLE => 64,
+            PhysicalType::INT96 => 96,
+            PhysicalType::FIXED_LEN_BYTE_ARRAY => {
+                8 * u64::try_from(descr.type_length()).unwrap_or(0)
+            }
+        };
+        let pages: Box<dyn PageReader> = Box::new(CheckedPages { pages, bits });
+        Ok(Box::new(OnePageReader(Some(pages))))
+    }
+
+    fn row_groups(&self) -> Box<dyn Iterator<Item = &RowGroupMetaData> + '_> {
+        Box::new(std::iter::once(self.metadata.row_group(self.group)))
+    }
+
+    fn metadata(&self) -> &ParquetMetaData {
+        &self.metadata
+    }
+}
+
+/// The page iterator of one column chunk.
+struct OnePageReader(Option<Box<dyn PageReader>>);
+
+impl Iterator for OnePageReader {
+    type Item = parquet::errors::Result<Box<dyn PageReader>>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.0.take().map(Ok)
+    }
+}
+
+impl PageIterator for OnePageReader {}
+
+/// A column chunk's pages, a dictionary page declaring more values than its bytes hold
+/// rejected: parquet-rs sizes the dictionary by the declared count before decoding it
+/// (zeroed, 8 bytes per `int64` value: 16 GiB for a count of 2^31 in an 806-byte file).
+/// PLAIN values take at least `bits` each (a 4-byte length for byte arrays).
+struct CheckedPages {
+    pages: SerializedPageReader<PositionalFile>,
+    bits: u64,
+}
+
+impl PageReader for CheckedPages {
+    fn get_next_page(&mut self) -> parquet::errors::Result<Option<Page>> {
+        let page = self.pages.get_next_page()?;
+        if let Some(Page::DictionaryPage {
+            buf, num_values, ..
+        }) = &page
+        {
+            let needed = u64::from(*num_values).saturating_mul(self.bits);
+            if needed > (buf.len() as u64).saturating_mul(8) {
+                return Err(parquet::errors::ParquetError::General(format!(
+                    "a dictionary page declares {num_values} values in {} bytes",
+                    buf.len()
+                )));
+            }
+        }
+        Ok(page)
+    }
+
+    fn peek_next_page(&mut self) -> parquet::errors::Result<Option<PageMetadata>> {
+        self.pages.peek_next_page()
+    }
+
+    fn skip_next_page(&mut self) -> parquet::errors::Result<()> {
+        self.pages.skip_next_page()
+    }
+
+    fn at_record_boundary(&mut self) -> parquet::errors::Result<bool> {
+        self.pages.at_record_boundary()
+    }
+}
+
+impl Iterator for CheckedPages {
+    type Item = parquet::errors::Result<Page>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.get_next_page().transpose()
+    }
+}
+
 /// Decode column `column` of row group `group` as one array.
 fn read_chunk(
     file: &PositionalFile,
@@ -144,15 +250,21 @@ fn read_chunk(
     let format = Format::Parquet;
     let err = |e: &(dyn std::error::Error + 'static)| read_error(path, format, e);
     let rows = metadata.metadata().row_group(group).num_rows();
-    let builder =
-        ParquetRecordBatchReaderBuilder::new_with_metadata(file.clone(), metadata.clone());
-    let mask = ProjectionMask::roots(builder.parquet_schema(), [column]);
-    let reader = builder
-        .with_row_groups(vec![group])
-        .with_projection(mask)
-        .with_batch_size(usize::try_from(rows).unwrap_or(usize::MAX).max(1))
-        .build()
+    // What `ParquetRecordBatchReaderBuilder` builds for one row group and one column,
+    // with the pages coming through `CheckedPages`.
+    let schema = metadata.metadata().file_metadata().schema_descr();
+    let mask = ProjectionMask::roots(schema, [column]);
+    let levels = parquet_to_arrow_field_levels(schema, mask, Some(metadata.schema().fields()))
         .map_err(|e| err(&e))?;
+    let row_groups = CheckedRowGroups {
+        file: file.clone(),
+        metadata: metadata.metadata().clone(),
+        group,
+    };
+    let batch_size = usize::try_from(rows).unwrap_or(usize::MAX).max(1);
+    let reader =
+        ParquetRecordBatchReader::try_new_with_row_groups(&levels, &row_groups, batch_size, None)
+            .map_err(|e| err(&e))?;
     let mut parts = Vec::new();
     for batch in reader {
         let batch = batch.map_err(|e| err(&e))?;
