@@ -78,6 +78,17 @@ fn a_parquet_dictionary_declaring_more_values_than_bytes_is_an_error() {
     );
 }
 
+/// A row group declaring 2^40 rows (three on disk): parquet-rs reserved the batch
+/// size, which was the declared row count, before reading a page; the allocation
+/// failed and aborted (and 2^62 rows was a capacity-overflow panic, found by the
+/// fuzzer). Made from a pyarrow file by rewriting the count in its footer.
+#[test]
+fn a_parquet_row_group_declaring_more_rows_than_memory_is_an_error() {
+    let error = rejected("parquet-row-group-2-40-rows", Format::Parquet);
+    assert!(matches!(error, Error::Format { .. }), "{error}");
+    assert!(!error.to_string().contains("panic"), "{error}");
+}
+
 /// The check on declared lengths passes legitimate files at their codecs' largest
 /// ratios: zeros (zstd's RLE blocks, LZ4's longest matches), files and streams.
 #[test]

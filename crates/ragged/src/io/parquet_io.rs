@@ -239,6 +239,10 @@ impl Iterator for CheckedPages {
     }
 }
 
+/// The most rows decoded per batch (larger row groups are read in several and
+/// concatenated): more than the row groups ragged, pyarrow, Polars or DuckDB write.
+const MAX_BATCH_ROWS: usize = 1 << 24;
+
 /// Decode column `column` of row group `group` as one array.
 fn read_chunk(
     file: &PositionalFile,
@@ -261,7 +265,12 @@ fn read_chunk(
         metadata: metadata.metadata().clone(),
         group,
     };
-    let batch_size = usize::try_from(rows).unwrap_or(usize::MAX).max(1);
+    // One batch per row group, up to MAX_BATCH_ROWS rows: parquet-rs reserves the batch
+    // size before reading any page, so a row count the file merely declares must not
+    // size it (2^62 rows was a capacity-overflow panic, 2^40 a failed allocation).
+    let batch_size = usize::try_from(rows)
+        .unwrap_or(usize::MAX)
+        .clamp(1, MAX_BATCH_ROWS);
     let reader =
         ParquetRecordBatchReader::try_new_with_row_groups(&levels, &row_groups, batch_size, None)
             .map_err(|e| err(&e))?;
