@@ -89,6 +89,20 @@ fn a_parquet_row_group_declaring_more_rows_than_memory_is_an_error() {
     assert!(!error.to_string().contains("panic"), "{error}");
 }
 
+/// A Snappy page declaring 1.2 GB uncompressed in a 716-byte file: parquet-rs zeroed
+/// the declared size before decompressing (no error, but 1.2 GB of memory; up to
+/// 2 GiB a page, past the fuzzers' limit). Found by the fuzzer as a corpus input of
+/// outsized memory.
+#[test]
+fn a_parquet_page_declaring_more_than_its_codec_can_produce_is_an_error() {
+    let error = rejected("parquet-page-size-1-2-gb", Format::Parquet);
+    assert!(matches!(error, Error::Format { .. }), "{error}");
+    assert!(
+        error.to_string().contains("compressed bytes can hold"),
+        "{error}"
+    );
+}
+
 /// The check on declared lengths passes legitimate files at their codecs' largest
 /// ratios: zeros (zstd's RLE blocks, LZ4's longest matches), files and streams.
 #[test]

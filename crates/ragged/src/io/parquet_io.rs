@@ -21,7 +21,7 @@ use parquet::arrow::arrow_reader::{
 };
 use parquet::arrow::arrow_writer::{compute_leaves, ArrowColumnChunk};
 use parquet::arrow::{parquet_to_arrow_field_levels, ArrowWriter, ProjectionMask};
-use parquet::basic::Type as PhysicalType;
+use parquet::basic::{Compression, Type as PhysicalType};
 use parquet::column::page::{Page, PageIterator, PageMetadata, PageReader};
 use parquet::file::metadata::{ParquetMetaData, RowGroupMetaData};
 use parquet::file::properties::WriterProperties;
@@ -60,6 +60,104 @@ impl ChunkReader for PositionalFile {
         self.0.read_exact_at(&mut buffer, start)?;
         Ok(Bytes::from(buffer))
     }
+}
+
+/// The file as one column chunk's pages are read from it: each page header is checked
+/// (see [`page_sizes`]) before parquet-rs reads it, which allocates the declared
+/// uncompressed size and, for Snappy and LZ4, zeroes it before decompressing (1.2 GB
+/// from a 716-byte file; up to 2 GiB a page): a size the compressed bytes cannot
+/// decompress to with the chunk's codec is an error.
+#[derive(Clone)]
+struct ChunkFile {
+    file: PositionalFile,
+    /// Uncompressed bytes one compressed byte can decompress to at most; `None`
+    /// unchecked (uncompressed, Brotli, or a codec this build cannot read).
+    expansion: Option<u64>,
+}
+
+impl ChunkFile {
+    fn new(file: PositionalFile, codec: Compression) -> Self {
+        // Snappy: a 3-byte copy of 64 bytes (21x); deflate 1032x; LZ4 255x; zstd: a
+        // 4-byte RLE block of 128 KiB.
+        let expansion = match codec {
+            Compression::SNAPPY => Some(32),
+            Compression::GZIP(_) => Some(1032),
+            Compression::LZ4 | Compression::LZ4_RAW => Some(256),
+            Compression::ZSTD(_) => Some(32 << 10),
+            _ => None,
+        };
+        Self { file, expansion }
+    }
+}
+
+impl Length for ChunkFile {
+    fn len(&self) -> u64 {
+        self.file.len()
+    }
+}
+
+impl ChunkReader for ChunkFile {
+    type T = <PositionalFile as ChunkReader>::T;
+
+    fn get_read(&self, start: u64) -> parquet::errors::Result<Self::T> {
+        if let Some(expansion) = self.expansion {
+            let mut head = std::io::BufReader::with_capacity(
+                64,
+                PositionalReader {
+                    file: self.file.0.clone(),
+                    at: start,
+                },
+            );
+            if let Some((uncompressed, compressed)) = page_sizes(&mut head) {
+                // A little more for the codecs' frame headers on tiny pages.
+                if uncompressed > compressed.saturating_mul(expansion).saturating_add(1024) {
+                    return Err(parquet::errors::ParquetError::General(format!(
+                        "a page at byte {start} declares {uncompressed} bytes, more than its \
+                         {compressed} compressed bytes can hold"
+                    )));
+                }
+            }
+        }
+        self.file.get_read(start)
+    }
+
+    fn get_bytes(&self, start: u64, length: usize) -> parquet::errors::Result<Bytes> {
+        self.file.get_bytes(start, length)
+    }
+}
+
+/// The uncompressed and compressed sizes at the start of a page header (Thrift compact
+/// protocol): fields 1 (the page type), 2 and 3, each an `i32`, in that order as
+/// writers write them, read as parquet-rs reads them (varints of any length, the bits
+/// past 64 wrapped, then truncated to `i32`). `None` for anything else, which
+/// parquet-rs then reads itself.
+fn page_sizes(head: &mut impl std::io::Read) -> Option<(u64, u64)> {
+    let mut byte = || {
+        let mut b = [0u8];
+        head.read_exact(&mut b).ok().map(|()| b[0])
+    };
+    let mut fields = [0i32; 3];
+    for field in &mut fields {
+        // The field header: id one more than the last one, type i32 (5).
+        if byte()? != 0x15 {
+            return None;
+        }
+        // A ULEB128 varint, zigzag-encoded.
+        let (mut value, mut shift) = (0u64, 0u32);
+        loop {
+            let b = byte()?;
+            value |= u64::from(b & 0x7f).wrapping_shl(shift);
+            if b & 0x80 == 0 {
+                break;
+            }
+            shift = shift.wrapping_add(7);
+        }
+        *field = ((value >> 1) as i64 ^ -((value & 1) as i64)) as i32;
+    }
+    Some((
+        u64::try_from(fields[1]).ok()?,
+        u64::try_from(fields[2]).ok()?,
+    ))
 }
 
 /// A reader at a position of a shared file. parquet-rs reads page headers through it
@@ -153,8 +251,12 @@ impl RowGroups for CheckedRowGroups {
 
     fn column_chunks(&self, i: usize) -> parquet::errors::Result<Box<dyn PageIterator>> {
         let chunk = self.metadata.row_group(self.group).column(i);
-        let pages =
-            SerializedPageReader::new(Arc::new(self.file.clone()), chunk, self.num_rows(), None)?;
+        let pages = SerializedPageReader::new(
+            Arc::new(ChunkFile::new(self.file.clone(), chunk.compression())),
+            chunk,
+            self.num_rows(),
+            None,
+        )?;
         let descr = chunk.column_descr();
         let bits = match descr.physical_type() {
             PhysicalType::BOOLEAN => 1,
@@ -196,7 +298,7 @@ impl PageIterator for OnePageReader {}
 /// (zeroed, 8 bytes per `int64` value: 16 GiB for a count of 2^31 in an 806-byte file).
 /// PLAIN values take at least `bits` each (a 4-byte length for byte arrays).
 struct CheckedPages {
-    pages: SerializedPageReader<PositionalFile>,
+    pages: SerializedPageReader<ChunkFile>,
     bits: u64,
 }
 
